@@ -1,0 +1,26 @@
+"""headspace: how attention heads talk to each other through the residual stream.
+
+Axis names, used in every docstring and shape error:
+``n_layers n_heads d_model d_head d_vocab n_ctx``.
+
+Weights use the TransformerLens layout (row vectors, ``x @ W``)::
+
+    W_E [d_vocab, d_model]   W_pos [n_ctx, d_model]
+    W_Q, W_K, W_V [n_layers, n_heads, d_model, d_head]
+    W_O [n_layers, n_heads, d_head, d_model]   W_U [d_model, d_vocab]
+
+The articles use the paper's column vectors (Elhage et al. 2021). The mapping,
+stated once here:
+
+* paper ``W_OV = (W_V @ W_O).T``  -- our OV circuit is ``W_V @ W_O``;
+* paper ``W_QK = W_Q @ W_K.T``    -- the same matrix in both conventions
+  (the attention score is ``x_q @ W_Q @ W_K.T @ x_k.T``).
+
+Modules: ``composition`` (scores between heads), ``symmetry`` (changes of basis
+that leave a model's function unchanged), ``model`` (load and run the shipped
+toy transformers), ``optics`` (polarisers, the physical picture of a rank-1
+projection) and ``demos`` (the registry every figure on the site runs from).
+"""
+
+__version__ = "0.1.0"
+__all__ = ["__version__"]

