@@ -38,6 +38,7 @@ class Param:
     unit: str = ""
     shape: tuple | None = None
     help: str = ""
+    animate: bool = False  # the page adds play/pause that steps this range param (still under reduced motion)
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -76,6 +77,8 @@ class Param:
             out["options"] = list(self.options)
         if self.shape:
             out["shape"] = list(self.shape)
+        if self.animate:
+            out["animate"] = True
         return out
 
 
@@ -89,6 +92,7 @@ class Demo:
     params: tuple[Param, ...]
     outputs: tuple[str, ...]
     fn: Callable[..., dict] = field(repr=False)
+    needs_models: bool = False  # the worker copies site/static/models into Pyodide's files first
 
     def resolve(self, params: dict | None = None) -> dict:
         """Defaults overlaid with ``params``, every value validated."""
@@ -110,19 +114,19 @@ class Demo:
         return to_json_value({"figure": result["figure"], "outputs": outputs})
 
     def to_json(self) -> dict:
-        return {"name": self.name, "title": self.title,
+        return {"name": self.name, "title": self.title, "needs_models": self.needs_models,
                 "params": [p.to_json() for p in self.params], "outputs": list(self.outputs)}
 
 
 REGISTRY: dict[str, Demo] = {}
 
 
-def register(name: str, title: str, params, outputs):
+def register(name: str, title: str, params, outputs, needs_models: bool = False):
     """Decorator that adds ``fn`` to ``REGISTRY`` under ``name``."""
     def wrap(fn):
         if name in REGISTRY:
             raise ValueError(f"demo {name!r} is registered twice")
-        REGISTRY[name] = Demo(name, title, tuple(params), tuple(outputs), fn)
+        REGISTRY[name] = Demo(name, title, tuple(params), tuple(outputs), fn, needs_models)
         return fn
     return wrap
 
