@@ -1,0 +1,74 @@
+"""Serve site/public on localhost with the headers netlify.toml declares.
+
+Tests, benchmarks and scripts/serve all use it, so the CSP, the wasm MIME
+type and the caching rules they see are the ones the deploy sends.
+
+    python scripts/devserver.py --port 1313
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import functools
+import http.server
+import sys
+import threading
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLIC = ROOT / "site" / "public"
+
+
+def header_rules(path: Path = ROOT / "netlify.toml") -> list[tuple[str, dict]]:
+    """[(glob, headers)] in file order; later matching rules override earlier ones."""
+    return [(rule["for"], rule["values"]) for rule in tomllib.loads(path.read_text()).get("headers", [])]
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    rules: list = []
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
+                      ".whl": "application/octet-stream", ".json": "application/json"}
+
+    def end_headers(self):
+        url = self.path.split("?", 1)[0]
+        merged = {}
+        for pattern, values in self.rules:
+            if fnmatch.fnmatch(url, pattern):
+                merged.update(values)
+        for key, value in merged.items():
+            self.send_header(key, value)
+        super().end_headers()
+
+    def log_message(self, *args):  # quiet: tests print their own failures
+        pass
+
+
+def serve(port: int = 0, directory: Path = PUBLIC) -> http.server.ThreadingHTTPServer:
+    """Start serving in a background thread; returns the server (``server.server_port``)."""
+    if not (directory / "index.html").exists():
+        raise SystemExit(f"{directory} has no index.html; run scripts/build first")
+    Handler.rules = header_rules()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port),
+                                             functools.partial(Handler, directory=str(directory)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=1313)
+    args = parser.parse_args()
+    server = serve(args.port)
+    print(f"headspace is served at http://127.0.0.1:{server.server_port}/  (Ctrl-C stops)", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.shutdown()
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+// Page side of the live demos (DOM contract in DESIGN.md).
+//
+// 1. Draw every prerendered figure at once with plotly (data-status="static").
+// 2. Boot one Pyodide worker when the browser is idle or a demo nears the
+//    viewport; a time limit turns a hung boot into a visible error.
+// 3. On every control change send call(name, params) to the worker. Per demo at
+//    most one request is in flight; newer values replace the queued one, so the
+//    latest value wins and stale requests are never sent.
+// 4. On failure keep the last good figure, set data-status="error" and say why.
+
+const script = document.querySelector("script[data-worker]");
+const BOOT_LIMIT_MS = 60000;
+const demos = [...document.querySelectorAll("figure.demo[data-demo]")];
+
+let worker = null;
+let booted = null; // promise resolved when Python is ready
+let nextId = 1;
+const pending = new Map(); // request id -> demo state
+
+// ---------- theme: plots follow the page's light or dark colours ----------
+function themed(layout) {
+  const css = getComputedStyle(document.documentElement);
+  const fg = css.getPropertyValue("--fg").trim();
+  const rule = css.getPropertyValue("--rule").trim();
+  const axis = (a) => ({ gridcolor: rule, zerolinecolor: rule, linecolor: rule, ...a });
+  const out = { ...layout, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
+    font: { family: "system-ui, sans-serif", color: fg, ...(layout.font || {}) }, autosize: true };
+  for (const key of Object.keys(out)) if (/^[xy]axis\d*$/.test(key)) out[key] = axis(out[key]);
+  if (!out.xaxis) out.xaxis = axis({});
+  if (!out.yaxis) out.yaxis = axis({});
+  return out;
+}
+const PLOT_CONFIG = { responsive: true, displayModeBar: false, scrollZoom: false };
+
+// ---------- reading and writing the DOM ----------
+function readParams(fig) {
+  const params = {};
+  for (const el of fig.querySelectorAll(".demo-controls [name]")) {
+    const name = el.getAttribute("name");
+    if (el.tagName === "FIELDSET") {
+      const rows = [];
+      for (const cell of el.querySelectorAll("input[data-row]")) {
+        (rows[+cell.dataset.row] ||= [])[+cell.dataset.col] = Number(cell.value);
+      }
+      params[name] = rows;
+    } else if (el.type === "checkbox") params[name] = el.checked;
+    else if (el.tagName === "SELECT") params[name] = JSON.parse(el.selectedOptions[0].dataset.value);
+    else params[name] = Number(el.value);
+  }
+  return params;
+}
+
+function formatValue(v) {
+  if (Array.isArray(v)) return `[${v.map(formatValue).join(", ")}]`;
+  if (v && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${k}: ${formatValue(x)}`).join(", ")}}`;
+  if (typeof v === "number") return Math.abs(v) < 1e-10 ? "0" : String(Number(v.toPrecision(4)));
+  return String(v);
+}
+
+function updateReadouts(fig) {
+  for (const input of fig.querySelectorAll("input[type=range]")) {
+    const readout = input.parentElement.querySelector(".readout");
+    if (readout) readout.textContent = `${input.value}${input.dataset.unit || ""}`;
+  }
+}
+
+function setStatus(state, status, message) {
+  state.fig.dataset.status = status;
+  const box = state.fig.querySelector('[data-role="error"]');
+  if (message) {
+    box.textContent = message;
+    box.hidden = false;
+  } else if (status !== "error") box.hidden = true;
+}
+
+function draw(state, figure) {
+  return Plotly.react(state.plot, figure.data, themed(figure.layout), PLOT_CONFIG);
+}
+
+function render(state, result) {
+  const t0 = performance.now();
+  draw(state, result.figure);
+  for (const out of state.fig.querySelectorAll("output[data-output]")) {
+    const value = result.outputs[out.dataset.output];
+    out.dataset.value = JSON.stringify(value);
+    out.textContent = formatValue(value);
+  }
+  state.fig.dataset.renderCount = String(Number(state.fig.dataset.renderCount) + 1);
+  state.lastFigure = result.figure;
+  setStatus(state, "ready");
+  state.fig.dispatchEvent(new CustomEvent("demo:rendered", { detail: { drawMs: performance.now() - t0 } }));
+}
+
+// ---------- the worker ----------
+function failAll(message) {
+  for (const state of states) {
+    state.inFlight = false;
+    setStatus(state, "error", `${message} The figure shows the values computed when the page was built.`);
+  }
+}
+
+function bootWorker() {
+  if (booted) return booted;
+  for (const s of states) if (s.fig.dataset.status === "static") setStatus(s, "loading");
+  booted = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Python did not start within ${BOOT_LIMIT_MS / 1000} s.`)), BOOT_LIMIT_MS);
+    try {
+      worker = new Worker(script.dataset.worker, { type: "module" });
+    } catch (err) {
+      clearTimeout(timer);
+      reject(new Error(`This browser cannot run the Python worker (${err.message}).`));
+      return;
+    }
+    worker.onerror = (event) => {
+      clearTimeout(timer);
+      event.preventDefault();
+      reject(new Error(`The Python worker crashed: ${event.message || "it could not be loaded"}.`));
+    };
+    worker.onmessage = ({ data }) => {
+      if (data.type === "ready") {
+        clearTimeout(timer);
+        resolve(data.ms);
+      } else if (data.type === "error" && data.fatal) {
+        clearTimeout(timer);
+        reject(new Error(data.message + "."));
+      } else onReply(data);
+    };
+    const base = new URL(script.dataset.pyodide, location.href).href;
+    worker.postMessage({ type: "boot", indexURL: base, modelsURL: new URL(script.dataset.models, location.href).href,
+      needsModels: demos.some((d) => d.hasAttribute("data-needs-models")) });
+  });
+  booted.then(() => {
+    for (const s of states) {
+      setStatus(s, "ready");
+      if (s.queued) send(s);
+    }
+  }, (err) => {
+    if (worker) worker.terminate();
+    failAll(err.message);
+  });
+  return booted;
+}
+
+function send(state) {
+  const params = state.queued;
+  state.queued = null;
+  state.inFlight = true;
+  const id = nextId++;
+  pending.set(id, state);
+  worker.postMessage({ type: "call", id, name: state.name, params });
+}
+
+function onReply(data) {
+  const state = pending.get(data.id);
+  if (!state) return;
+  pending.delete(data.id);
+  state.inFlight = false;
+  if (data.type === "result") render(state, JSON.parse(data.json));
+  else setStatus(state, "error", `Python raised an error: ${data.message}`);
+  if (state.queued) send(state);
+}
+
+function request(state) {
+  const params = readParams(state.fig);
+  const key = JSON.stringify(params);
+  if (key === state.lastKey) return; // a slider's "change" after its last "input": nothing new
+  state.lastKey = key;
+  state.queued = params; // latest value wins
+  updateReadouts(state.fig);
+  if (!booted) bootWorker();
+  if (state.fig.dataset.status === "error" && !worker) return;
+  booted.then(() => { if (!state.inFlight && state.queued) send(state); }, () => {});
+}
+
+// ---------- animation: a play button steps an animated range parameter ----------
+const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
+function setupPlay(state, button) {
+  const input = state.fig.querySelector(`input[name="${button.dataset.for}"]`);
+  let timer = null;
+  const stop = () => { clearInterval(timer); timer = null; button.textContent = "Play"; button.setAttribute("aria-pressed", "false"); };
+  const start = () => {
+    button.textContent = "Pause"; button.setAttribute("aria-pressed", "true");
+    timer = setInterval(() => {
+      if (state.inFlight) return; // never queue frames faster than Python answers
+      const step = Number(input.step) || 1;
+      let v = Number(input.value) + step;
+      if (v > Number(input.max)) v = Number(input.min);
+      input.value = String(v);
+      request(state);
+    }, 80);
+  };
+  button.addEventListener("click", () => (timer ? stop() : start()));
+  state.stopAnimation = stop;
+  state.startAnimation = () => { if (!timer && !reducedMotion.matches) start(); };
+  reducedMotion.addEventListener("change", () => reducedMotion.matches && stop());
+}
+
+// ---------- start ----------
+const states = demos.map((fig) => {
+  const state = { fig, name: fig.dataset.demo, plot: fig.querySelector('[data-role="plot"]'),
+    inFlight: false, queued: null, lastFigure: null, lastKey: JSON.stringify(readParams(fig)) };
+  try {
+    const pre = JSON.parse(fig.querySelector('script[data-role="prerender"]').textContent);
+    state.lastFigure = pre.figure;
+    draw(state, pre.figure);
+  } catch (err) {
+    setStatus(state, "error", `The prerendered figure could not be drawn: ${err.message}`);
+  }
+  fig.querySelector(".demo-controls").addEventListener("input", () => request(state));
+  fig.querySelector(".demo-controls").addEventListener("change", () => request(state));
+  for (const button of fig.querySelectorAll('[data-role="play"]')) setupPlay(state, button);
+  return state;
+});
+
+if (states.length) {
+  // Boot when the browser is idle or a demo comes near the viewport, whichever is first.
+  const near = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) continue;
+      bootWorker();
+      const state = states.find((s) => s.fig === e.target);
+      if (state && state.startAnimation) booted.then(() => state.startAnimation(), () => {});
+    }
+  }, { rootMargin: "400px" });
+  for (const s of states) near.observe(s.fig);
+  (window.requestIdleCallback || ((f) => setTimeout(f, 200)))(() => bootWorker(), { timeout: 2000 });
+  matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+    for (const s of states) if (s.lastFigure) draw(s, s.lastFigure);
+  });
+}
+
+// For tests and benchmarks: when Python became ready, or why it failed.
+window.headspace = { ready: () => bootWorker() };

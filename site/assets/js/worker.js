@@ -1,0 +1,90 @@
+// The Python side of every demo on a page: one module worker running Pyodide.
+//
+// The boundary is narrow (DESIGN.md): the page sends {type: "boot"} once and
+// then {type: "call", id, name, params}; the worker answers {type: "ready"},
+// {type: "result", id, json} or {type: "error", id?, message}. Only strings
+// and plain objects cross; no PyProxy ever leaves this file.
+
+let callDemo = null; // Python function name, params_json -> result_json (a PyProxy kept here)
+
+const PY_RUNNER = `
+import json
+from headspace.demos import REGISTRY
+
+def call_demo(name, params_json):
+    demo = REGISTRY.get(name)
+    if demo is None:
+        raise ValueError(f"unknown demo {name!r}")
+    return json.dumps(demo.run(json.loads(params_json)), separators=(",", ":"))
+call_demo
+`;
+
+async function copyModels(pyodide, modelsURL) {
+  // The shipped models live beside the site; put them in Pyodide's file system
+  // so headspace.model.load() reads them like local files.
+  const manifestURL = new URL("manifest.json", modelsURL);
+  const manifest = await (await fetchOk(manifestURL)).json();
+  const root = "/models";
+  pyodide.FS.mkdirTree(root);
+  pyodide.FS.writeFile(`${root}/manifest.json`, JSON.stringify(manifest));
+  const files = [];
+  for (const model of manifest.models || []) {
+    for (const file of model.files || []) files.push(`${model.name}/${file.path || file.name}`);
+  }
+  await Promise.all(files.map(async (rel) => {
+    const bytes = new Uint8Array(await (await fetchOk(new URL(rel, modelsURL))).arrayBuffer());
+    const dir = `${root}/${rel}`.split("/").slice(0, -1).join("/");
+    pyodide.FS.mkdirTree(dir);
+    pyodide.FS.writeFile(`${root}/${rel}`, bytes);
+  }));
+  pyodide.runPython(`import os; os.environ["HEADSPACE_MODELS"] = "${root}"`);
+}
+
+async function fetchOk(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url.pathname || url} answered ${response.status}`);
+  return response;
+}
+
+async function boot({ indexURL, modelsURL, needsModels }) {
+  const started = performance.now();
+  const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+  const pyodide = await loadPyodide({
+    indexURL,
+    lockFileURL: new URL("pyodide-lock.json", indexURL).href,
+    packages: ["numpy", "headspace"],
+    stdout: () => {},
+    stderr: (line) => console.warn("[python]", line),
+  });
+  if (needsModels) await copyModels(pyodide, modelsURL);
+  callDemo = pyodide.runPython(PY_RUNNER);
+  postMessage({ type: "ready", ms: performance.now() - started });
+}
+
+function pythonMessage(err) {
+  // A Python exception's message is its last line ("ValueError: ...").
+  const text = String(err && err.message ? err.message : err);
+  const lines = text.trim().split("\n");
+  return lines[lines.length - 1];
+}
+
+self.onmessage = async ({ data }) => {
+  if (data.type === "boot") {
+    try {
+      await boot(data);
+    } catch (err) {
+      postMessage({ type: "error", fatal: true, message: `Python could not start: ${pythonMessage(err)}` });
+    }
+  } else if (data.type === "call") {
+    if (!callDemo) {
+      postMessage({ type: "error", id: data.id, message: "Python is not ready yet" });
+      return;
+    }
+    try {
+      const json = callDemo(data.name, JSON.stringify(data.params));
+      postMessage({ type: "result", id: data.id, json });
+    } catch (err) {
+      postMessage({ type: "error", id: data.id, message: pythonMessage(err) });
+    }
+  }
+};
