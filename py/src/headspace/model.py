@@ -1,0 +1,348 @@
+"""Load and run the toy transformers shipped with the site: a numpy forward pass.
+
+The models are small attention-only transformers trained by
+``scripts/train_models`` and stored in ``site/static/models/`` in the
+TransformerLens layout (see that directory's README.md). This module needs
+only numpy and the standard library, so the same code runs natively and in
+the browser under Pyodide.
+
+Axis names: ``n_layers n_heads d_model d_head d_vocab n_ctx``; ``batch`` and
+``seq`` for the tokens passed in. The forward pass is TransformerLens's
+``HookedTransformer`` for ``attn_only=True``, ``positional_embedding_type
+"standard"`` and ``normalization_type`` None, "RMS" or "RMSPre"::
+
+    resid = W_E[tokens] + W_pos[:seq]
+    for each layer l:
+        x = norm(resid) * ln1_w[l]      (no norm: x = resid)
+        q, k, v = x @ W_Q[l] + b_Q[l], x @ W_K[l] + b_K[l], x @ W_V[l] + b_V[l]
+        pattern = softmax(causal_mask(q @ k.T / sqrt(d_head)))
+        resid = resid + sum over heads of (pattern @ v) @ W_O[l] + b_O[l]
+    logits = norm(resid) * ln_final_w @ W_U + b_U
+
+where ``norm(x) = x / sqrt(mean(x**2) + eps)`` over ``d_model``. Everything
+is computed in float64.
+
+>>> model = load("attn-only-2l")          # a name in the shipped manifest, or a directory
+>>> model.config["n_layers"], model.W_Q.shape
+(2, (2, 4, 64, 16))
+>>> model.logits([3, 1, 4, 1, 5]).shape    # one sequence: [seq, d_vocab]
+(5, 64)
+>>> model.attention_patterns([[3, 1, 4], [1, 5, 9]]).shape  # [batch, n_layers, n_heads, seq, seq]
+(2, 2, 4, 3, 3)
+>>> load("attn-only-2l", step=0).step     # a training checkpoint
+0
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from headspace._validate import as_array
+
+__all__ = ["Model", "load", "list_models", "models_dir"]
+
+MANIFEST = "manifest.json"
+CONFIG = "config.json"
+WEIGHTS = "weights.npz"
+CHECKPOINTS = "checkpoints.npz"
+_NORMS = (None, "RMS", "RMSPre")
+
+
+def models_dir() -> Path:
+    """The directory holding the shipped models and their ``manifest.json``.
+
+    ``$HEADSPACE_MODELS`` if set (the browser worker sets it to where it copied
+    the files), else ``site/static/models`` of the repository this package
+    lives in.
+    """
+    env = os.environ.get("HEADSPACE_MODELS")
+    where = Path(env) if env else Path(__file__).resolve().parents[3] / "site" / "static" / "models"
+    if not (where / MANIFEST).is_file():
+        source = "$HEADSPACE_MODELS" if env else "the repository"
+        raise ValueError(f"no {MANIFEST} in {where} (from {source}); set HEADSPACE_MODELS to the "
+                         f"directory of the shipped models, or run scripts/train_models")
+    return where
+
+
+def list_models() -> list[str]:
+    """Names of the shipped models, in manifest order.
+
+    >>> list_models()
+    ['attn-only-2l', 'attn-only-2l-rms']
+    """
+    return list(_read_manifest(models_dir() / MANIFEST)["models"])
+
+
+def load(path, step: int | None = None, *, verify: bool = True) -> "Model":
+    """Load a model from its directory: final weights, or the checkpoint at training ``step``.
+
+    ``path`` is a model directory (``.../models/<name>``) or the bare name of a
+    shipped model. Every file read is checked against the sha256 that
+    ``manifest.json`` (in the parent directory) records for it, unless
+    ``verify=False`` (for a model directory of your own, without a manifest).
+    Missing files, checksum mismatches and unreadable files raise ValueError.
+    """
+    directory = _model_directory(path)
+    entry = None
+    if verify:
+        manifest = _read_manifest(directory.parent / MANIFEST)
+        entry = manifest["models"].get(directory.name)
+        if entry is None:
+            raise ValueError(f"model {directory.name!r} is not in {directory.parent / MANIFEST}; "
+                             f"it lists {sorted(manifest['models'])}")
+    read = lambda filename: _read_file(directory, filename, entry)  # noqa: E731
+
+    try:
+        config = json.loads(read(CONFIG))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{directory / CONFIG} is not valid JSON: {exc}") from None
+    if not isinstance(config, dict):
+        raise ValueError(f"{directory / CONFIG} must hold a JSON object; got {type(config).__name__}")
+
+    steps: tuple[int, ...] = tuple(entry.get("checkpoint_steps", ())) if entry else ()
+    if step is None:
+        state = _read_npz(directory / WEIGHTS, read(WEIGHTS))
+    else:
+        if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
+            raise ValueError(f"step must be an integer training step or None; got {type(step).__name__} {step!r}")
+        checkpoints = _read_npz(directory / CHECKPOINTS, read(CHECKPOINTS))
+        prefix = f"step_{int(step)}/"
+        state = {k[len(prefix):]: v for k, v in checkpoints.items() if k.startswith(prefix)}
+        if not steps:
+            steps = tuple(sorted({int(k.split("/")[0][5:]) for k in checkpoints}))
+        if not state:
+            raise ValueError(f"step must be one of the checkpoint steps {list(steps)}; got {step}")
+    return Model(config, state, name=directory.name, step=None if step is None else int(step), steps=steps)
+
+
+class Model:
+    """An attention-only transformer with TransformerLens weight names, run in numpy.
+
+    Weights (float64), stacked over layers as in TransformerLens's
+    ``HookedTransformer.W_Q`` and friends:
+
+    * ``W_E [d_vocab, d_model]``, ``W_pos [n_ctx, d_model]``
+    * ``W_Q, W_K, W_V [n_layers, n_heads, d_model, d_head]``, ``b_Q, b_K, b_V [n_layers, n_heads, d_head]``
+    * ``W_O [n_layers, n_heads, d_head, d_model]``, ``b_O [n_layers, d_model]``
+    * ``W_U [d_model, d_vocab]``, ``b_U [d_vocab]``
+    * ``ln1_w [n_layers, d_model]`` and ``ln_final_w [d_model]`` for ``normalization_type
+      "RMS"``; None otherwise.
+
+    ``config`` is the dict of ``HookedTransformerConfig`` fields, ``step`` the
+    training step of these weights (None for the final weights) and ``steps``
+    the training steps with a stored checkpoint.
+    """
+
+    def __init__(self, config: dict, state_dict: dict, name: str | None = None,
+                 step: int | None = None, steps: tuple[int, ...] = ()):
+        self.config = dict(config)
+        self.name, self.step, self.steps = name, step, tuple(steps)
+        cfg = self.config
+        for key in ("n_layers", "d_model", "n_heads", "d_head", "d_vocab", "n_ctx"):
+            value = cfg.get(key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"config[{key!r}] must be a positive integer; got {value!r}")
+        if cfg.get("attn_only") is not True:
+            raise ValueError(f"config['attn_only'] must be true (only attention-only models are "
+                             f"supported); got {cfg.get('attn_only')!r}")
+        if cfg.get("normalization_type") not in _NORMS:
+            raise ValueError(f"config['normalization_type'] must be one of {list(_NORMS)}; "
+                             f"got {cfg.get('normalization_type')!r}")
+        if cfg.get("positional_embedding_type", "standard") != "standard":
+            raise ValueError(f"config['positional_embedding_type'] must be 'standard'; "
+                             f"got {cfg['positional_embedding_type']!r}")
+        L, H, M, D = cfg["n_layers"], cfg["n_heads"], cfg["d_model"], cfg["d_head"]
+        V, C = cfg["d_vocab"], cfg["n_ctx"]
+        V_out = cfg.get("d_vocab_out", V)
+        self.eps = float(cfg.get("eps", 1e-5))
+
+        def get(key, shape):
+            if key not in state_dict:
+                raise ValueError(f"weights must include {key!r} with shape {list(shape)}; it is missing")
+            return as_array(key, state_dict[key], shape=shape)
+
+        def stack(key, shape):
+            return np.stack([get(f"blocks.{l}.{key}", shape) for l in range(L)])
+
+        self.W_E = get("embed.W_E", (V, M))
+        self.W_pos = get("pos_embed.W_pos", (C, M))
+        self.W_Q, self.W_K, self.W_V = (stack(f"attn.W_{x}", (H, M, D)) for x in "QKV")
+        self.b_Q, self.b_K, self.b_V = (stack(f"attn.b_{x}", (H, D)) for x in "QKV")
+        self.W_O = stack("attn.W_O", (H, D, M))
+        self.b_O = stack("attn.b_O", (M,))
+        self.W_U = get("unembed.W_U", (M, V_out))
+        self.b_U = get("unembed.b_U", (V_out,))
+        learned = cfg.get("normalization_type") == "RMS"
+        self.ln1_w = stack("ln1.w", (M,)) if learned else None
+        self.ln_final_w = get("ln_final.w", (M,)) if learned else None
+
+    def __repr__(self) -> str:
+        c = self.config
+        at = "final" if self.step is None else f"step {self.step}"
+        return (f"Model({self.name!r}, {at}: n_layers={c['n_layers']} n_heads={c['n_heads']} "
+                f"d_model={c['d_model']} d_head={c['d_head']} d_vocab={c['d_vocab']} n_ctx={c['n_ctx']} "
+                f"normalization_type={c.get('normalization_type')!r})")
+
+    # -- forward pass -------------------------------------------------------
+
+    def run(self, tokens) -> tuple[np.ndarray, np.ndarray]:
+        """``(logits, attention_patterns)`` from one forward pass; see those methods for shapes."""
+        toks, single = self._check_tokens(tokens)
+        batch, seq = toks.shape
+        resid = self.W_E[toks] + self.W_pos[:seq]                      # [batch, seq, d_model]
+        future = np.triu(np.ones((seq, seq), dtype=bool), k=1)         # key after query: masked
+        patterns = []
+        for l in range(self.config["n_layers"]):
+            x = self._norm(resid, None if self.ln1_w is None else self.ln1_w[l])[:, None]
+            q = x @ self.W_Q[l] + self.b_Q[l][:, None]                 # [batch, n_heads, seq, d_head]
+            k = x @ self.W_K[l] + self.b_K[l][:, None]
+            v = x @ self.W_V[l] + self.b_V[l][:, None]
+            scores = q @ k.swapaxes(-1, -2) / np.sqrt(self.config["d_head"])
+            scores[..., future] = -np.inf
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            pattern = scores / scores.sum(axis=-1, keepdims=True)      # [batch, n_heads, seq(q), seq(k)]
+            resid = resid + (pattern @ v @ self.W_O[l]).sum(axis=1) + self.b_O[l]
+            patterns.append(pattern)
+        logits = self._norm(resid, self.ln_final_w) @ self.W_U + self.b_U
+        patterns = np.stack(patterns, axis=1)
+        return (logits[0], patterns[0]) if single else (logits, patterns)
+
+    def logits(self, tokens) -> np.ndarray:
+        """Next-token logits: ``[seq, d_vocab]`` for ``tokens [seq]``, ``[batch, seq, d_vocab]`` for ``[batch, seq]``.
+
+        ``tokens`` are integer ids in ``[0, d_vocab)``, at most ``n_ctx`` of them
+        per sequence. Floats (even whole ones), bools, other shapes raise ValueError.
+        """
+        return self.run(tokens)[0]
+
+    def attention_patterns(self, tokens) -> np.ndarray:
+        """Attention probabilities, query position by key position.
+
+        ``[n_layers, n_heads, seq, seq]`` for ``tokens [seq]`` and ``[batch,
+        n_layers, n_heads, seq, seq]`` for ``[batch, seq]``. Entry ``[l, h, i, j]``
+        is how much head ``h`` of layer ``l`` at position ``i`` attends to
+        position ``j``: each row sums to 1 and is 0 for ``j > i`` (causal mask).
+        """
+        return self.run(tokens)[1]
+
+    def loss_per_token(self, tokens) -> np.ndarray:
+        """Cross-entropy (nats) of predicting ``tokens[..., t+1]`` at position ``t``: shape ``[..., seq-1]``."""
+        toks, _ = self._check_tokens(tokens)
+        logits = self.logits(tokens)[..., :-1, :]
+        logits = logits - logits.max(axis=-1, keepdims=True)
+        logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
+        nxt = np.asarray(tokens)[..., 1:]
+        return -np.take_along_axis(logp, nxt[..., None], axis=-1)[..., 0]
+
+    def fold_norm(self) -> "Model":
+        """The same function with the norm's learned scale folded into the weights that read it.
+
+        As TransformerLens's ``fold_ln``: ``W_Q, W_K, W_V`` of layer ``l`` become
+        ``ln1_w[l][:, None] * W``, ``W_U`` becomes ``ln_final_w[:, None] * W_U``
+        and ``normalization_type`` "RMS" becomes the parameter-free "RMSPre".
+        Composition scores should be computed on folded weights: they are the
+        maps the heads really apply to the (normalised) residual stream.
+        A model without learned scales comes back unchanged (as a copy).
+        """
+        folded = Model.__new__(Model)
+        folded.__dict__.update({k: (v.copy() if isinstance(v, np.ndarray) else v)
+                                for k, v in self.__dict__.items()})
+        folded.config = dict(self.config)
+        if self.ln1_w is not None:
+            for name in ("W_Q", "W_K", "W_V"):
+                setattr(folded, name, self.ln1_w[:, None, :, None] * getattr(self, name))
+            folded.W_U = self.ln_final_w[:, None] * self.W_U
+            folded.ln1_w = folded.ln_final_w = None
+            folded.config["normalization_type"] = "RMSPre"
+        return folded
+
+    # -- helpers ------------------------------------------------------------
+
+    def _norm(self, x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+        if self.config.get("normalization_type") is None:
+            return x
+        x = x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + self.eps)
+        return x if w is None else x * w
+
+    def _check_tokens(self, tokens) -> tuple[np.ndarray, bool]:
+        """``tokens`` as int64 ``[batch, seq]``, and whether a single ``[seq]`` sequence came in."""
+        if isinstance(tokens, (str, bytes)):
+            raise ValueError(f"tokens must be integer token ids; got a string {tokens!r}")
+        try:
+            toks = np.asarray(tokens)
+        except ValueError as exc:  # ragged nested lists
+            raise ValueError(f"tokens must be a [seq] or [batch, seq] array of integers; got {exc}") from None
+        if toks.dtype.kind not in "iu":
+            raise ValueError(f"tokens must be integer token ids; got dtype {toks.dtype}")
+        if toks.ndim not in (1, 2):
+            raise ValueError(f"tokens must have shape [seq] or [batch, seq]; got {list(toks.shape)}")
+        if toks.size == 0:
+            raise ValueError(f"tokens must not be empty; got shape {list(toks.shape)}")
+        n_ctx, d_vocab = self.config["n_ctx"], self.config["d_vocab"]
+        if toks.shape[-1] > n_ctx:
+            raise ValueError(f"tokens must have at most n_ctx={n_ctx} positions; got seq={toks.shape[-1]}")
+        bad = (toks < 0) | (toks >= d_vocab)
+        if bad.any():
+            where = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(f"tokens must be in [0, d_vocab={d_vocab}); got {toks[where]} at index {where}")
+        single = toks.ndim == 1
+        return (toks[None] if single else toks).astype(np.int64), single
+
+
+def _model_directory(path) -> Path:
+    if isinstance(path, (str, os.PathLike)) and Path(path).is_dir():
+        return Path(path)
+    if isinstance(path, str) and path and "/" not in path and os.sep not in path:
+        where = models_dir()
+        if (where / path).is_dir():
+            return where / path
+        raise ValueError(f"path must be a model directory or a shipped model name "
+                         f"{list_models()}; got {path!r}")
+    raise ValueError(f"path must be a model directory or a shipped model name; got {path!r}")
+
+
+def _read_manifest(path: Path) -> dict:
+    try:
+        manifest = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise ValueError(f"no manifest at {path}: it records the sha256 of every model file "
+                         f"(pass verify=False to load an unlisted model)") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("models"), dict):
+        raise ValueError(f"{path} must hold an object with a 'models' object")
+    return manifest
+
+
+def _read_file(directory: Path, filename: str, entry: dict | None) -> bytes:
+    """The bytes of ``directory/filename``, checked against the manifest ``entry`` when given."""
+    path = directory / filename
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ValueError(f"model file {path} is missing") from None
+    if entry is not None:
+        want = entry.get("files", {}).get(filename, {}).get("sha256")
+        if want is None:
+            raise ValueError(f"the manifest records no sha256 for {path}")
+        got = hashlib.sha256(data).hexdigest()
+        if got != want:
+            raise ValueError(f"checksum mismatch for {path}: manifest sha256 {want}, file sha256 {got} "
+                             f"({len(data)} bytes); the file is corrupt or was changed without "
+                             f"re-running scripts/train_models")
+    return data
+
+
+def _read_npz(path: Path, data: bytes) -> dict[str, np.ndarray]:
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            return {key: npz[key] for key in npz.files}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
+        raise ValueError(f"{path} is not a readable .npz file: {exc}") from None
