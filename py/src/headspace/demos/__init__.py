@@ -6,5 +6,10 @@ below; the site, the prerender step, the worker and the tests all find it.
 
 from ._registry import REGISTRY, Demo, Param, register, to_json_value
 from . import polarizer  # noqa: F401  (registers itself)
+from . import projection  # noqa: F401
+from . import bottleneck  # noqa: F401
+from . import three_polarizers  # noqa: F401
+from . import hidden_symmetry  # noqa: F401
+from . import communication  # noqa: F401
 
 __all__ = ["REGISTRY", "Demo", "Param", "register", "to_json_value"]

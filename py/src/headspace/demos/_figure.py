@@ -63,3 +63,68 @@ def figure(traces: list, title: str = "", equal_axes: bool = False, extent: floa
 def point_cloud(n: int, seed: int, spread: float = 1.0) -> np.ndarray:
     """``n`` seeded Gaussian points in the plane, shape [2, n]: light, or data."""
     return spread * np.random.default_rng(seed).standard_normal((2, n))
+
+
+def segments(starts, ends, name: str = "", color: str = COLORS["muted"], width: float = 1,
+             dash: str = "dot", **extra) -> dict:
+    """Many separate segments ``starts[:, i] -> ends[:, i]`` (shapes [2, n]) in one trace.
+
+    Plotly breaks a line at ``None``, so one trace draws them all.
+
+    >>> segments([[0, 1], [0, 1]], [[1, 2], [0, 1]])["x"]
+    [0.0, 1.0, None, 1.0, 2.0, None]
+    """
+    s, e = np.round(np.asarray(starts, float), 6), np.round(np.asarray(ends, float), 6)
+    x, y = [], []
+    for x0, y0, x1, y1 in zip(s[0].tolist(), s[1].tolist(), e[0].tolist(), e[1].tolist()):
+        x += [x0, x1, None]
+        y += [y0, y1, None]
+    trace = {"type": "scatter", "x": x, "y": y, "name": name, "mode": "lines", "hoverinfo": "skip",
+             "line": {"color": color, "width": width, "dash": dash}}
+    trace.update(extra)
+    return trace
+
+
+def arrow(tip, name: str, color: str, base=(0.0, 0.0), width: float = 3, **extra) -> dict:
+    """An arrow from ``base`` to ``tip`` (a line whose end marker points along it)."""
+    trace = scatter([base[0], tip[0]], [base[1], tip[1]], name=name, color=color, mode="lines+markers",
+                    width=width, **extra)
+    trace["marker"] = {"symbol": "arrow", "angleref": "previous", "size": [0, 13], "color": color}
+    return trace
+
+
+def two_panels(left: list, right: list, titles=("", ""), split: float = 0.5, gap: float = 0.1,
+               height: int = 380, **layout) -> dict:
+    """Two plots side by side: ``left`` on axes x/y, ``right`` on x2/y2.
+
+    Pass ``xaxis``, ``yaxis``, ``xaxis2``, ``yaxis2`` dicts to set ranges and
+    titles; ``equal_axes=(True, False)`` keeps the left panel's circles round.
+
+    >>> fig = two_panels([scatter([0], [0])], [scatter([1], [1])], titles=("in", "out"))
+    >>> fig["data"][1]["xaxis"], fig["layout"]["xaxis2"]["domain"]
+    ('x2', [0.55, 1.0])
+    """
+    equal = layout.pop("equal_axes", (False, False))
+    for trace in right:
+        trace["xaxis"], trace["yaxis"] = "x2", "y2"
+    lo, hi = round(split - gap / 2, 6), round(split + gap / 2, 6)
+    base = {"xaxis": {"domain": [0.0, lo], "zeroline": True},
+            "yaxis": {"zeroline": True},
+            "xaxis2": {"domain": [hi, 1.0], "anchor": "y2", "zeroline": True},
+            "yaxis2": {"anchor": "x2", "zeroline": True}}
+    if equal[0]:
+        base["yaxis"].update({"scaleanchor": "x", "scaleratio": 1})
+    if equal[1]:
+        base["yaxis2"].update({"scaleanchor": "x2", "scaleratio": 1})
+    for key, value in list(layout.items()):
+        if key in base and isinstance(value, dict):
+            base[key] = {**base[key], **layout.pop(key)}
+    notes = [{"text": text, "xref": "paper", "yref": "paper", "x": x, "y": 1.0, "xanchor": "center",
+              "yanchor": "bottom", "showarrow": False, "font": {"size": 13}}
+             for text, x in zip(titles, (lo / 2, (hi + 1) / 2)) if text]
+    fig = figure(left + right, height=height, **layout)
+    fig["layout"].update(base)
+    fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 30, "b": 80}
+    fig["layout"]["legend"] = {**fig["layout"]["legend"], "y": -0.2, "yanchor": "top"}
+    fig["layout"]["annotations"] = notes + list(layout.get("annotations", []))
+    return fig
