@@ -96,11 +96,11 @@ def projection_2d_1d(w1: float, w2: float, orient: bool, t: int) -> dict:
              scatter(y[[_PICK]], [0.0], name="the same point", color=COLORS["red"], size=12, showlegend=False)]
     reach = max(4.0, float(np.ceil(1.15 * np.abs(y).max())))
     fig = two_panels(
-        left, right, titles=("2-D: points x", f"1-D: y = W x (stretched by |W| = {norm:.2f})"),
+        left, right, titles=("2-D: points x", "1-D: y = W x"),
         split=0.6, equal_axes=(True, False),
         xaxis={"range": [-5, 5], "title": {"text": "along the line" if orient else "x₀"}},
         yaxis={"range": [-5, 5], "title": {"text": "across the line" if orient else "x₁"}},
-        xaxis2={"range": [-reach, reach], "title": {"text": "y"}},
+        xaxis2={"range": [-reach, reach], "title": {"text": f"y   (|W| = {norm:.2f})"}},
         yaxis2={"range": [-1, 1], "showticklabels": False, "zeroline": False, "showgrid": False},
     )
     return {"figure": fig, "outputs": {"matrix": [[float(w1), float(w2)]]}}

@@ -71,6 +71,7 @@ def three_polarizers(theta1: float, theta2: float, theta3: float, middle: bool) 
         "yaxis": {"range": [-1.3, 1.3], "scaleanchor": "x", "scaleratio": 1, "title": {"text": "E<sub>y</sub>"}},
         "xaxis2": {"domain": [0.68, 1.0], "anchor": "y2"},
         "yaxis2": {"anchor": "x2", "range": [0, 1.2], "title": {"text": "intensity (first = 1)"}},
-        "legend": {"orientation": "h", "y": -0.15},
+        "legend": {"orientation": "h", "y": -0.2, "yanchor": "top"},
+        "margin": {**fig["layout"]["margin"], "b": 80},
     })
     return {"figure": fig, "outputs": {"matrix": m, "transmission": transmission}}
