@@ -53,10 +53,10 @@ def bottleneck(d1: float, d2: float, u1: float, u2: float) -> dict:
     if np.hypot(u1, u2) > 1e-9 and np.hypot(d1, d2) > 1e-9:
         right.append(scatter(*_line(u, 2 * reach), name="written along u", color=COLORS["green"],
                              mode="lines", line={"color": COLORS["green"], "width": 2, "dash": "dash"}))
-    right += [scatter(*out, name="W x", color=COLORS["purple"], size=6, opacity=0.6),
+    right += [scatter(*out, name="output", color=COLORS["purple"], size=6, opacity=0.6),
               scatter(*out[:, [_PICK]], name="the same point", color=COLORS["red"], size=11, showlegend=False)]
     fig = two_panels(
-        left, right, titles=("in: x", f"out: W x (rank {rank})"), equal_axes=(True, True),
+        left, right, titles=("in: x", f"out: W_up W_down x (rank {rank})"), equal_axes=(True, True),
         xaxis={"range": [-5, 5], "title": {"text": "x₀"}}, yaxis={"range": [-5, 5], "title": {"text": "x₁"}},
         xaxis2={"range": [-reach, reach], "title": {"text": "z₀"}},
         yaxis2={"range": [-reach, reach], "title": {"text": "z₁"}},

@@ -5,7 +5,7 @@ the number ``y = W x = w1 x0 + w2 x1``. That is the point's position along the
 line through the origin in the direction ``(w1, w2)``, stretched by ``|W|``;
 everything across the line is lost.
 
-``projection-1d-2d``: a column vector ``W = [u1; u2]`` maps each number ``y``
+``projection-1d-2d``: a column vector ``U = [u1; u2]`` maps each number ``y``
 to the point ``y (u1, u2)``. However the numbers vary, the points stay on one
 line: writing up never fills the plane.
 
@@ -113,25 +113,25 @@ _SCALE = [[0.0, COLORS["blue"]], [1.0, COLORS["orange"]]]
 @register(
     "projection-1d-2d", "Projecting 1-D up to 2-D",
     params=[
-        Param("u1", "u₁", "range", -1.5, min=-4, max=4, step=0.1, help="first entry of the 2×1 matrix W"),
-        Param("u2", "u₂", "range", 3.2, min=-4, max=4, step=0.1, help="second entry of the 2×1 matrix W"),
+        Param("u1", "u₁", "range", -1.5, min=-4, max=4, step=0.1, help="first entry of the 2×1 matrix U"),
+        Param("u2", "u₂", "range", 3.2, min=-4, max=4, step=0.1, help="second entry of the 2×1 matrix U"),
     ],
     outputs=["matrix"],
 )
 def projection_1d_2d(u1: float, u2: float) -> dict:
     u = np.array([u1, u2])
-    z = np.outer(u, _VALUES)                    # column i is W y_i
+    z = np.outer(u, _VALUES)                    # column i is U y_i
     norm = float(np.hypot(u1, u2))
     reach = max(8.0, float(np.ceil(2.2 * norm)))
     colour = {"color": rounded(_VALUES, 3), "colorscale": _SCALE, "size": 9}
     left = [scatter(_VALUES, np.zeros_like(_VALUES), name="values y", marker=colour)]
-    right = [scatter(*z, name="W y", marker=colour)]
+    right = [scatter(*z, name="U y", marker=colour)]
     if norm > 1e-9:
         ends = np.outer(u / norm, [-2 * reach, 2 * reach])
-        right.insert(0, scatter(*ends, name="the line W writes along", color=COLORS["muted"],
+        right.insert(0, scatter(*ends, name="the line U writes along", color=COLORS["muted"],
                                 mode="lines", line={"color": COLORS["muted"], "width": 2, "dash": "dash"}))
     fig = two_panels(
-        left, right, titles=("1-D: values y", "2-D: z = W y"), split=0.38, equal_axes=(False, True),
+        left, right, titles=("1-D: values y", "2-D: z = U y"), split=0.38, equal_axes=(False, True),
         xaxis={"range": [-2.5, 2.5], "title": {"text": "y"}},
         yaxis={"range": [-1, 1], "showticklabels": False, "zeroline": False, "showgrid": False},
         xaxis2={"range": [-reach, reach], "title": {"text": "z₀"}},
