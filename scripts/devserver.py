@@ -39,7 +39,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             if fnmatch.fnmatch(url, pattern):
                 merged.update(values)
         for key, value in merged.items():
-            self.send_header(key, value)
+            if key.lower() != "content-type":  # already sent from extensions_map (same values)
+                self.send_header(key, value)
         super().end_headers()
 
     def log_message(self, *args):  # quiet: tests print their own failures

@@ -52,20 +52,36 @@ async function boot({ indexURL, modelsURL, needsModels }) {
   const pyodide = await loadPyodide({
     indexURL,
     lockFileURL: new URL("pyodide-lock.json", indexURL).href,
-    packages: ["numpy", "headspace"],
     stdout: () => {},
     stderr: (line) => console.warn("[python]", line),
   });
+  // Both wheels are fetched in parallel and checked against the lockfile's sha256.
+  const problems = [];
+  await pyodide.loadPackage(["numpy", "headspace"], {
+    messageCallback: () => {},
+    errorCallback: (message) => problems.push(message),
+  });
+  for (const name of ["numpy", "headspace"]) {
+    if (!(name in pyodide.loadedPackages)) {
+      const why = problems.join(" ").replace(/The following error occurred while loading \S+:/g, "")
+        .replace(/\s+/g, " ").trim() || "unknown error";
+      // A browser reports a failed sha256 (subresource integrity) check as "Failed to fetch".
+      const hint = /failed to fetch/i.test(why) ? " (its wheel could not be downloaded or did not match the sha256 in pyodide-lock.json)" : "";
+      throw new Error(`the ${name} package failed to load: ${why}${hint}`);
+    }
+  }
   if (needsModels) await copyModels(pyodide, modelsURL);
   callDemo = pyodide.runPython(PY_RUNNER);
   postMessage({ type: "ready", ms: performance.now() - started });
 }
 
-function pythonMessage(err) {
-  // A Python exception's message is its last line ("ValueError: ...").
-  const text = String(err && err.message ? err.message : err);
-  const lines = text.trim().split("\n");
-  return lines[lines.length - 1];
+function readable(err) {
+  // A Python exception's message ends with its last line ("ValueError: ...");
+  // a loader error says what failed first and then points at Pyodide's docs.
+  const text = String(err && err.message ? err.message : err).trim();
+  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l && !/^See https?:/.test(l));
+  if (err && err.type) return lines[lines.length - 1]; // PythonError
+  return lines.join(" ").replace(/[.\s]+$/, "");
 }
 
 self.onmessage = async ({ data }) => {
@@ -73,7 +89,7 @@ self.onmessage = async ({ data }) => {
     try {
       await boot(data);
     } catch (err) {
-      postMessage({ type: "error", fatal: true, message: `Python could not start: ${pythonMessage(err)}` });
+      postMessage({ type: "error", fatal: true, message: `Python could not start: ${readable(err)}` });
     }
   } else if (data.type === "call") {
     if (!callDemo) {
@@ -84,7 +100,7 @@ self.onmessage = async ({ data }) => {
       const json = callDemo(data.name, JSON.stringify(data.params));
       postMessage({ type: "result", id: data.id, json });
     } catch (err) {
-      postMessage({ type: "error", id: data.id, message: pythonMessage(err) });
+      postMessage({ type: "error", id: data.id, message: readable(err) });
     }
   }
 };

@@ -44,14 +44,16 @@ def figure(traces: list, title: str = "", equal_axes: bool = False, extent: floa
            height: int = 360, **layout) -> dict:
     """A figure dict; ``equal_axes`` keeps circles round, ``extent`` fixes +-range."""
     lay = {"title": {"text": title, "font": {"size": 14}}, "height": height,
-           "margin": {"l": 40, "r": 10, "t": 36 if title else 10, "b": 36},
-           "showlegend": True, "legend": {"orientation": "h", "y": -0.12},
+           "margin": {"l": 44, "r": 10, "t": 60 if title else 34, "b": 40},
+           "showlegend": True,
+           "legend": {"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "bgcolor": "rgba(0,0,0,0)"},
            "xaxis": {"zeroline": True}, "yaxis": {"zeroline": True}}
     if extent is not None:
         lay["xaxis"]["range"] = [-extent, extent]
         lay["yaxis"]["range"] = [-extent, extent]
     if equal_axes:
         lay["yaxis"].update({"scaleanchor": "x", "scaleratio": 1})
+        lay["xaxis"]["constrain"] = "domain"  # shrink the plot, never widen the fixed range
     for key, value in layout.items():
         if isinstance(value, dict) and isinstance(lay.get(key), dict):
             lay[key] = {**lay[key], **value}

@@ -1,0 +1,50 @@
+"""Failure is visible, never a hang: the prerendered figure stays, data-status
+becomes "error" and the message says what failed."""
+
+import pytest
+
+import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from test_polarizer import BOOT_MS, set_control
+
+pytestmark = pytest.mark.browser
+
+
+def wait_error(page):
+    page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'error'", timeout=BOOT_MS)
+    fig = page.locator("figure.demo")
+    assert fig.locator(".demo-plot .main-svg").count() >= 1, "the prerendered figure must stay"
+    return fig.locator('[data-role="error"]')
+
+
+def test_corrupt_wasm_is_reported(page, site_url):
+    page.expect_errors = True  # the broken wasm logs to the console by design
+    page.context.route("**/pyodide.asm.wasm", lambda route: route.fulfill(
+        status=200, body=b"not wasm at all", headers={"Content-Type": "application/wasm"}))
+    page.add_init_script("window.HEADSPACE_BOOT_LIMIT_MS = 8000")  # Pyodide may hang on bad wasm
+    page.goto(f"{site_url}/posts/polariser/")
+    message = wait_error(page)
+    assert message.is_visible()
+    assert "Python could not start" in message.text_content() or "did not start" in message.text_content()
+
+
+def test_tampered_wheel_fails_its_integrity_check(page, site_url):
+    page.expect_errors = True
+    page.context.route("**/headspace-*.whl", lambda route: route.fulfill(status=200, body=b"PK\x03\x04 tampered"))
+    page.goto(f"{site_url}/posts/polariser/")
+    message = wait_error(page).text_content()
+    assert "Python could not start: the headspace package failed to load" in message, message
+    assert "sha256" in message, message
+
+
+def test_python_error_keeps_the_last_figure(page, site_url):
+    page.goto(f"{site_url}/posts/polariser/")
+    page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'ready'", timeout=BOOT_MS)
+    fig = page.locator("figure.demo")
+    # A value no slider can produce: the registry rejects it in Python.
+    fig.locator('input[name="theta"]').evaluate(
+        "el => { el.type = 'number'; el.removeAttribute('max'); el.value = '400'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
+    message = wait_error(page)
+    assert "theta" in message.text_content() and "between 0 and 180" in message.text_content()
+    set_control(fig, "theta", 10)  # the next good value recovers
+    page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'ready'")
+    assert message.is_hidden()

@@ -1,0 +1,70 @@
+"""The whole path in a real browser: prerendered figure, Pyodide boot, a slider
+move re-rendered by Python with exactly the native outputs."""
+
+import json
+
+import pytest
+
+from headspace.demos import REGISTRY
+from support import assert_json_close
+
+pytestmark = pytest.mark.browser
+BOOT_MS = 90_000
+
+
+def set_control(fig, name, value):
+    """Change a control the way a reader does: set it and fire input."""
+    fig.locator(f'[name="{name}"]').evaluate(
+        """(el, v) => {
+            if (el.type === 'checkbox') el.checked = v;
+            else if (el.tagName === 'SELECT') el.selectedIndex = [...el.options].findIndex(o => o.dataset.value === JSON.stringify(v));
+            else el.value = String(v);
+            el.dispatchEvent(new Event('input', {bubbles: true}));
+        }""", value)
+
+
+def wait_ready(page, selector="figure.demo"):
+    """Wait until every demo left static/loading; fail with the page's own message if not ready."""
+    page.wait_for_function(
+        f"() => [...document.querySelectorAll('{selector}')].every(f => f.dataset.status === 'ready' || f.dataset.status === 'error')",
+        timeout=BOOT_MS)
+    for fig in page.locator(selector).all():
+        assert fig.get_attribute("data-status") == "ready", fig.locator('[data-role="error"]').text_content()
+
+
+def output_values(fig) -> dict:
+    return {o.get_attribute("data-output"): json.loads(o.get_attribute("data-value"))
+            for o in fig.locator("output[data-output]").all()}
+
+
+def test_polariser_static_then_live(page, site_url):
+    page.goto(f"{site_url}/posts/polariser/")
+    fig = page.locator('figure.demo[data-demo="polarizer"]')
+    # Before Python: the prerendered figure is drawn and the outputs are the native defaults.
+    assert fig.get_attribute("data-status") in ("static", "loading")
+    page.wait_for_function("() => document.querySelector('figure.demo .demo-plot .main-svg') !== null")
+    assert output_values(fig) == REGISTRY["polarizer"].run({})["outputs"]
+
+    wait_ready(page)
+    assert fig.get_attribute("data-render-count") == "0"
+    for count, theta in enumerate([0, 73, 180], start=1):
+        set_control(fig, "theta", theta)
+        page.wait_for_function(f"() => document.querySelector('figure.demo').dataset.renderCount === '{count}'")
+        expected = REGISTRY["polarizer"].run({"theta": theta})["outputs"]
+        assert_json_close(output_values(fig), expected)
+        assert fig.get_attribute("data-status") == "ready"
+    assert fig.locator('[data-role="error"]').is_hidden()
+
+
+def test_rapid_moves_coalesce_to_the_latest_value(page, site_url):
+    page.goto(f"{site_url}/posts/polariser/")
+    wait_ready(page)
+    fig = page.locator('figure.demo[data-demo="polarizer"]')
+    fig.locator('input[name="theta"]').evaluate(
+        "el => { for (let v = 0; v <= 150; v++) { el.value = String(v); el.dispatchEvent(new Event('input', {bubbles: true})); } }")
+    page.wait_for_function("() => JSON.parse(document.querySelector('output[data-output=jones]').dataset.value)[1][1] > 0.2")
+    page.wait_for_timeout(300)  # let any in-flight answer land
+    expected = REGISTRY["polarizer"].run({"theta": 150})["outputs"]
+    assert_json_close(output_values(fig), expected)
+    # 151 moves, at most a handful of Python calls: stale values were dropped, not queued.
+    assert int(fig.get_attribute("data-render-count")) < 10
