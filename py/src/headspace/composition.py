@@ -1,0 +1,572 @@
+"""Composition scores: how much a later attention head reads what an earlier head writes.
+
+Several scores exist and they disagree; each behaves differently under the
+symmetries of the residual stream (see ``headspace.symmetry``) and against the
+axioms of ``headspace.axioms``. This module computes every one of them from the
+same inputs so that the site can put them side by side.
+
+Layout (TransformerLens, row vectors, ``x @ W``): ``left`` is the earlier
+head's OV circuit ``W_V @ W_O`` [d_model, d_model]; ``right`` is the later
+head's ``W_Q @ W_K.T`` (Q-composition), ``W_K @ W_Q.T`` (K-composition) or
+``W_V @ W_O`` (V-composition). The score is about the product ``left @ right``.
+In the paper's column vectors the same product is ``(left @ right).T``, e.g.
+``W_QK^T W_OV`` for Q-composition (Elhage et al. 2021).
+
+>>> import numpy as np
+>>> composition_score(np.eye(4), np.eye(4))            # the identity paradox
+0.5
+>>> composition_score(np.eye(4), np.eye(4), "svd_bound")
+1.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from headspace._validate import as_array, as_number
+
+__all__ = [
+    "METRICS", "MODES", "composition_score", "all_composition_scores",
+    "frobenius", "frobenius_baseline", "random_baseline", "svd_bound", "subspace", "token",
+]
+
+#: Metric names, in the order demos list them.
+METRICS = ("frobenius", "frobenius_baseline", "svd_bound", "subspace", "token")
+#: Composition modes: which input of the later head reads the earlier head's output.
+MODES = ("Q", "K", "V")
+
+_EPS = np.finfo(np.float64).eps
+_BLAS_MIN = 1 << 15  # per-matrix flops above which a Python loop of 2-D BLAS calls beats np.matmul on stacks
+
+
+# --------------------------------------------------------------------------- validation
+
+def _float_array(name, value, ndim=None, min_ndim=None):
+    arr = as_array(name, value, dtype=None)
+    if arr.dtype != np.float32:
+        arr = arr.astype(np.float64)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions; got shape {list(arr.shape)}")
+    if min_ndim is not None and arr.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimensions [..., rows, cols]; "
+                         f"got shape {list(arr.shape)}")
+    return arr
+
+
+def _pair(left, right):
+    """Validate a (left, right) pair as float64 arrays [..., n, m] and [..., m, p]."""
+    L = _float_array("left", left, min_ndim=2).astype(np.float64, copy=False)
+    R = _float_array("right", right, min_ndim=2).astype(np.float64, copy=False)
+    if L.shape[-1] != R.shape[-2]:
+        raise ValueError(f"right must have shape [..., {L.shape[-1]}, *] so that left @ right is defined "
+                         f"(left has shape {list(L.shape)}); got {list(R.shape)}")
+    try:
+        np.broadcast_shapes(L.shape[:-2], R.shape[:-2])
+    except ValueError:
+        raise ValueError(f"left and right batch dimensions must broadcast; got left {list(L.shape)} "
+                         f"and right {list(R.shape)}") from None
+    return L, R
+
+
+def _nonzero(name, sq_norm, what=None):
+    """Raise if any squared norm is zero: the score would be 0/0."""
+    sq_norm = np.asarray(sq_norm)
+    if np.any(sq_norm <= 0):
+        idx = tuple(int(i) for i in np.argwhere(sq_norm <= 0)[0])
+        where = f" at batch index {idx}" if idx else ""
+        what = what or f"{name} is a zero matrix"
+        raise ValueError(f"{what}{where} (norm 0), so the score is 0/0; expected a nonzero matrix")
+
+
+def _out(x):
+    x = np.asarray(x, dtype=np.float64)
+    return float(x) if x.ndim == 0 else x
+
+
+def _metric_name(metric):
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(repr(m) for m in METRICS)}; got {metric!r}")
+    return metric
+
+
+def _mode_name(mode):
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of 'Q', 'K', 'V'; got {mode!r}")
+    return mode
+
+
+# --------------------------------------------------------------------------- linear algebra helpers
+
+def _T(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def _mm(a, b):
+    """``a @ b`` over stacks; large matrices go through a loop of 2-D BLAS calls (numpy's stacked
+    matmul does not always use BLAS)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim == 2 and b.ndim == 2 or a.shape[-2] * a.shape[-1] * b.shape[-1] < _BLAS_MIN:
+        return a @ b
+    lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, lead + a.shape[-2:])
+    b = np.broadcast_to(b, lead + b.shape[-2:])
+    out = np.empty(lead + (a.shape[-2], b.shape[-1]), dtype=np.result_type(a, b))
+    for i in np.ndindex(*lead):
+        out[i] = a[i] @ b[i]
+    return out
+
+
+def _sq_norm(x):
+    """Squared Frobenius norm over the last two axes, accumulated in float64."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.einsum("...ij,...ij->...", x, x)
+
+
+def _factor(G):
+    """F with ``F.T @ F == G`` for stacked symmetric PSD G (Cholesky, or eigh if G is singular).
+
+    Then ``||X @ F.T||_F^2 == tr(X G X^T)``: a d_head x d_head stand-in for a tall factor.
+    """
+    G = np.asarray(G, dtype=np.float64)
+    try:
+        return _T(np.linalg.cholesky(G))
+    except np.linalg.LinAlgError:
+        lam, U = np.linalg.eigh(G)
+        return np.sqrt(np.clip(lam, 0.0, None))[..., :, None] * _T(U)
+
+
+def _gram(X):
+    """``X.T @ X`` over stacks, float64."""
+    X = np.asarray(X)
+    if X.dtype == np.float32 and X.ndim > 2:
+        out = np.empty(X.shape[:-2] + (X.shape[-1], X.shape[-1]))
+        for i in np.ndindex(*X.shape[:-2]):
+            out[i] = X[i].T @ X[i]  # BLAS syrk in float32; the rounding is far below 1e-6 relative
+        return out
+    X = X.astype(np.float64, copy=False)
+    return _mm(_T(X), X)
+
+
+def _sv(x):
+    return np.linalg.svd(x, compute_uv=False)
+
+
+def _pad(a, k):
+    """Zero-pad the last axis of a to length k."""
+    if a.shape[-1] >= k:
+        return a[..., :k]
+    return np.concatenate([a, np.zeros(a.shape[:-1] + (k - a.shape[-1],))], axis=-1)
+
+
+def _rank_mask(s, n_max, rtol):
+    """Which singular values count as nonzero: ``s > rtol * s_max``; default
+    ``rtol = max(shape) * eps`` (as numpy's matrix_rank)."""
+    tol = (n_max * _EPS if rtol is None else rtol) * s[..., :1]
+    return s > tol
+
+
+# --------------------------------------------------------------------------- metrics on dense matrices
+
+def frobenius(left, right):
+    r"""The score of Elhage et al. (2021): ``||left @ right||_F / (||left||_F ||right||_F)``.
+
+    Row vectors (ours): ``C(A, B) = ||A B||_F / (||A||_F ||B||_F)`` with ``A = W_V W_O`` of the earlier
+    head and ``B`` the later head's ``W_Q W_K^T`` (Q), ``W_K W_Q^T`` (K) or ``W_V W_O`` (V).
+    Column vectors (paper): ``||W_QK^T W_OV||_F / (||W_QK^T||_F ||W_OV||_F)`` for Q-composition;
+    transposing does not change a Frobenius norm, so the numbers agree. It equals TransformerLens's
+    ``composition_scores``.
+
+    In [0, 1] because the Frobenius norm is submultiplicative. It is 0 exactly when ``A B = 0``.
+    The identity scores ``d**-0.5`` with itself (Rudiger's identity paradox, seed 001), and a basis
+    change can reorder scores (seed 000). Axioms (``headspace.axioms``): meets 2 and 3; fails 1 and 4.
+
+    >>> import numpy as np
+    >>> frobenius(np.eye(9), np.eye(9))          # writes exactly where it reads, yet 1/3
+    0.3333333333333333
+    >>> frobenius(np.ones((3, 1)), np.ones((1, 3)))  # 1 needs rank-1 factors of constant rows/cols
+    1.0
+    """
+    L, R = _pair(left, right)
+    nl, nr = _sq_norm(L), _sq_norm(R)
+    _nonzero("left", nl)
+    _nonzero("right", nr)
+    return _out(np.sqrt(_sq_norm(L @ R) / (nl * nr)))
+
+
+def random_baseline(shape_left, shape_right, *, ranks=None, samples=64, seed=0):
+    r"""Monte-Carlo estimate of the expected ``frobenius`` score of random matrices: ``(mean, stderr)``.
+
+    Draws ``samples`` independent pairs of matrices with shapes ``shape_left = (n, m)`` and
+    ``shape_right = (m, p)``, entries i.i.d. standard normal (the scale does not matter: the score
+    is scale-free). With ``ranks=(k, k2)`` each matrix is a product of Gaussian factors,
+    ``[n, k] @ [k, m]`` and ``[m, k2] @ [k2, p]``, as an attention head's ``W_V @ W_O``.
+
+    Estimator: the sample mean of the scores. Its standard error is ``std(scores, ddof=1) /
+    sqrt(samples)``, returned alongside. For large shapes the mean is close to ``m**-0.5``
+    (``E||AB||^2 / (E||A||^2 E||B||^2) = 1/m``), e.g. about 0.036 for d_model = 768.
+
+    >>> mean, se = random_baseline((768, 768), (768, 768), ranks=(64, 64), samples=16)
+    >>> round(mean, 3), se < 1e-3
+    (0.036, True)
+    """
+    n, m = (int(as_number(f"shape_left[{i}]", v, lo=1)) for i, v in enumerate(shape_left))
+    m2, p = (int(as_number(f"shape_right[{i}]", v, lo=1)) for i, v in enumerate(shape_right))
+    if m != m2:
+        raise ValueError(f"shape_right must start with {m} to match shape_left {tuple(shape_left)}; "
+                         f"got {tuple(shape_right)}")
+    samples = int(as_number("samples", samples, lo=2))
+    rng = np.random.default_rng(seed)
+    if ranks is None:
+        A = rng.standard_normal((samples, n, m))
+        B = rng.standard_normal((samples, m, p))
+        scores = np.sqrt(_sq_norm(_mm(A, B)) / (_sq_norm(A) * _sq_norm(B)))
+    else:
+        k, k2 = (int(as_number(f"ranks[{i}]", v, lo=1)) for i, v in enumerate(ranks))
+        P, Zt = rng.standard_normal((samples, n, k)), rng.standard_normal((samples, k, m))
+        X, Yt = rng.standard_normal((samples, m, k2)), rng.standard_normal((samples, k2, p))
+        # ||P Zt X Yt||^2 through k x k Gram factors: never forms the n x p product
+        FP, FY = _factor(_gram(P)), _factor(_gram(_T(Yt)))
+        num = _sq_norm(_mm(_mm(FP, Zt), _mm(X, _T(FY))))
+        nl = np.einsum("sij,sij->s", _gram(P), _gram(_T(Zt)))
+        nr = np.einsum("sij,sij->s", _gram(X), _gram(_T(Yt)))
+        scores = np.sqrt(num / (nl * nr))
+    return float(scores.mean()), float(scores.std(ddof=1) / np.sqrt(samples))
+
+
+def frobenius_baseline(left, right, *, samples=64, seed=0, ranks=None):
+    r"""``frobenius`` minus the expected score of random matrices of the same shapes.
+
+    Elhage et al. (2021) subtract "the amount of composition expected of random matrices" so that
+    unrelated heads score near 0. Formula (both conventions, as ``frobenius``):
+    ``C(A, B) = ||A B||_F / (||A||_F ||B||_F) - E[C(G, H)]`` with ``G, H`` Gaussian of the shapes of
+    ``A, B`` (or products of Gaussian factors of inner sizes ``ranks``).
+    ``E[C]`` is estimated by ``random_baseline``: the mean over ``samples`` seeded draws, standard
+    error ``std / sqrt(samples)``; with the default 64 samples: 0.481 +- 0.011 for 4 x 4 matrices,
+    0.350 +- 0.004 for 8 x 8, 0.03607 +- 0.00006 for GPT-2-small heads (d_model 768, d_head 64). The shift is the same for every pair of the same shapes, so orderings are
+    those of ``frobenius``. Can be negative. Axioms: meets 3; fails 1, 2 (orthogonal spaces score
+    ``-E[C]``, not 0) and 4.
+
+    >>> import numpy as np
+    >>> round(frobenius_baseline(np.eye(4), np.eye(4)), 3)   # 0.5 minus 0.481 (stderr 0.011)
+    0.019
+    """
+    L, R = _pair(left, right)
+    mean, _ = random_baseline(L.shape[-2:], R.shape[-2:], ranks=ranks, samples=samples, seed=seed)
+    return _out(np.asarray(frobenius(L, R)) - mean)
+
+
+def svd_bound(left, right):
+    r"""``||left @ right||_F / ||sigma(left) * sigma(right)||_2``: the tighter denominator.
+
+    ``sigma`` are singular values in descending order; the elementwise product runs over the shorter
+    list. Since ``||A B||_F <= ||sigma(A) * sigma(B)||_2 <= ||A||_F ||B||_F`` (Horn & Johnson, Topics
+    in Matrix Analysis), the score lies in [0, 1] and is never below ``frobenius``. It is 1 when the
+    singular vectors of A's output side and B's input side coincide in the same order, e.g. the
+    identity with itself. Due to Turner & Strand, via Lieberum ("Thoughts on formalizing
+    composition"). Singular values do not change under transposition, so the formula is the same in
+    row (``A = W_V W_O``, product ``A B``) and column (``W_OV``, product ``W_QK^T W_OV``) conventions.
+    Axioms: meets 2 and 3; fails 1 (writing inside the read space is not enough: bases and their
+    order must agree) and 4 (a basis change rescales singular values).
+
+    >>> import numpy as np
+    >>> svd_bound(np.eye(3), np.eye(3))
+    1.0
+    >>> round(svd_bound(np.diag([2.0, 1.0]), np.diag([1.0, 2.0])), 3)  # same basis, opposite order
+    0.686
+    """
+    L, R = _pair(left, right)
+    nl, nr = _sq_norm(L), _sq_norm(R)
+    _nonzero("left", nl)
+    _nonzero("right", nr)
+    sl, sr = _sv(L), _sv(R)
+    k = min(sl.shape[-1], sr.shape[-1])
+    den = np.einsum("...k,...k->...", sl[..., :k] ** 2, sr[..., :k] ** 2)
+    return _out(np.minimum(np.sqrt(_sq_norm(L @ R) / den), 1.0))
+
+
+def subspace(left, right, *, rtol=None):
+    r"""Mean squared cosine of the principal angles from the space ``left`` writes to the space
+    ``right`` reads.
+
+    Row vectors (ours): ``x @ A`` lies in W, the row space of A; ``x @ B`` depends only on the part
+    of x in R, the column space of B. Column vectors (paper): W is the column space of ``W_OV``, R
+    the row space of ``W_QK^T`` (the orthogonal complement of its kernel).
+    ``C = ||Q_W^T Q_R||_F^2 / dim W`` with orthonormal bases ``Q_W, Q_R``: the mean of
+    ``cos^2`` over the principal angles, where the ``dim W - dim R`` directions of W that have no
+    partner when R is smaller count as 90 degrees. So C = 1 exactly when W lies inside R and
+    C = 0 exactly when W is orthogonal to R (it is the standard mean over ``min(dim W, dim R)``
+    angles whenever ``dim W <= dim R``, as for heads of equal d_head). Dimensions are numerical
+    ranks: singular values above ``rtol * sigma_max``, default ``rtol = max(shape) * eps``.
+    Sources: principal angles between the subspaces that Lieberum's Axioms 1 and 2 speak of.
+    Axioms: meets 1 and 2; fails 3 (ranks jump, so the score is not continuous) and 4 (angles are
+    not invariant under shears and scalings of the residual stream).
+
+    >>> import numpy as np
+    >>> subspace(np.diag([5.0, 1.0, 0.0]), np.diag([1.0, 1.0, 1.0]))   # W inside R
+    1.0
+    >>> c = np.cos(np.deg2rad(60))
+    >>> round(subspace(np.array([[c, np.sin(np.deg2rad(60))]]), np.diag([1.0, 0.0])), 6)  # 60 deg
+    0.25
+    """
+    L, R = _pair(left, right)
+    _nonzero("left", _sq_norm(L))
+    _nonzero("right", _sq_norm(R))
+    _, sl, vlh = np.linalg.svd(L, full_matrices=False)
+    ur, sr, _ = np.linalg.svd(R, full_matrices=False)
+    wl = _rank_mask(sl, max(L.shape[-2:]), rtol)
+    wr = _rank_mask(sr, max(R.shape[-2:]), rtol)
+    cos = vlh @ ur  # [..., k_l, k_r]: cosines between write and read directions
+    sq = np.einsum("...i,...ij,...j->...", wl.astype(float), cos ** 2, wr.astype(float))
+    return _out(np.clip(sq / wl.sum(-1), 0.0, 1.0))
+
+
+def _token_mats(W_E, W_U, d_model, what):
+    E = _float_array("W_E", W_E, min_ndim=2).astype(np.float64, copy=False)
+    U = _float_array("W_U", W_U, min_ndim=2).astype(np.float64, copy=False)
+    if E.shape[-1] != d_model:
+        raise ValueError(f"W_E must have shape [d_vocab, d_model={d_model}] to match {what}; "
+                         f"got {list(E.shape)}")
+    if U.shape[-2] != d_model or U.shape[-1] != E.shape[-2]:
+        raise ValueError(f"W_U must have shape [d_model={d_model}, d_vocab={E.shape[-2]}] to match W_E "
+                         f"{list(E.shape)}; got {list(U.shape)}")
+    # d_model x d_model summaries of the vocabulary: never a d_vocab x d_vocab matrix
+    FE = _factor(_gram(E))            # FE^T FE = W_E^T W_E
+    FU = _factor(_gram(_T(U)))        # FU^T FU = W_U W_U^T
+    C = _mm(U, E)                     # W_U W_E: logits fed back in as token weights
+    return FE, FU, C
+
+
+def token(left, right, *, W_E, W_U, mode):
+    r"""``frobenius`` of the two heads' circuits in token space (seed 000's way out of the symmetry).
+
+    Row vectors (ours): ``A_tok = W_E A W_U`` [d_vocab, d_vocab] (token -> logits through the
+    earlier OV), ``B_tok = W_E B W_E^T`` for Q and K (token x token attention scores), or
+    ``W_E B W_U`` for V; ``C = ||A_tok B_tok||_F / (||A_tok||_F ||B_tok||_F)``.
+    Column vectors (paper): ``W_U W_OV W_E`` and ``W_E^T W_QK W_E`` (Q: ``W_QK^T``), product
+    ``B_tok A_tok``. A change of residual basis T (``W_E -> W_E T``, ``W_U -> T^-1 W_U``, ``A -> T^-1
+    A T``, ``B -> T^-1 B T^-T``; see ``headspace.symmetry``) cancels inside every product, so C is
+    unchanged by any invertible T. Computed from d_model x d_model matrices
+    (``W_E^T W_E``, ``W_U W_U^T``, ``W_U W_E``), so a 50k vocabulary costs only ``d_vocab d_model^2``.
+    Axioms (residual-space constructions with random W_E, W_U): meets 4; fails 1, 2 and 3, which
+    hold in token space rather than in the residual stream.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> A, B = rng.normal(size=(2, 4, 4))
+    >>> E, U = rng.normal(size=(50, 4)), rng.normal(size=(4, 50))
+    >>> T = rng.normal(size=(4, 4)); Ti = np.linalg.inv(T)
+    >>> s = token(A, B, W_E=E, W_U=U, mode="Q")
+    >>> bool(np.isclose(s, token(Ti @ A @ T, Ti @ B @ Ti.T, W_E=E @ T, W_U=Ti @ U, mode="Q")))
+    True
+    """
+    L, R = _pair(left, right)
+    mode = _mode_name(mode)
+    if L.shape[-1] != L.shape[-2] or R.shape[-1] != R.shape[-2]:
+        raise ValueError(f"token needs square left and right [d_model, d_model]; got left {list(L.shape)} "
+                         f"and right {list(R.shape)}")
+    FE, FU, C = _token_mats(W_E, W_U, L.shape[-1], "left")
+    FR = FU if mode == "V" else FE
+    nl = _sq_norm(FE @ L @ _T(FU))
+    nr = _sq_norm(FE @ R @ _T(FR))
+    _nonzero("left", nl, "W_E @ left @ W_U is zero")
+    _nonzero("right", nr, "the token-space right matrix is zero")
+    num = _sq_norm(FE @ L @ C @ R @ _T(FR))
+    return _out(np.sqrt(num / (nl * nr)))
+
+
+_DENSE = {"frobenius": frobenius, "frobenius_baseline": frobenius_baseline, "svd_bound": svd_bound,
+          "subspace": subspace, "token": token}
+_OPTIONS = {"frobenius": (), "frobenius_baseline": ("samples", "seed", "ranks"), "svd_bound": (),
+            "subspace": ("rtol",), "token": ("W_E", "W_U", "mode")}
+
+
+def _options(metric, kw, allowed=None):
+    allowed = _OPTIONS[metric] if allowed is None else allowed
+    for key in kw:
+        if key not in allowed:
+            raise ValueError(f"unknown keyword {key!r} for metric {metric!r}; expected one of "
+                             f"{list(allowed) or 'none'}")
+    if metric == "token":
+        missing = [k for k in ("W_E", "W_U", "mode") if k not in kw]
+        if missing:
+            raise ValueError(f"metric 'token' needs W_E, W_U and mode; got no {', '.join(missing)}")
+    return kw
+
+
+def composition_score(left, right, metric="frobenius", **kw):
+    r"""The composition score of ``left @ right`` under ``metric`` (one of ``METRICS``).
+
+    ``left`` [..., n, m] is the earlier head's OV (``W_V @ W_O``), ``right`` [..., m, p] the later
+    head's ``W_Q @ W_K.T``, ``W_K @ W_Q.T`` or ``W_V @ W_O`` (TransformerLens order). Leading axes
+    broadcast and give one score each. Keywords go to the metric: ``samples, seed, ranks``
+    (frobenius_baseline), ``rtol`` (subspace), ``W_E, W_U, mode`` (token). See each metric's
+    docstring for its formula and axioms.
+
+    >>> import numpy as np
+    >>> [round(composition_score(np.eye(4), np.eye(4), m), 3) for m in METRICS[:4]]
+    [0.5, 0.019, 1.0, 1.0]
+    """
+    metric = _metric_name(metric)
+    return _DENSE[metric](left, right, **_options(metric, kw))
+
+
+# --------------------------------------------------------------------------- all pairs of heads
+
+def _heads(W_Q, W_K, W_V, W_O):
+    Q = _float_array("W_Q", W_Q, ndim=4)
+    n_layers, n_heads, d_model, d_head = Q.shape
+    want = {"W_K": (n_layers, n_heads, d_model, d_head), "W_V": (n_layers, n_heads, d_model, d_head),
+            "W_O": (n_layers, n_heads, d_head, d_model)}
+    out = [Q]
+    for name, value in zip(("W_K", "W_V", "W_O"), (W_K, W_V, W_O)):
+        arr = _float_array(name, value, ndim=4)
+        if arr.shape != want[name]:
+            axes = "[n_layers, n_heads, d_head, d_model]" if name == "W_O" else \
+                "[n_layers, n_heads, d_model, d_head]"
+            raise ValueError(f"{name} must have shape {axes} = {list(want[name])} to match W_Q "
+                             f"{list(Q.shape)}; got {list(arr.shape)}")
+        out.append(arr)
+    dtype = np.float32 if all(a.dtype == np.float32 for a in out) else np.float64
+    return [a.astype(dtype, copy=False) for a in out]
+
+
+def _check_heads(sq_norm, what, layers):
+    bad = np.argwhere(sq_norm[layers] <= 0)
+    if len(bad):
+        l, h = int(bad[0][0]) + layers.start, int(bad[0][1])
+        raise ValueError(f"{what} of layer {l}, head {h} is zero (norm 0), so its scores are 0/0; "
+                         f"expected a nonzero matrix")
+
+
+def _cross_sq_norms(Lt, Rt):
+    """``out[l1, h1, l2, h2] = ||Lt[l1, h1] @ Rt[l2, h2]||_F^2`` for ``l2 > l1``, else 0.
+
+    Lt [n_layers, n_heads, a, d_model], Rt [n_layers, n_heads, d_model, b]. One BLAS matmul per
+    earlier layer against every later head at once; squares summed in float64 over the d_head axes.
+    """
+    n_layers, n_heads, a, d = Lt.shape
+    b = Rt.shape[-1]
+    out = np.zeros((n_layers, n_heads, n_layers, n_heads))
+    right = np.ascontiguousarray(np.moveaxis(Rt, 2, 0)).reshape(d, n_layers * n_heads * b)
+    for l1 in range(n_layers - 1):
+        n = n_layers - 1 - l1
+        Z = np.ascontiguousarray(Lt[l1]).reshape(n_heads * a, d) @ right[:, (l1 + 1) * n_heads * b:]
+        np.square(Z, out=Z)
+        rows = Z.reshape(n_heads * a * n * n_heads, b).sum(-1)            # pairwise sum over b
+        out[l1, :, l1 + 1:] = rows.reshape(n_heads, a, n, n_heads).sum(1, dtype=np.float64)
+    return out
+
+
+def _factored(W_Q, W_K, W_V, W_O, mode):
+    """Each head as two factors: left ``A = P @ Z.T`` (= W_V W_O), right ``B = X @ Y.T``."""
+    P, Z = W_V, _T(W_O)
+    X, Y = {"Q": (W_Q, W_K), "K": (W_K, W_Q), "V": (W_V, _T(W_O))}[mode]
+    return P, Z, X, Y
+
+
+def all_composition_scores(W_Q, W_K, W_V, W_O, mode, metric="frobenius", **kw):
+    r"""Scores of every earlier head against every later head: ``[n_layers, n_heads, n_layers, n_heads]``.
+
+    ``out[l1, h1, l2, h2]`` scores the earlier head's OV (``W_V @ W_O`` of layer l1, head h1) against
+    the later head's ``W_Q @ W_K.T`` (mode "Q"), ``W_K @ W_Q.T`` ("K") or ``W_V @ W_O`` ("V"); it is
+    0 unless ``l2 > l1``. With ``metric="frobenius"`` this equals TransformerLens's
+    ``HookedTransformer.all_composition_scores(mode)``. Weights in TransformerLens layout:
+    ``W_Q, W_K, W_V [n_layers, n_heads, d_model, d_head]``, ``W_O [n_layers, n_heads, d_head, d_model]``.
+    Keywords as ``composition_score``; ``token`` takes ``W_E, W_U`` (its mode is ``mode``) and
+    ``frobenius_baseline`` draws Gaussian factors of the heads' shapes.
+
+    Nothing of size d_model x d_model is formed per head: each score needs the d_head x d_head
+    blocks ``F_V W_O X F_Y^T`` (F: d_head-sized Gram factors), one matmul per earlier layer against
+    all later heads. float32 weights are multiplied in float32 and summed in float64.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> W_Q, W_K, W_V = rng.normal(size=(3, 2, 1, 4, 2))
+    >>> W_O = rng.normal(size=(2, 1, 2, 4))
+    >>> s = all_composition_scores(W_Q, W_K, W_V, W_O, "Q")
+    >>> s.shape, float(s[1, 0, 0, 0]), bool(np.isclose(s[0, 0, 1, 0],
+    ...     composition_score(W_V[0, 0] @ W_O[0, 0], W_Q[1, 0] @ W_K[1, 0].T)))
+    ((2, 1, 2, 1), 0.0, True)
+    """
+    W_Q, W_K, W_V, W_O = _heads(W_Q, W_K, W_V, W_O)
+    mode = _mode_name(mode)
+    metric = _metric_name(metric)
+    allowed = {"token": ("W_E", "W_U")}.get(metric, _OPTIONS[metric])
+    kw = _options(metric, dict(kw, mode=mode) if metric == "token" else kw,
+                  allowed + ("mode",) if metric == "token" else allowed)
+    n_layers, n_heads, d_model, d_head = W_Q.shape
+    P, Z, X, Y = _factored(W_Q, W_K, W_V, W_O, mode)
+    early, late = slice(0, n_layers - 1), slice(1, n_layers)
+    if metric == "subspace":
+        return _all_subspace(P, Z, X, Y, kw.get("rtol"), early, late)
+    if metric == "token":
+        FE, FU, C = _token_mats(kw["W_E"], kw["W_U"], d_model, "W_Q's d_model")
+        FR = FU if mode == "V" else FE
+        dt = P.dtype
+        # A_tok B_tok = (FE P)(C^T Z)^T X (FR Y)^T up to the outer factors; norms from d_head Grams
+        GL = _gram(_mm(FE.astype(dt), P)), _gram(_mm(FU.astype(dt), Z))
+        GR = _gram(_mm(FE.astype(dt), X)), _gram(_mm(FR.astype(dt), Y))
+        GPn, Zn, Yn = GL[0], _mm(_T(C).astype(dt), Z), _mm(FR.astype(dt), Y)
+        nl = np.einsum("...ij,...ij->...", *GL)
+        nr = np.einsum("...ij,...ij->...", *GR)
+        _check_heads(nl, "W_E W_V W_O W_U", early)
+        _check_heads(nr, "the token-space right matrix", late)
+        num = _cross_sq_norms(_mm(_factor(GPn).astype(dt), _T(Zn)), _mm(X, _T(_factor(_gram(Yn)).astype(dt))))
+        return _finish(num, nl, nr)
+    GP, GY = _gram(P), _gram(Y)
+    nl = np.einsum("...ij,...ij->...", GP, _gram(Z))   # ||P Z^T||_F^2 = <P^T P, Z^T Z>
+    nr = np.einsum("...ij,...ij->...", _gram(X), GY)
+    _check_heads(nl, "W_V @ W_O", early)
+    _check_heads(nr, {"Q": "W_Q @ W_K.T", "K": "W_K @ W_Q.T", "V": "W_V @ W_O"}[mode], late)
+    FP, FY = _factor(GP), _factor(GY)
+    num = _cross_sq_norms(_mm(FP.astype(P.dtype), _T(Z)), _mm(X, _T(FY).astype(X.dtype)))
+    if metric == "svd_bound":
+        sl = _sv(FP @ _T(_factor(_gram(Z))))   # sigma(P Z^T) = sigma(F_P F_Z^T)
+        sr = _sv(_factor(_gram(X)) @ _T(FY))
+        den = np.einsum("ak,bk->ab", sl.reshape(-1, d_head) ** 2, sr.reshape(-1, d_head) ** 2)
+        den = den.reshape(n_layers, n_heads, n_layers, n_heads)
+        out = np.zeros_like(num)
+        mask = _later(num.shape)
+        out[mask] = np.minimum(np.sqrt(num[mask] / den[mask]), 1.0)
+        return out
+    out = _finish(num, nl, nr)
+    if metric == "frobenius_baseline":
+        mean, _ = random_baseline((d_model, d_model), (d_model, d_model), ranks=(d_head, d_head),
+                                  samples=kw.get("samples", 64), seed=kw.get("seed", 0))
+        out[_later(out.shape)] -= mean
+    return out
+
+
+def _later(shape):
+    """Boolean mask [n_layers, n_heads, n_layers, n_heads]: True where the second layer is after the first."""
+    idx = np.arange(shape[0])
+    return np.broadcast_to((idx[:, None] < idx[None, :])[:, None, :, None], shape)
+
+
+def _finish(num, nl, nr):
+    mask = _later(num.shape)
+    den = nl[:, :, None, None] * nr[None, None]
+    out = np.zeros_like(num)
+    out[mask] = np.sqrt(num[mask] / den[mask])
+    return out
+
+
+def _all_subspace(P, Z, X, Y, rtol, early, late):
+    """Subspace scores through thin QR factors: ranks need singular values accurate to eps."""
+    n_layers, n_heads, d_model, d_head = X.shape
+    qp, rp = np.linalg.qr(P.astype(np.float64))
+    qz, rz = np.linalg.qr(Z.astype(np.float64))
+    qx, rx = np.linalg.qr(X.astype(np.float64))
+    qy, ry = np.linalg.qr(Y.astype(np.float64))
+    _, sl, vlh = np.linalg.svd(rp @ _T(rz))    # A = qp (rp rz^T) qz^T
+    ur, sr, _ = np.linalg.svd(rx @ _T(ry))     # B = qx (rx ry^T) qy^T
+    wl = _rank_mask(sl, d_model, rtol)
+    wr = _rank_mask(sr, d_model, rtol)
+    rank_l = wl.sum(-1)
+    _check_heads(rank_l.astype(float), "W_V @ W_O", early)
+    _check_heads(wr.sum(-1).astype(float), "the reading matrix", late)
+    Lt = _mm(vlh * wl[..., :, None], _T(qz))    # orthonormal rows spanning W (zero rows past the rank)
+    Rt = _mm(qx, ur * wr[..., None, :])         # orthonormal columns spanning R
+    num = _cross_sq_norms(Lt, Rt)
+    out = num / np.where(rank_l > 0, rank_l, 1)[:, :, None, None]
+    return np.clip(out, 0.0, 1.0)
