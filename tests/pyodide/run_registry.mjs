@@ -2,7 +2,7 @@
 // wheels the site serves. Reads [{name, params}] as JSON on stdin, prints
 // [{name, params, outputs} | {name, params, error}] as JSON on stdout.
 //   node tests/pyodide/run_registry.mjs site/static/pyodide/0.27.7/ [models dir] < cases.json
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadPyodide } from "pyodide";
 
@@ -16,7 +16,7 @@ const pyodide = await loadPyodide({
   packages: ["numpy", "headspace"],
   stdout: () => {},
 });
-if (modelsDir) {
+if (modelsDir && existsSync(modelsDir)) {
   pyodide.FS.mkdirTree("/models");
   pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: modelsDir }, "/models");
   pyodide.runPython('import os; os.environ["HEADSPACE_MODELS"] = "/models"');

