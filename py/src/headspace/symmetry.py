@@ -57,7 +57,8 @@ def invert(name, T):
     if T.ndim < 2 or T.shape[-1] != T.shape[-2]:
         raise ValueError(f"{name} must be a square [d_model, d_model] matrix; got shape {list(T.shape)}")
     s = np.linalg.svd(T, compute_uv=False)
-    ratio = s[..., -1] / s[..., 0]
+    top = s[..., 0]
+    ratio = np.divide(s[..., -1], top, out=np.zeros_like(top), where=top > 0)
     if np.any(ratio < T.shape[-1] * np.finfo(np.float64).eps):
         worst = float(np.min(ratio))
         raise ValueError(f"{name} must be invertible; got a singular {list(T.shape[-2:])} matrix "
