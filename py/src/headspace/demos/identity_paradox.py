@@ -1,0 +1,135 @@
+"""The identity paradox: a map that reads exactly what it writes scores d^-1/2.
+
+Compose the identity ``I_d`` with itself. It writes to every direction of a
+d-dimensional space and reads from every direction, with equal weight, so any
+sensible measure of "reads what the other writes" should give it full marks.
+The Frobenius score of Elhage et al. (2021) gives
+
+    ||I I||_F / (||I||_F ||I||_F) = sqrt(d) / (sqrt(d) sqrt(d)) = d^-1/2,
+
+which falls to 1/32 at d = 1024. The same score reaches 1 for a pair of
+rank-1 matrices whose rows (left) and columns (right) are constant: here the
+all-ones matrix ``J_d`` with itself, ``||J J||_F = d ||J||_F``.
+
+Outputs, each from ``headspace.composition`` (``composition_score`` on
+``I_d, I_d``):
+
+- ``frobenius``: ``d**-0.5``.
+- ``frobenius_baseline``: the Frobenius score minus the mean score of random
+  Gaussian d x d pairs (64 seeded draws). Random pairs also score about
+  ``d**-0.5`` (``E||GH||^2 / (E||G||^2 E||H||^2) = 1/d``), so the corrected
+  identity scores about 0: no more composition than chance.
+- ``random_frobenius``: that random mean.
+- ``svd_bound``: 1 (singular values all 1, same basis, same order).
+- ``subspace``: 1 (the write space lies inside the read space).
+- ``rank_one_frobenius``: the Frobenius score of ``J_d`` with ``J_d``: 1.
+
+The token metric is left out: it needs an embedding and an unembedding.
+
+Scores for d up to 32 are computed when asked; above that the dense d x d
+algebra (SVDs of 1024 x 1024 matrices, 64 random 1024 x 1024 products) takes
+seconds natively and far longer in the browser, so those rows come from
+``_TABLE``, which ``identity_scores`` produced with the same library calls and
+which the tests recompute.
+
+>>> from headspace.demos import REGISTRY
+>>> out = REGISTRY["identity-paradox"].run({"d": 16})["outputs"]
+>>> out["frobenius"], out["svd_bound"], out["subspace"], out["rank_one_frobenius"]
+(0.25, 1.0, 1.0, 1.0)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from headspace.composition import composition_score, random_baseline
+
+from ._figure import COLORS, figure, scatter
+from ._registry import Param, register
+
+#: The dimensions offered: powers of two from 1 to 1024 (a log scale).
+DIMS = tuple(2 ** p for p in range(11))
+#: Output keys of one row, in the order of ``_TABLE``'s tuples.
+KEYS = ("frobenius", "frobenius_baseline", "svd_bound", "subspace", "random_frobenius", "rank_one_frobenius")
+#: Largest d computed on demand; larger rows come from ``_TABLE``.
+LIVE_MAX = 32
+
+# identity_scores(d) for every d in DIMS (native numpy 2.0.2); tests/unit/test_demos_composition.py
+# recomputes these rows and compares.
+_TABLE = {
+    1: (1.0, 0.0, 1.0, 1.0, 1.0, 1.0),
+    2: (0.7071067811865476, 0.05242293041514123, 1.0, 1.0, 0.6546838507714063, 1.0),
+    4: (0.5, 0.018945716171657134, 1.0, 1.0, 0.48105428382834287, 1.0),
+    8: (0.3535533905932738, 0.0036618736765688387, 1.0, 1.0, 0.34989151691670495, 1.0),
+    16: (0.25, -0.0016244074840632838, 1.0, 1.0, 0.2516244074840633, 1.0),
+    32: (0.1767766952966369, 0.00018507464620640124, 1.0, 1.0, 0.1765916206504305, 1.0),
+    64: (0.125, 7.831504408545298e-05, 1.0, 1.0, 0.12492168495591455, 1.0),
+    128: (0.08838834764831845, -2.576927175934607e-05, 1.0, 1.0, 0.08841411692007779, 1.0),
+    256: (0.0625, -1.139027988578123e-05, 1.0, 1.0, 0.06251139027988578, 1.0),
+    512: (0.04419417382415922, -8.332666396056176e-06, 1.0, 1.0, 0.04420250649055528, 1.0),
+    1024: (0.03125, 1.865910091838896e-06, 1.0, 1.0, 0.03124813408990816, 1.0),
+}
+
+
+def identity_scores(d: int) -> dict:
+    """Every score of ``I_d`` composed with itself, and of ``J_d`` (all ones) with itself.
+
+    >>> identity_scores(4)["frobenius"], identity_scores(4)["svd_bound"]
+    (0.5, 1.0)
+    """
+    if d not in DIMS:
+        raise ValueError(f"d must be one of {list(DIMS)}; got {d!r}")
+    eye, ones = np.eye(d), np.ones((d, d))
+    out = {m: composition_score(eye, eye, m) for m in ("frobenius", "frobenius_baseline", "svd_bound", "subspace")}
+    out["random_frobenius"] = random_baseline((d, d), (d, d))[0]
+    out["rank_one_frobenius"] = composition_score(ones, ones, "frobenius")
+    return {k: float(out[k]) for k in KEYS}
+
+
+@lru_cache(maxsize=None)
+def _row(d: int) -> tuple:
+    if d <= LIVE_MAX:
+        row = identity_scores(d)
+        return tuple(row[k] for k in KEYS)
+    return _TABLE[d]
+
+
+@register(
+    "identity-paradox", "The identity composed with itself",
+    params=[
+        Param("d", "Dimension d", "select", 64, options=DIMS,
+              help="size of the identity matrix I_d (and of the all-ones matrix J_d)"),
+    ],
+    outputs=list(KEYS),
+)
+def identity_paradox(d: int) -> dict:
+    outputs = dict(zip(KEYS, _row(d)))
+    rows = {k: [_row(x)[i] for x in DIMS] for i, k in enumerate(KEYS)}
+    logd = np.log2(DIMS)
+    traces = [
+        scatter(logd, rows["svd_bound"], name="svd_bound and subspace of I (both 1)", color=COLORS["green"],
+                mode="lines+markers", size=6),
+        scatter(logd, rows["rank_one_frobenius"], name="frobenius of J (all ones, rank 1)", color=COLORS["purple"],
+                mode="lines+markers", size=6, line={"color": COLORS["purple"], "width": 2, "dash": "dot"}),
+        scatter(logd, rows["frobenius"], name="frobenius of I = d^-1/2", color=COLORS["blue"],
+                mode="lines+markers", size=6),
+        scatter(logd, rows["random_frobenius"], name="frobenius of random pairs", color=COLORS["muted"],
+                mode="lines", line={"color": COLORS["muted"], "width": 3, "dash": "dash"}),
+        scatter(logd, rows["frobenius_baseline"], name="frobenius_baseline of I", color=COLORS["orange"],
+                mode="lines+markers", size=6),
+    ]
+    here = np.log2(d)
+    traces.append(scatter([here] * 3, [outputs["frobenius"], outputs["frobenius_baseline"], outputs["svd_bound"]],
+                          name=f"d = {d}", color=COLORS["ink"], size=11, showlegend=False,
+                          marker={"size": 12, "color": "rgba(0,0,0,0)", "line": {"color": COLORS["ink"], "width": 2}}))
+    ticks = list(range(11))
+    fig = figure(traces, height=400,
+                 xaxis={"title": {"text": "dimension d"}, "tickvals": ticks, "ticktext": [str(x) for x in DIMS],
+                        "range": [-0.3, 10.3], "zeroline": False},
+                 yaxis={"title": {"text": "score"}, "range": [-0.08, 1.08]},
+                 annotations=[{"x": here, "y": outputs["frobenius"], "text": f"{outputs['frobenius']:.4g}",
+                               "showarrow": True, "arrowhead": 0, "ax": 30, "ay": -24, "font": {"size": 12}}])
+    fig["layout"]["margin"]["t"] = 90
+    return {"figure": fig, "outputs": outputs}
