@@ -60,3 +60,77 @@ def test_identity_bad_d():
         REGISTRY["identity-paradox"].run({"d": 3})
     with pytest.raises(ValueError, match="d must be one of"):
         identity_paradox.identity_scores(5)
+
+
+# --- metric lab ----------------------------------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from headspace import axioms as axioms_module  # noqa: E402
+from headspace.demos import metric_lab  # noqa: E402
+
+lab = st.fixed_dictionaries({"angle": st.integers(0, 90), "decay": st.integers(0, 40).map(lambda k: k * 0.05),
+                             "order": st.sampled_from(["same", "reversed"]), "rank": st.integers(1, 4),
+                             "stretch": st.sampled_from([1, 10, 100, 1000]), "seed": st.integers(0, 9)})
+
+
+@given(lab)
+@settings(max_examples=30, deadline=None)
+def test_lab_scores_are_the_library(p):
+    A, B, W_E, W_U = metric_lab.heads(**p)
+    out = run("metric-lab", **p)["scores"]
+    assert list(out) == list(METRICS)
+    r = p["rank"]
+    want = {m: composition_score(A, B, m, **({"ranks": (r, r)} if m == "frobenius_baseline" else
+                                           {"W_E": W_E, "W_U": W_U, "mode": "Q"} if m == "token" else {}))
+            for m in METRICS}
+    assert out == pytest.approx(want, abs=1e-12)
+
+
+@given(lab)
+@settings(max_examples=30, deadline=None)
+def test_lab_closed_forms(p):
+    """A B = cos(angle) P diag(sigma tau) Q^T: svd_bound = cos when the orders agree, subspace = cos^2."""
+    out = run("metric-lab", **p)["scores"]
+    c = np.cos(np.deg2rad(p["angle"]))
+    sigma = np.exp(-p["decay"] * np.arange(p["rank"]))
+    tau = sigma if p["order"] == "same" else sigma[::-1]
+    if p["stretch"] == 1:                       # a rotation at most: every metric is unchanged
+        assert out["subspace"] == pytest.approx(c * c, abs=1e-9)
+        assert out["frobenius"] == pytest.approx(c * np.linalg.norm(sigma * tau)
+                                                 / (np.linalg.norm(sigma) * np.linalg.norm(tau)), abs=1e-9)
+        if p["order"] == "same" or p["decay"] == 0 or p["rank"] == 1:
+            assert out["svd_bound"] == pytest.approx(c, abs=1e-9)
+    # the token score ignores the residual basis (Axiom 4 by construction)
+    base = run("metric-lab", **{**p, "stretch": 1})["scores"]
+    assert out["token"] == pytest.approx(base["token"], rel=1e-6)
+
+
+def test_lab_reversed_order_lowers_only_svd_bound_below_one():
+    same = run("metric-lab", angle=0, decay=1.0, order="same", rank=3)["scores"]
+    rev = run("metric-lab", angle=0, decay=1.0, order="reversed", rank=3)["scores"]
+    assert same["svd_bound"] == pytest.approx(1.0) and rev["svd_bound"] < 0.9
+    assert same["subspace"] == pytest.approx(1.0) and rev["subspace"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 9])
+def test_lab_axioms_are_the_axioms_module(seed):
+    """One source of truth: the demo's table is axiom_table's, which is each axiom check's."""
+    shown = run("metric-lab", seed=seed)["axioms"]
+    assert shown == axioms_module.axiom_table(seed=seed)
+    checks = {"1": axioms_module.axiom_1, "2": axioms_module.axiom_2, "3": axioms_module.axiom_3,
+              "4": axioms_module.axiom_4}
+    for metric in METRICS:
+        for key, check in checks.items():
+            assert shown[metric][key] == bool(check(metric, seed=seed)), (metric, key)
+
+
+def test_lab_axiom_table_ignores_the_pair():
+    a = run("metric-lab", angle=0, decay=0, rank=1)["axioms"]
+    assert a == run("metric-lab", angle=77, decay=1.5, order="reversed", rank=4, stretch=1000)["axioms"]
+
+
+def test_lab_bad_params():
+    for bad in ({"angle": 91}, {"rank": 5}, {"order": "sideways"}, {"stretch": 2}, {"decay": -1}):
+        with pytest.raises(ValueError, match=f"parameter '{next(iter(bad))}'"):
+            REGISTRY["metric-lab"].run(bad)

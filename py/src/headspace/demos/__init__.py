@@ -12,5 +12,6 @@ from . import three_polarizers  # noqa: F401
 from . import hidden_symmetry  # noqa: F401
 from . import communication  # noqa: F401
 from . import identity_paradox  # noqa: F401
+from . import metric_lab  # noqa: F401
 
 __all__ = ["REGISTRY", "Demo", "Param", "register", "to_json_value"]
