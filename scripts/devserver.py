@@ -9,6 +9,7 @@ type and the caching rules they see are the ones the deploy sends.
 from __future__ import annotations
 
 import argparse
+import collections
 import fnmatch
 import functools
 import http.server
@@ -28,6 +29,7 @@ def header_rules(path: Path = ROOT / "netlify.toml") -> list[tuple[str, dict]]:
 
 class Handler(http.server.SimpleHTTPRequestHandler):
     rules: list = []
+    bytes_served: collections.Counter = collections.Counter()  # url path -> body bytes (benchmarks)
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                       ".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
                       ".whl": "application/octet-stream", ".json": "application/json"}
@@ -42,6 +44,11 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             if key.lower() != "content-type":  # already sent from extensions_map (same values)
                 self.send_header(key, value)
         super().end_headers()
+
+    def copyfile(self, source, outputfile):
+        data = source.read()
+        type(self).bytes_served[self.path.split("?", 1)[0]] += len(data)
+        outputfile.write(data)
 
     def log_message(self, *args):  # quiet: tests print their own failures
         pass

@@ -16,6 +16,8 @@ const demos = [...document.querySelectorAll("figure.demo[data-demo]")];
 let worker = null;
 let booted = null; // promise resolved when Python is ready
 let nextId = 1;
+const statsWaiters = [];
+const marks = {}; // performance marks the benchmark reads: firstFigure, pythonReady
 const pending = new Map(); // request id -> demo state
 
 // ---------- theme: plots follow the page's light or dark colours ----------
@@ -75,6 +77,7 @@ function setStatus(state, status, message) {
 }
 
 function draw(state, figure) {
+  if (!window.Plotly) return plotlyReady.then(() => draw(state, figure));
   return Plotly.react(state.plot, figure.data, themed(figure.layout), PLOT_CONFIG);
 }
 
@@ -121,6 +124,8 @@ function bootWorker() {
       if (data.type === "ready") {
         clearTimeout(timer);
         resolve(data.ms);
+      } else if (data.type === "stats") {
+        for (const resolveStats of statsWaiters.splice(0)) resolveStats(data);
       } else if (data.type === "error" && data.fatal) {
         clearTimeout(timer);
         reject(new Error(data.message + "."));
@@ -131,6 +136,7 @@ function bootWorker() {
       needsModels: demos.some((d) => d.hasAttribute("data-needs-models")) });
   });
   booted.then(() => {
+    marks.pythonReady = performance.now();
     for (const s of states) {
       setStatus(s, "ready");
       if (s.queued) send(s);
@@ -197,38 +203,64 @@ function setupPlay(state, button) {
 }
 
 // ---------- start ----------
-const states = demos.map((fig) => {
-  const state = { fig, name: fig.dataset.demo, plot: fig.querySelector('[data-role="plot"]'),
-    inFlight: false, queued: null, lastFigure: null, lastKey: JSON.stringify(readParams(fig)) };
-  try {
-    const pre = JSON.parse(fig.querySelector('script[data-role="prerender"]').textContent);
-    state.lastFigure = pre.figure;
-    draw(state, pre.figure);
-  } catch (err) {
-    setStatus(state, "error", `The prerendered figure could not be drawn: ${err.message}`);
-  }
-  fig.querySelector(".demo-controls").addEventListener("input", () => request(state));
-  fig.querySelector(".demo-controls").addEventListener("change", () => request(state));
-  for (const button of fig.querySelectorAll('[data-role="play"]')) setupPlay(state, button);
-  return state;
+// plotly arrives as a deferred classic script; this module is async so the
+// worker (and Pyodide's downloads) start before plotly has even been parsed.
+const plotlyReady = new Promise((resolve) => {
+  const tag = document.getElementById("plotly-js");
+  if (window.Plotly || !tag) resolve();
+  else tag.addEventListener("load", resolve, { once: true });
 });
 
+const states = demos.map((fig) => ({
+  fig, name: fig.dataset.demo, plot: fig.querySelector('[data-role="plot"]'),
+  inFlight: false, queued: null, lastFigure: null, lastKey: JSON.stringify(readParams(fig)),
+}));
+
 if (states.length) {
-  // Boot when the browser is idle or a demo comes near the viewport, whichever is first.
+  // Python boots at once in the worker: it never blocks this thread, and the
+  // reader is about to reach a figure. Prerendered figures are drawn meanwhile.
+  bootWorker();
+  plotlyReady.then(() => {
+    for (const state of states) {
+      try {
+        const pre = JSON.parse(state.fig.querySelector('script[data-role="prerender"]').textContent);
+        if (!state.lastFigure) {  // Python may have answered first; never draw over it
+          state.lastFigure = pre.figure;
+          draw(state, pre.figure);
+        }
+      } catch (err) {
+        setStatus(state, "error", `The prerendered figure could not be drawn: ${err.message}`);
+      }
+    }
+    marks.firstFigure = performance.now();
+  });
+  for (const state of states) {
+    const controls = state.fig.querySelector(".demo-controls");
+    controls.addEventListener("input", () => request(state));
+    controls.addEventListener("change", () => request(state));
+    for (const button of state.fig.querySelectorAll('[data-role="play"]')) setupPlay(state, button);
+  }
+  // Animations start when their figure comes into view (never under reduced motion).
   const near = new IntersectionObserver((entries) => {
     for (const e of entries) {
-      if (!e.isIntersecting) continue;
-      bootWorker();
       const state = states.find((s) => s.fig === e.target);
-      if (state && state.startAnimation) booted.then(() => state.startAnimation(), () => {});
+      if (!state || !state.startAnimation) continue;
+      if (e.isIntersecting) booted.then(() => state.startAnimation(), () => {});
+      else state.stopAnimation();
     }
-  }, { rootMargin: "400px" });
+  }, { rootMargin: "100px" });
   for (const s of states) near.observe(s.fig);
-  (window.requestIdleCallback || ((f) => setTimeout(f, 200)))(() => bootWorker(), { timeout: 2000 });
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
     for (const s of states) if (s.lastFigure) draw(s, s.lastFigure);
   });
 }
 
-// For tests and benchmarks: when Python became ready, or why it failed.
-window.headspace = { ready: () => bootWorker() };
+// For tests and benchmarks: boot now, timing marks, and the worker's wasm heap size.
+window.headspace = {
+  ready: () => bootWorker(),
+  marks,
+  stats: () => bootWorker().then(() => new Promise((resolve) => {
+    statsWaiters.push(resolve);
+    worker.postMessage({ type: "stats" });
+  })),
+};

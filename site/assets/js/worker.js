@@ -6,6 +6,7 @@
 // and plain objects cross; no PyProxy ever leaves this file.
 
 let callDemo = null; // Python function name, params_json -> result_json (a PyProxy kept here)
+let heap = null; // the wasm memory, for the stats message (benchmarks watch it stay flat)
 
 const PY_RUNNER = `
 import json
@@ -46,8 +47,19 @@ async function fetchOk(url) {
   return response;
 }
 
+function prefetchWheels(indexURL) {
+  // Download the wheels while Pyodide itself boots; loadPackage then finds them
+  // in the HTTP cache (they are served immutable) and checks their sha256.
+  return fetch(new URL("pyodide-lock.json", indexURL))
+    .then((r) => r.json())
+    .then((lock) => Promise.all(Object.values(lock.packages).map(
+      (pkg) => fetch(new URL(pkg.file_name, indexURL)).then((r) => r.arrayBuffer()))))
+    .catch(() => {}); // loadPackage reports any real failure
+}
+
 async function boot({ indexURL, modelsURL, needsModels }) {
   const started = performance.now();
+  prefetchWheels(indexURL);
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   const pyodide = await loadPyodide({
     indexURL,
@@ -72,6 +84,7 @@ async function boot({ indexURL, modelsURL, needsModels }) {
   }
   if (needsModels) await copyModels(pyodide, modelsURL);
   callDemo = pyodide.runPython(PY_RUNNER);
+  heap = () => pyodide._module.HEAPU8.length;
   postMessage({ type: "ready", ms: performance.now() - started });
 }
 
@@ -91,6 +104,8 @@ self.onmessage = async ({ data }) => {
     } catch (err) {
       postMessage({ type: "error", fatal: true, message: `Python could not start: ${readable(err)}` });
     }
+  } else if (data.type === "stats") {
+    postMessage({ type: "stats", heapBytes: heap ? heap() : null });
   } else if (data.type === "call") {
     if (!callDemo) {
       postMessage({ type: "error", id: data.id, message: "Python is not ready yet" });

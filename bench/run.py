@@ -1,0 +1,224 @@
+"""scripts/bench: performance measured side by side in one run (DESIGN.md targets).
+
+Writes bench/results/bench.json and prints each figure with its ratio:
+
+- first figure on screen, and first Python-driven render, cold: our post vs a
+  plain page that loads the same Pyodide and numpy the naive way (main thread,
+  load, import, compute, plot);
+- second article, warm: bytes of runtime (/pyodide/) the server sent;
+- slider to repaint, p50 and p95, for every demo in the gallery;
+- the worker's wasm heap before and after 2,000 slider moves;
+- all-pair composition scores vs TransformerLens (bench/composition.py, run in
+  its own venv when scripts/bench could set it up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests"))
+import devserver  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
+PUBLIC = ROOT / "site" / "public"
+BOOT_MS = 120_000
+
+
+def pct(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
+
+
+def cold_load(browser, url, js_done: str) -> dict:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_function(f"() => {js_done}", timeout=BOOT_MS)
+    return context, page
+
+
+def ours_cold(browser, base):
+    context, page = cold_load(browser, f"{base}/posts/polariser/", "window.headspace && window.headspace.marks.firstFigure")
+    first_python = page.evaluate("""async () => {
+        await window.headspace.ready();
+        const fig = document.querySelector('figure.demo');
+        const done = new Promise(r => fig.addEventListener('demo:rendered', r, {once: true}));
+        const input = fig.querySelector('input[name=theta]');
+        input.value = '31'; input.dispatchEvent(new Event('input', {bubbles: true}));
+        await done;
+        await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+        return performance.now();
+    }""")
+    marks = page.evaluate("() => window.headspace.marks")
+    context.close()
+    return {"first_figure_ms": marks["firstFigure"], "python_ready_ms": marks["pythonReady"],
+            "first_python_render_ms": first_python}
+
+
+def plain_cold(browser, base):
+    context, page = cold_load(browser, f"{base}/_bench-plain/", "window.plainFirstFigure")
+    t = page.evaluate("() => window.plainFirstFigure")
+    context.close()
+    return {"first_figure_ms": t, "first_python_render_ms": t}
+
+
+def warm_second_article(playwright, base) -> dict:
+    # A persistent profile has a disk cache like a reader's browser; an incognito
+    # context's small memory cache would not keep the 10 MB wasm.
+    import tempfile
+    profile = tempfile.mkdtemp(prefix="headspace-bench-")
+    context = playwright.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    page = context.new_page()
+    ready = "() => [...document.querySelectorAll('figure.demo')].every(f => ['ready', 'error'].includes(f.dataset.status))"
+    page.goto(f"{base}/posts/polariser/")
+    page.evaluate("() => window.headspace.ready()")
+    devserver.Handler.bytes_served.clear()
+    page.goto(f"{base}/posts/composition-and-subspaces/")
+    page.evaluate("() => window.headspace.ready()")
+    page.wait_for_function(ready, timeout=BOOT_MS)
+    served = dict(devserver.Handler.bytes_served)
+    context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+    runtime = {k: v for k, v in served.items() if k.startswith("/pyodide/")}
+    return {"runtime_bytes": sum(runtime.values()), "runtime_files": runtime,
+            "all_bytes": sum(served.values())}
+
+
+SLIDER_JS = """async ([index, moves]) => {
+    const fig = document.querySelectorAll('figure.demo')[index];
+    const controls = [...fig.querySelectorAll('.demo-controls [name]')];
+    const el = controls.find(c => c.type === 'range') || controls.find(c => c.tagName === 'SELECT')
+            || controls.find(c => c.type === 'checkbox') || controls[0];
+    const times = [];
+    for (let i = 0; i < moves; i++) {
+        if (el.type === 'range') {
+            const lo = Number(el.min), hi = Number(el.max), step = Number(el.step) || (hi - lo) / 100;
+            const n = Math.round((hi - lo) / step);
+            let k = Math.round((Number(el.value) - lo) / step);
+            k = (k + 1 + (i * 7) % Math.max(1, n - 1)) % (n + 1);
+            el.value = String(lo + k * step);
+        } else if (el.tagName === 'SELECT') el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
+        else if (el.type === 'checkbox') el.checked = !el.checked;
+        const done = new Promise(r => fig.addEventListener('demo:rendered', r, {once: true}));
+        const t0 = performance.now();
+        el.dispatchEvent(new Event('input', {bubbles: true}));
+        const outcome = await Promise.race([done.then(() => 'ok'), new Promise(r => setTimeout(() => r('timeout'), 20000))]);
+        if (outcome !== 'ok') return {error: `no render after moving ${el.name}`, times};
+        await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+        times.push(performance.now() - t0);
+    }
+    return {control: el.getAttribute('name'), times};
+}"""
+
+
+def slider_latency(browser, base, moves: int) -> dict:
+    context = browser.new_context(reduced_motion="reduce", viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.goto(f"{base}/gallery/")
+    page.evaluate("() => window.headspace.ready()")
+    names = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo)")
+    out = {}
+    for i, name in enumerate(names):
+        page.evaluate("i => document.querySelectorAll('figure.demo')[i].scrollIntoView()", i)
+        page.evaluate(SLIDER_JS, [i, 5])  # warm caches (first call may load a model)
+        r = page.evaluate(SLIDER_JS, [i, moves])
+        if "error" in r:
+            out[name] = {"error": r["error"]}
+            continue
+        t = r["times"]
+        out[name] = {"control": r["control"], "moves": len(t), "p50_ms": round(pct(t, 50), 2),
+                     "p95_ms": round(pct(t, 95), 2), "max_ms": round(max(t), 2)}
+    context.close()
+    return out
+
+
+def heap_growth(browser, base, moves: int) -> dict:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{base}/posts/polariser/")
+    before = page.evaluate("() => window.headspace.stats()")["heapBytes"]
+    r = page.evaluate(SLIDER_JS, [0, 50])
+    warm = page.evaluate("() => window.headspace.stats()")["heapBytes"]
+    r = page.evaluate(SLIDER_JS, [0, moves])
+    after = page.evaluate("() => window.headspace.stats()")["heapBytes"]
+    context.close()
+    return {"moves": len(r["times"]), "heap_bytes_at_boot": before, "heap_bytes_after_warmup": warm,
+            "heap_bytes_after": after, "growth_bytes": after - warm}
+
+
+def composition_bench() -> dict:
+    venv = Path(os.environ.get("HEADSPACE_CACHE", Path.home() / ".cache" / "headspace")) / "venv-bench" / "bin" / "python"
+    script = ROOT / "bench" / "composition.py"
+    if not script.exists():
+        return {"error": "bench/composition.py is missing"}
+    python = str(venv) if venv.exists() else sys.executable
+    out = ROOT / "bench" / "results" / "composition.json"
+    proc = subprocess.run([python, str(script), "--out", str(out)], capture_output=True, text=True)
+    print(proc.stdout, end="")
+    if proc.returncode != 0:
+        return {"error": proc.stderr[-2000:]}
+    return json.loads(out.read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="headspace benchmarks")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "bench.json"))
+    parser.add_argument("--runs", type=int, default=3, help="cold loads per page (median reported)")
+    parser.add_argument("--moves", type=int, default=60, help="slider moves per demo")
+    parser.add_argument("--heap-moves", type=int, default=2000)
+    parser.add_argument("--skip-composition", action="store_true")
+    args = parser.parse_args()
+
+    plain_dir = PUBLIC / "_bench-plain"
+    shutil.rmtree(plain_dir, ignore_errors=True)
+    shutil.copytree(ROOT / "bench" / "plain", plain_dir)
+    server = devserver.serve(0)
+    base = f"http://127.0.0.1:{server.server_port}"
+    report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": {"cpus": os.cpu_count()}}
+    from playwright.sync_api import sync_playwright
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            ours = [ours_cold(browser, base) for _ in range(args.runs)]
+            plain = [plain_cold(browser, base) for _ in range(args.runs)]
+            med = lambda runs, key: statistics.median(r[key] for r in runs)  # noqa: E731
+            cold = {"ours": {k: med(ours, k) for k in ours[0]}, "plain": {k: med(plain, k) for k in plain[0]},
+                    "runs": {"ours": ours, "plain": plain}}
+            cold["first_figure_ratio"] = cold["ours"]["first_figure_ms"] / cold["plain"]["first_figure_ms"]
+            cold["first_python_render_ratio"] = cold["ours"]["first_python_render_ms"] / cold["plain"]["first_python_render_ms"]
+            report["cold"] = cold
+            print(f"first figure        ours {cold['ours']['first_figure_ms']:8.0f} ms  plain {cold['plain']['first_figure_ms']:8.0f} ms"
+                  f"  ratio {cold['first_figure_ratio']:.3f} (target < 0.15)")
+            print(f"first Python render ours {cold['ours']['first_python_render_ms']:8.0f} ms  plain {cold['plain']['first_python_render_ms']:8.0f} ms"
+                  f"  ratio {cold['first_python_render_ratio']:.3f} (target < 0.6)")
+            report["warm_second_article"] = warm_second_article(p, base)
+            print(f"second article warm: {report['warm_second_article']['runtime_bytes']} bytes of runtime (target 0)")
+            report["slider"] = slider_latency(browser, base, args.moves)
+            for name, r in report["slider"].items():
+                print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  ({r['control']}, {r['moves']} moves)"))
+            report["heap"] = heap_growth(browser, base, args.heap_moves)
+            print(f"wasm heap after {report['heap']['moves']} moves: +{report['heap']['growth_bytes']} bytes (target < 1 MB)")
+            browser.close()
+    finally:
+        server.shutdown()
+        shutil.rmtree(plain_dir, ignore_errors=True)
+    if not args.skip_composition:
+        report["composition"] = composition_bench()
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1))
+    print(f"report written to {out}")
+
+
+if __name__ == "__main__":
+    main()
