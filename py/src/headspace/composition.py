@@ -38,7 +38,8 @@ METRICS = ("frobenius", "frobenius_baseline", "svd_bound", "subspace", "token")
 MODES = ("Q", "K", "V")
 
 _EPS = np.finfo(np.float64).eps
-_BLAS_MIN = 1 << 15  # per-matrix flops above which a Python loop of 2-D BLAS calls beats np.matmul on stacks
+_BLAS_MIN = 1 << 15          # m*n*k above which a loop of 2-D BLAS calls beats np.matmul on stacks
+_BLAS_ONE_THREAD = 1 << 17   # m*n*k below which OpenBLAS runs a matmul on one thread
 
 
 # --------------------------------------------------------------------------- validation
@@ -104,17 +105,30 @@ def _T(x):
 
 
 def _mm(a, b):
-    """``a @ b`` over stacks; large matrices go through a loop of 2-D BLAS calls (numpy's stacked
-    matmul does not always use BLAS)."""
+    """``a @ b`` over stacks of matrices.
+
+    Large stacks go through a loop of 2-D BLAS calls, each split so that it stays below OpenBLAS's
+    multi-threading threshold: on a busy machine, hundreds of small multi-threaded calls spend most
+    of their time waiting for each other (measured: 3.5 s instead of 0.05 s for 144 heads).
+    """
     a, b = np.asarray(a), np.asarray(b)
     if a.ndim == 2 and b.ndim == 2 or a.shape[-2] * a.shape[-1] * b.shape[-1] < _BLAS_MIN:
         return a @ b
     lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     a = np.broadcast_to(a, lead + a.shape[-2:])
     b = np.broadcast_to(b, lead + b.shape[-2:])
-    out = np.empty(lead + (a.shape[-2], b.shape[-1]), dtype=np.result_type(a, b))
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    out = np.empty(lead + (m, n), dtype=np.result_type(a, b))
     for i in np.ndindex(*lead):
-        out[i] = a[i] @ b[i]
+        ai, bi, oi = a[i], b[i], out[i]
+        if m >= n:
+            step = max(1, _BLAS_ONE_THREAD // (n * k))
+            for r in range(0, m, step):
+                oi[r:r + step] = ai[r:r + step] @ bi
+        else:
+            step = max(1, _BLAS_ONE_THREAD // (m * k))
+            for c in range(0, n, step):
+                oi[:, c:c + step] = ai @ bi[:, c:c + step]
     return out
 
 
@@ -464,7 +478,8 @@ def _cross_sq_norms(Lt, Rt):
     """``out[l1, h1, l2, h2] = ||Lt[l1, h1] @ Rt[l2, h2]||_F^2`` for ``l2 > l1``, else 0.
 
     Lt [n_layers, n_heads, a, d_model], Rt [n_layers, n_heads, d_model, b]. One BLAS matmul per
-    earlier layer against every later head at once; squares summed in float64 over the d_head axes.
+    earlier layer against every later head at once; squares summed over a in the working dtype
+    (a <= d_head terms), then over b in float64.
     """
     n_layers, n_heads, a, d = Lt.shape
     b = Rt.shape[-1]
@@ -473,9 +488,9 @@ def _cross_sq_norms(Lt, Rt):
     for l1 in range(n_layers - 1):
         n = n_layers - 1 - l1
         Z = np.ascontiguousarray(Lt[l1]).reshape(n_heads * a, d) @ right[:, (l1 + 1) * n_heads * b:]
-        np.square(Z, out=Z)
-        rows = Z.reshape(n_heads * a * n * n_heads, b).sum(-1)            # pairwise sum over b
-        out[l1, :, l1 + 1:] = rows.reshape(n_heads, a, n, n_heads).sum(1, dtype=np.float64)
+        Z = Z.reshape(n_heads, a, n * n_heads * b)
+        cols = np.einsum("hab,hab->hb", Z, Z)                       # sum over a, no temporary
+        out[l1, :, l1 + 1:] = cols.reshape(n_heads, n, n_heads, b).sum(-1, dtype=np.float64)
     return out
 
 
@@ -535,13 +550,13 @@ def all_composition_scores(W_Q, W_K, W_V, W_O, mode, metric="frobenius", **kw):
         _check_heads(nr, "the token-space right matrix", late)
         num = _cross_sq_norms(_mm(_factor(GPn).astype(dt), _T(Zn)), _mm(X, _T(_factor(_gram(Yn)).astype(dt))))
         return _finish(num, nl, nr)
-    GP, GY = _gram(P), _gram(Y)
-    nl = np.einsum("...ij,...ij->...", GP, _gram(Z))   # ||P Z^T||_F^2 = <P^T P, Z^T Z>
-    nr = np.einsum("...ij,...ij->...", _gram(X), GY)
+    FP, FY = _factor(_gram(P)), _factor(_gram(Y))
+    Lt = _mm(FP.astype(P.dtype), _T(Z))              # F_P Z^T [d_head, d_model]: ||Lt|| = ||P Z^T||
+    Rt = _mm(X, _T(FY).astype(X.dtype))              # X F_Y^T [d_model, d_head]: ||Rt|| = ||X Y^T||
+    nl, nr = _sq_norm(Lt), _sq_norm(Rt)
     _check_heads(nl, "W_V @ W_O", early)
     _check_heads(nr, {"Q": "W_Q @ W_K.T", "K": "W_K @ W_Q.T", "V": "W_V @ W_O"}[mode], late)
-    FP, FY = _factor(GP), _factor(GY)
-    num = _cross_sq_norms(_mm(FP.astype(P.dtype), _T(Z)), _mm(X, _T(FY).astype(X.dtype)))
+    num = _cross_sq_norms(Lt, Rt)
     if metric == "svd_bound":
         sl = _sv(FP @ _T(_factor(_gram(Z))))   # sigma(P Z^T) = sigma(F_P F_Z^T)
         sr = _sv(_factor(_gram(X)) @ _T(FY))

@@ -1,0 +1,205 @@
+"""All-pair composition scores at GPT-2-small shapes: headspace vs TransformerLens vs a bare matmul.
+
+    python bench/composition.py --out composition.json
+
+Runs each contender in its own subprocess (so peak memory is that contender's alone), side by side
+in one run on the same seeded float32 weights: 12 layers, 12 heads, d_model 768, d_head 64; modes
+Q, K and V; metric frobenius. Writes a JSON report and prints the ratios.
+
+TransformerLens and torch are benchmark-only dependencies (requirements-bench.lock). Without them
+the TransformerLens entry records why and the rest still runs.
+
+The floor. Every score of one mode needs, for its (earlier, later) head pair, the d_head x d_head
+block of inner products between the earlier head's d_head output directions (rows of W_O) and the
+later head's d_head input directions (columns of W_Q, W_K or W_V), each a length-d_model dot
+product. Stacked over all heads that is one matmul
+    [n_layers * n_heads * d_head, d_model] @ [d_model, n_layers * n_heads * d_head]
+(9216 x 768 x 9216, 130 GFLOP): the Gram matrix between every head's write directions and every
+head's read directions. It is the unavoidable size of computing these blocks; only the pairs with
+layer2 > layer1 are needed (66 of 144 layer pairs), so the three modes together multiply
+3 * 66/144 = 1.375 times its flops. The time of that one bare float32 matmul is the floor; our
+target is under 2x it, for all three modes together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+SHAPES = dict(n_layers=12, n_heads=12, d_model=768, d_head=64)
+MODES = ("Q", "K", "V")
+
+
+def make_weights(path, seed=0):
+    import numpy as np
+    L, H, d, dh = (SHAPES[k] for k in ("n_layers", "n_heads", "d_model", "d_head"))
+    rng = np.random.default_rng(seed)
+    # GPT-2's initialisation scale; the scores do not depend on it
+    w = {name: (0.02 * rng.standard_normal(shape, dtype=np.float32))
+         for name, shape in (("W_Q", (L, H, d, dh)), ("W_K", (L, H, d, dh)), ("W_V", (L, H, d, dh)),
+                             ("W_O", (L, H, dh, d)))}
+    np.savez(path, **w)
+
+
+def peak_rss_mb():
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+
+
+# --------------------------------------------------------------------------- workers (subprocesses)
+
+def work_ours(weights, out, repeats):
+    import tracemalloc
+
+    import numpy as np
+
+    from headspace.composition import all_composition_scores
+    w = dict(np.load(weights))
+    base_rss = peak_rss_mb()
+    times, scores = [], None
+    for r in range(repeats):
+        if r == 0:
+            tracemalloc.start()
+        t = time.perf_counter()
+        scores = {m: all_composition_scores(w["W_Q"], w["W_K"], w["W_V"], w["W_O"], m) for m in MODES}
+        times.append(time.perf_counter() - t)
+        if r == 0:
+            traced = tracemalloc.get_traced_memory()[1] / 2**20
+            tracemalloc.stop()
+    np.savez(out, **scores)
+    return {"seconds": min(times), "seconds_all": times, "peak_rss_mb": peak_rss_mb(),
+            "rss_before_mb": base_rss, "traced_peak_mb": traced}
+
+
+def work_transformerlens(weights, out, repeats):
+    import numpy as np
+    import torch
+    import transformer_lens
+    from transformer_lens import HookedTransformer, HookedTransformerConfig
+    w = dict(np.load(weights))
+    cfg = HookedTransformerConfig(n_layers=SHAPES["n_layers"], d_model=SHAPES["d_model"],
+                                  n_heads=SHAPES["n_heads"], d_head=SHAPES["d_head"], n_ctx=8, d_vocab=8,
+                                  attn_only=True, normalization_type=None, act_fn=None, device="cpu",
+                                  dtype=torch.float32, seed=0)
+    model = HookedTransformer(cfg)
+    with torch.no_grad():
+        for l, block in enumerate(model.blocks):
+            for name in ("W_Q", "W_K", "W_V", "W_O"):
+                getattr(block.attn, name).copy_(torch.from_numpy(w[name][l]))
+    base_rss = peak_rss_mb()
+    times, scores = [], None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        with torch.no_grad():
+            scores = {m: model.all_composition_scores(m).numpy() for m in MODES}
+        times.append(time.perf_counter() - t)
+    np.savez(out, **scores)
+    version = getattr(transformer_lens, "__version__", None)
+    if version is None:
+        from importlib.metadata import version as v
+        version = v("transformer_lens")
+    return {"seconds": min(times), "seconds_all": times, "peak_rss_mb": peak_rss_mb(),
+            "rss_before_mb": base_rss, "transformer_lens": version, "torch": torch.__version__,
+            "torch_threads": torch.get_num_threads()}
+
+
+def work_floor(weights, out, repeats):
+    import numpy as np
+    L, H, d, dh = (SHAPES[k] for k in ("n_layers", "n_heads", "d_model", "d_head"))
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((L * H * dh, d), dtype=np.float32)
+    b = rng.standard_normal((d, L * H * dh), dtype=np.float32)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        a @ b
+        times.append(time.perf_counter() - t)
+    return {"seconds": min(times), "seconds_all": times, "shape": [L * H * dh, d, L * H * dh],
+            "gflop": 2 * (L * H * dh) ** 2 * d / 1e9, "peak_rss_mb": peak_rss_mb()}
+
+
+WORKERS = {"ours": work_ours, "transformerlens": work_transformerlens, "floor": work_floor}
+
+
+def run_worker(name, weights, out, repeats):
+    """Run one contender in a fresh interpreter; returns its dict or {'error': ...}."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, "--weights", weights,
+           "--scores", out, "--repeats", str(repeats)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        return {"error": " | ".join(tail) or f"exit status {proc.returncode}"}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", required=False, default="composition-bench.json")
+    p.add_argument("--repeats", type=int, default=3, help="timed runs of ours and the floor (best is kept)")
+    p.add_argument("--tl-repeats", type=int, default=1, help="timed runs of TransformerLens (slow)")
+    p.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
+    p.add_argument("--weights", help=argparse.SUPPRESS)
+    p.add_argument("--scores", help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.worker:
+        print(json.dumps(WORKERS[a.worker](a.weights, a.scores, a.repeats)))
+        return 0
+
+    import numpy as np
+    with tempfile.TemporaryDirectory() as tmp:
+        weights = os.path.join(tmp, "weights.npz")
+        make_weights(weights)
+        res = {}
+        res["floor"] = run_worker("floor", weights, os.path.join(tmp, "floor.npz"), a.repeats)
+        res["ours"] = run_worker("ours", weights, os.path.join(tmp, "ours.npz"), a.repeats)
+        res["transformerlens"] = run_worker("transformerlens", weights, os.path.join(tmp, "tl.npz"),
+                                            a.tl_repeats)
+        ours = dict(np.load(os.path.join(tmp, "ours.npz"))) if "error" not in res["ours"] else None
+        tl = dict(np.load(os.path.join(tmp, "tl.npz"))) if "error" not in res["transformerlens"] else None
+
+    report = {"shapes": SHAPES, "modes": list(MODES), "metric": "frobenius", "dtype": "float32",
+              "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
+                          "python": platform.python_version(), "numpy": np.__version__},
+              **res}
+    ratios = {}
+    if ours is not None:
+        ratios["ours_over_floor"] = res["ours"]["seconds"] / res["floor"]["seconds"]
+    if tl is not None and ours is not None:
+        ratios["transformerlens_over_ours"] = res["transformerlens"]["seconds"] / res["ours"]["seconds"]
+        rel = {}
+        for m in MODES:
+            mask = tl[m] != 0
+            assert np.array_equal(mask, ours[m] != 0), f"zero pattern differs in mode {m}"
+            rel[m] = float(np.max(np.abs(ours[m][mask].astype(np.float64) / tl[m][mask] - 1)))
+        report["max_relative_difference"] = rel
+        report["same_numbers_to_1e-5"] = max(rel.values()) < 1e-5
+    report["ratios"] = ratios
+    with open(a.out, "w") as f:
+        json.dump(report, f, indent=2)
+
+    print(f"floor   {res['floor'].get('seconds', float('nan')):8.3f} s  one float32 matmul "
+          f"{res['floor'].get('shape')} ({res['floor'].get('gflop', 0):.0f} GFLOP)")
+    if ours is not None:
+        print(f"ours    {res['ours']['seconds']:8.3f} s  Q+K+V   peak RSS {res['ours']['peak_rss_mb']:.0f} MB "
+              f"(traced numpy peak {res['ours']['traced_peak_mb']:.0f} MB)   {ratios['ours_over_floor']:.2f}x floor")
+    else:
+        print("ours    failed:", res["ours"]["error"])
+    if tl is not None:
+        print(f"TL      {res['transformerlens']['seconds']:8.3f} s  Q+K+V   peak RSS "
+              f"{res['transformerlens']['peak_rss_mb']:.0f} MB   "
+              f"TL/ours {ratios['transformerlens_over_ours']:.1f}x   max rel diff "
+              f"{max(report['max_relative_difference'].values()):.2e}")
+    else:
+        print("TL      unavailable:", res["transformerlens"]["error"])
+    print("wrote", a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
