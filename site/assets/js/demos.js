@@ -21,10 +21,13 @@ const marks = {}; // performance marks the benchmark reads: firstFigure, pythonR
 const pending = new Map(); // request id -> demo state
 
 // ---------- theme: plots follow the page's light or dark colours ----------
+let palette = null; // read once per colour scheme, not on every slider move
 function themed(layout) {
-  const css = getComputedStyle(document.documentElement);
-  const fg = css.getPropertyValue("--fg").trim();
-  const rule = css.getPropertyValue("--rule").trim();
+  if (!palette) {
+    const css = getComputedStyle(document.documentElement);
+    palette = { fg: css.getPropertyValue("--fg").trim(), rule: css.getPropertyValue("--rule").trim() };
+  }
+  const { fg, rule } = palette;
   const axis = (a) => ({ gridcolor: rule, zerolinecolor: rule, linecolor: rule, ...a });
   const out = { ...layout, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
     font: { family: "system-ui, sans-serif", color: fg, ...(layout.font || {}) }, autosize: true };
@@ -251,6 +254,7 @@ if (states.length) {
   }, { rootMargin: "100px" });
   for (const s of states) near.observe(s.fig);
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+    palette = null;
     for (const s of states) if (s.lastFigure) draw(s, s.lastFigure);
   });
 }

@@ -140,6 +140,9 @@ def to_json_value(obj, path="result"):
     if isinstance(obj, dict):
         return {str(k): to_json_value(v, f"{path}.{k}") for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
+        # Fast path for plotted coordinates: a flat list of finite floats is already JSON.
+        if obj and all(type(v) is float for v in obj) and math.isfinite(sum(obj)):
+            return list(obj)  # a nan or inf anywhere makes the sum non-finite
         return [to_json_value(v, f"{path}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, np.ndarray):
         return to_json_value(obj.tolist(), path)
