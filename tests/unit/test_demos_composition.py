@@ -7,6 +7,8 @@ of their own.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 

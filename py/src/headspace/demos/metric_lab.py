@@ -157,8 +157,8 @@ def _figure(s: dict, table: dict) -> dict:
                      split=0.5, gap=0.22, height=360,
                      xaxis={"range": [-0.25, 1.25], "zeroline": True, "title": {"text": "score"}},
                      yaxis={"zeroline": False, "automargin": True},
-                     xaxis2={"zeroline": False, "side": "top", "showgrid": False},
-                     yaxis2={"zeroline": False, "showticklabels": False, "showgrid": False},
+                     xaxis2={"zeroline": False, "showgrid": False, "ticks": ""},
+                     yaxis2={"zeroline": False, "showticklabels": False, "showgrid": False, "ticks": ""},
                      annotations=notes)
     fig["layout"]["showlegend"] = False
     fig["layout"]["margin"] = {**fig["layout"]["margin"], "l": 130, "t": 50, "b": 50}
