@@ -334,6 +334,9 @@ def test_all_pairs_bad_input():
         C.all_composition_scores(W_Q, W_K, W_V, W_O, "V", "token", W_E=np.ones((5, 4)))
     with pytest.raises(ValueError, match=r"unknown keyword 'rtol' for metric 'svd_bound'"):
         C.all_composition_scores(W_Q, W_K, W_V, W_O, "V", "svd_bound", rtol=1e-3)
+    with pytest.raises(ValueError, match=r"unknown keyword 'ranks' for metric 'frobenius_baseline'; "
+                                         r"expected one of \['samples', 'seed'\]"):
+        C.all_composition_scores(W_Q, W_K, W_V, W_O, "V", "frobenius_baseline", ranks=(1, 1))
 
 
 @pytest.mark.parametrize("bad, message", [

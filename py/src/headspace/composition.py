@@ -134,7 +134,11 @@ def _mm(a, b):
 
 def _sq_norm(x):
     """Squared Frobenius norm over the last two axes, accumulated in float64."""
-    x = np.asarray(x, dtype=np.float64)
+    x = np.asarray(x)
+    if x.dtype == np.float32 and x.size > _BLAS_MIN:
+        # squares rounded once each (relative 6e-8, no drift), then a pairwise float64 sum
+        return np.square(x).reshape(x.shape[:-2] + (-1,)).sum(-1, dtype=np.float64)
+    x = x.astype(np.float64, copy=False)
     return np.einsum("...ij,...ij->...", x, x)
 
 
@@ -528,9 +532,10 @@ def all_composition_scores(W_Q, W_K, W_V, W_O, mode, metric="frobenius", **kw):
     W_Q, W_K, W_V, W_O = _heads(W_Q, W_K, W_V, W_O)
     mode = _mode_name(mode)
     metric = _metric_name(metric)
-    allowed = {"token": ("W_E", "W_U")}.get(metric, _OPTIONS[metric])
-    kw = _options(metric, dict(kw, mode=mode) if metric == "token" else kw,
-                  allowed + ("mode",) if metric == "token" else allowed)
+    # token's mode is the positional mode; the baseline's factor ranks are the heads' d_head
+    allowed = {"token": ("W_E", "W_U", "mode"), "frobenius_baseline": ("samples", "seed")}.get(
+        metric, _OPTIONS[metric])
+    kw = _options(metric, dict(kw, mode=mode) if metric == "token" else kw, allowed)
     n_layers, n_heads, d_model, d_head = W_Q.shape
     P, Z, X, Y = _factored(W_Q, W_K, W_V, W_O, mode)
     early, late = slice(0, n_layers - 1), slice(1, n_layers)
