@@ -26,7 +26,7 @@ is computed in float64.
 >>> model.config["n_layers"], model.W_Q.shape
 (2, (2, 4, 64, 16))
 >>> model.logits([3, 1, 4, 1, 5]).shape    # one sequence: [seq, d_vocab]
-(5, 64)
+(5, 128)
 >>> model.attention_patterns([[3, 1, 4], [1, 5, 9]]).shape  # [batch, n_layers, n_heads, seq, seq]
 (2, 2, 4, 3, 3)
 >>> load("attn-only-2l", step=0).step     # a training checkpoint
