@@ -20,22 +20,24 @@ def call_demo(name, params_json):
 call_demo
 `;
 
+// Files the demos read; reference.npz (a test fixture) stays on the server.
+const MODEL_FILES = ["config.json", "weights.npz", "checkpoints.npz", "training_curve.json"];
+
 async function copyModels(pyodide, modelsURL) {
   // The shipped models live beside the site; put them in Pyodide's file system
-  // so headspace.model.load() reads them like local files.
-  const manifestURL = new URL("manifest.json", modelsURL);
-  const manifest = await (await fetchOk(manifestURL)).json();
+  // so headspace.model.load() reads (and sha256-checks) them like local files.
+  const text = await (await fetchOk(new URL("manifest.json", modelsURL))).text();
+  const manifest = JSON.parse(text);
   const root = "/models";
   pyodide.FS.mkdirTree(root);
-  pyodide.FS.writeFile(`${root}/manifest.json`, JSON.stringify(manifest));
+  pyodide.FS.writeFile(`${root}/manifest.json`, text);
   const files = [];
-  for (const model of manifest.models || []) {
-    for (const file of model.files || []) files.push(`${model.name}/${file.path || file.name}`);
+  for (const [name, model] of Object.entries(manifest.models)) {
+    for (const file of Object.keys(model.files)) if (MODEL_FILES.includes(file)) files.push(`${name}/${file}`);
   }
   await Promise.all(files.map(async (rel) => {
     const bytes = new Uint8Array(await (await fetchOk(new URL(rel, modelsURL))).arrayBuffer());
-    const dir = `${root}/${rel}`.split("/").slice(0, -1).join("/");
-    pyodide.FS.mkdirTree(dir);
+    pyodide.FS.mkdirTree(`${root}/${rel.split("/")[0]}`);
     pyodide.FS.writeFile(`${root}/${rel}`, bytes);
   }));
   pyodide.runPython(`import os; os.environ["HEADSPACE_MODELS"] = "${root}"`);
