@@ -220,6 +220,21 @@ def test_all_pairs_baseline_uses_gaussian_factors_of_the_heads_shapes(w, mode):
         assert got[0, 0, 1, 0] == pytest.approx(dense, abs=1e-12)
 
 
+@given(heads(), st.sampled_from(C.METRICS))
+@settings(derandomize=True, max_examples=15, deadline=None)
+def test_several_modes_at_once_stack_the_single_modes(w, metric):
+    d = w[0].shape[2]
+    kw = {"W_E": np.ones((3, d)) + np.eye(3, d), "W_U": np.ones((d, 3)) + np.eye(d, 3)} \
+        if metric == "token" else {}
+    both = C.all_composition_scores(*w, "KQV", metric, **kw)
+    assert both.shape == (3,) + (w[0].shape[0], w[0].shape[1]) * 2
+    for i, mode in enumerate("KQV"):
+        np.testing.assert_allclose(both[i], C.all_composition_scores(*w, mode, metric, **kw), rtol=1e-12,
+                                   atol=1e-15)
+    np.testing.assert_array_equal(C.all_composition_scores(*w, ["V"], metric, **kw)[0],
+                                  C.all_composition_scores(*w, "V", metric, **kw))
+
+
 def test_random_baseline_factored_matches_dense_product():
     rng = np.random.default_rng(0)
     mean, se = C.random_baseline((6, 5), (5, 4), ranks=(2, 3), samples=8, seed=9)
@@ -314,6 +329,11 @@ def test_all_pairs_bad_input():
         C.all_composition_scores(W_Q, W_K, W_V, np.swapaxes(W_O, -1, -2).copy()[..., :1], "Q")
     with pytest.raises(ValueError, match=r"mode must be one of 'Q', 'K', 'V'; got 'q'"):
         C.all_composition_scores(W_Q, W_K, W_V, W_O, "q")
+    with pytest.raises(ValueError, match=r"mode must be one of 'Q', 'K', 'V'; got 'X'"):
+        C.all_composition_scores(W_Q, W_K, W_V, W_O, "QX")
+    for bad in (None, "", ()):
+        with pytest.raises(ValueError, match=r"mode must be one of 'Q', 'K', 'V' or a sequence of them"):
+            C.all_composition_scores(W_Q, W_K, W_V, W_O, bad)
     with pytest.raises(ValueError, match=r"metric must be one of"):
         C.all_composition_scores(W_Q, W_K, W_V, W_O, "Q", "frob")
     bad = W_V.copy()

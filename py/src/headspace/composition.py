@@ -478,23 +478,27 @@ def _check_heads(sq_norm, what, layers):
                          f"expected a nonzero matrix")
 
 
-def _cross_sq_norms(Lt, Rt):
-    """``out[l1, h1, l2, h2] = ||Lt[l1, h1] @ Rt[l2, h2]||_F^2`` for ``l2 > l1``, else 0.
+def _cross_sq_norms(Lt, Rts):
+    """``out[m, l1, h1, l2, h2] = ||Lt[l1, h1] @ Rts[m][l2, h2]||_F^2`` for ``l2 > l1``, else 0.
 
-    Lt [n_layers, n_heads, a, d_model], Rt [n_layers, n_heads, d_model, b]. One BLAS matmul per
-    earlier layer against every later head at once; squares summed over a in the working dtype
-    (a <= d_head terms), then over b in float64.
+    Lt [n_layers, n_heads, a, d_model]; Rts, one per mode, [n_layers, n_heads, d_model, b]. One BLAS
+    matmul per earlier layer against every later head of every mode at once; squares summed over a
+    in the working dtype (a <= d_head terms), then over b in float64.
     """
     n_layers, n_heads, a, d = Lt.shape
-    b = Rt.shape[-1]
-    out = np.zeros((n_layers, n_heads, n_layers, n_heads))
-    right = np.ascontiguousarray(np.moveaxis(Rt, 2, 0)).reshape(d, n_layers * n_heads * b)
+    M, b = len(Rts), Rts[0].shape[-1]
+    right = np.empty((d, n_layers, M, n_heads, b), dtype=Rts[0].dtype)
+    for m, Rt in enumerate(Rts):
+        right[:, :, m] = np.moveaxis(Rt, 2, 0)
+    right = right.reshape(d, n_layers * M * n_heads * b)
+    out = np.zeros((M, n_layers, n_heads, n_layers, n_heads))
     for l1 in range(n_layers - 1):
         n = n_layers - 1 - l1
-        Z = np.ascontiguousarray(Lt[l1]).reshape(n_heads * a, d) @ right[:, (l1 + 1) * n_heads * b:]
-        Z = Z.reshape(n_heads, a, n * n_heads * b)
+        Z = np.ascontiguousarray(Lt[l1]).reshape(n_heads * a, d) @ right[:, (l1 + 1) * M * n_heads * b:]
+        Z = Z.reshape(n_heads, a, n * M * n_heads * b)
         cols = np.einsum("hab,hab->hb", Z, Z)                       # sum over a, no temporary
-        out[l1, :, l1 + 1:] = cols.reshape(n_heads, n, n_heads, b).sum(-1, dtype=np.float64)
+        sq = cols.reshape(n_heads, n, M, n_heads, b).sum(-1, dtype=np.float64)
+        out[:, l1, :, l1 + 1:] = sq.transpose(2, 0, 1, 3)
     return out
 
 
@@ -514,7 +518,9 @@ def all_composition_scores(W_Q, W_K, W_V, W_O, mode, metric="frobenius", **kw):
     ``HookedTransformer.all_composition_scores(mode)``. Weights in TransformerLens layout:
     ``W_Q, W_K, W_V [n_layers, n_heads, d_model, d_head]``, ``W_O [n_layers, n_heads, d_head, d_model]``.
     Keywords as ``composition_score``; ``token`` takes ``W_E, W_U`` (its mode is ``mode``) and
-    ``frobenius_baseline`` draws Gaussian factors of the heads' shapes.
+    ``frobenius_baseline`` draws Gaussian factors of the heads' shapes. ``mode`` may also be a
+    sequence such as ``"QKV"`` or ``("Q", "V")``: the result is then stacked,
+    ``[len(mode), n_layers, n_heads, n_layers, n_heads]``, and shares the work on the earlier heads.
 
     Nothing of size d_model x d_model is formed per head: each score needs the d_head x d_head
     blocks ``F_V W_O X F_Y^T`` (F: d_head-sized Gram factors), one matmul per earlier layer against
@@ -530,53 +536,90 @@ def all_composition_scores(W_Q, W_K, W_V, W_O, mode, metric="frobenius", **kw):
     ((2, 1, 2, 1), 0.0, True)
     """
     W_Q, W_K, W_V, W_O = _heads(W_Q, W_K, W_V, W_O)
-    mode = _mode_name(mode)
+    single = isinstance(mode, str) and mode in MODES
+    if single:
+        modes = (mode,)
+    elif isinstance(mode, (str, list, tuple)) and len(mode) > 0:
+        modes = tuple(_mode_name(m) for m in mode)
+    else:
+        raise ValueError(f"mode must be one of 'Q', 'K', 'V' or a sequence of them; got {mode!r}")
     metric = _metric_name(metric)
     # token's mode is the positional mode; the baseline's factor ranks are the heads' d_head
     allowed = {"token": ("W_E", "W_U", "mode"), "frobenius_baseline": ("samples", "seed")}.get(
         metric, _OPTIONS[metric])
-    kw = _options(metric, dict(kw, mode=mode) if metric == "token" else kw, allowed)
+    kw = _options(metric, dict(kw, mode=modes[0]) if metric == "token" else kw, allowed)
+    if metric in ("subspace", "token"):
+        out = np.stack([_one_mode(W_Q, W_K, W_V, W_O, m, metric, kw) for m in modes])
+    else:
+        out = _frobenius_family(W_Q, W_K, W_V, W_O, modes, metric, kw)
+    return out[0] if single else out
+
+
+def _one_mode(W_Q, W_K, W_V, W_O, mode, metric, kw):
     n_layers, n_heads, d_model, d_head = W_Q.shape
     P, Z, X, Y = _factored(W_Q, W_K, W_V, W_O, mode)
     early, late = slice(0, n_layers - 1), slice(1, n_layers)
     if metric == "subspace":
         return _all_subspace(P, Z, X, Y, kw.get("rtol"), early, late)
-    if metric == "token":
-        FE, FU, C = _token_mats(kw["W_E"], kw["W_U"], d_model, "W_Q's d_model")
-        FR = FU if mode == "V" else FE
-        dt = P.dtype
-        # A_tok B_tok = (FE P)(C^T Z)^T X (FR Y)^T up to the outer factors; norms from d_head Grams
-        GL = _gram(_mm(FE.astype(dt), P)), _gram(_mm(FU.astype(dt), Z))
-        GR = _gram(_mm(FE.astype(dt), X)), _gram(_mm(FR.astype(dt), Y))
-        GPn, Zn, Yn = GL[0], _mm(_T(C).astype(dt), Z), _mm(FR.astype(dt), Y)
-        nl = np.einsum("...ij,...ij->...", *GL)
-        nr = np.einsum("...ij,...ij->...", *GR)
-        _check_heads(nl, "W_E W_V W_O W_U", early)
-        _check_heads(nr, "the token-space right matrix", late)
-        num = _cross_sq_norms(_mm(_factor(GPn).astype(dt), _T(Zn)), _mm(X, _T(_factor(_gram(Yn)).astype(dt))))
-        return _finish(num, nl, nr)
-    FP, FY = _factor(_gram(P)), _factor(_gram(Y))
+    FE, FU, C = _token_mats(kw["W_E"], kw["W_U"], d_model, "W_Q's d_model")
+    FR = FU if mode == "V" else FE
+    dt = P.dtype
+    # A_tok B_tok = (FE P)(C^T Z)^T X (FR Y)^T up to the outer factors; norms from d_head Grams
+    GL = _gram(_mm(FE.astype(dt), P)), _gram(_mm(FU.astype(dt), Z))
+    GR = _gram(_mm(FE.astype(dt), X)), _gram(_mm(FR.astype(dt), Y))
+    GPn, Zn, Yn = GL[0], _mm(_T(C).astype(dt), Z), _mm(FR.astype(dt), Y)
+    nl = np.einsum("...ij,...ij->...", *GL)
+    nr = np.einsum("...ij,...ij->...", *GR)
+    _check_heads(nl, "W_E W_V W_O W_U", early)
+    _check_heads(nr, "the token-space right matrix", late)
+    Lt = _mm(_factor(GPn).astype(dt), _T(Zn))
+    Rt = _mm(X, _T(_factor(_gram(Yn)).astype(dt)))
+    return _finish(_cross_sq_norms(Lt, [Rt])[0], nl, nr)
+
+
+_READS = {"Q": "W_Q @ W_K.T", "K": "W_K @ W_Q.T", "V": "W_V @ W_O"}
+
+
+def _frobenius_family(W_Q, W_K, W_V, W_O, modes, metric, kw):
+    """frobenius, frobenius_baseline and svd_bound for several modes: the earlier heads' whitened
+    OV factors are computed once and meet every mode's later heads in one matmul per layer."""
+    n_layers, n_heads, d_model, d_head = W_Q.shape
+    early, late = slice(0, n_layers - 1), slice(1, n_layers)
+    P, Z = W_V, _T(W_O)
+    FP = _factor(_gram(P))
     Lt = _mm(FP.astype(P.dtype), _T(Z))              # F_P Z^T [d_head, d_model]: ||Lt|| = ||P Z^T||
-    Rt = _mm(X, _T(FY).astype(X.dtype))              # X F_Y^T [d_model, d_head]: ||Rt|| = ||X Y^T||
-    nl, nr = _sq_norm(Lt), _sq_norm(Rt)
+    nl = _sq_norm(Lt)
     _check_heads(nl, "W_V @ W_O", early)
-    _check_heads(nr, {"Q": "W_Q @ W_K.T", "K": "W_K @ W_Q.T", "V": "W_V @ W_O"}[mode], late)
-    num = _cross_sq_norms(Lt, Rt)
-    if metric == "svd_bound":
-        sl = _sv(FP @ _T(_factor(_gram(Z))))   # sigma(P Z^T) = sigma(F_P F_Z^T)
-        sr = _sv(_factor(_gram(X)) @ _T(FY))
-        den = np.einsum("ak,bk->ab", sl.reshape(-1, d_head) ** 2, sr.reshape(-1, d_head) ** 2)
-        den = den.reshape(n_layers, n_heads, n_layers, n_heads)
-        out = np.zeros_like(num)
-        mask = _later(num.shape)
-        out[mask] = np.minimum(np.sqrt(num[mask] / den[mask]), 1.0)
-        return out
-    out = _finish(num, nl, nr)
-    if metric == "frobenius_baseline":
-        mean, _ = random_baseline((d_model, d_model), (d_model, d_model), ranks=(d_head, d_head),
-                                  samples=kw.get("samples", 64), seed=kw.get("seed", 0))
-        out[_later(out.shape)] -= mean
-    return out
+    Rts, nrs, FYs = [], [], []
+    for mode in modes:
+        _, _, X, Y = _factored(W_Q, W_K, W_V, W_O, mode)
+        FY = _factor(_gram(Y))
+        Rt = _mm(X, _T(FY).astype(X.dtype))          # X F_Y^T [d_model, d_head]: ||Rt|| = ||X Y^T||
+        nr = _sq_norm(Rt)
+        _check_heads(nr, _READS[mode], late)
+        Rts.append(Rt)
+        nrs.append(nr)
+        FYs.append(FY)
+    nums = _cross_sq_norms(Lt, Rts)
+    outs = []
+    for mode, num, nr, FY in zip(modes, nums, nrs, FYs):
+        if metric == "svd_bound":
+            _, _, X, _ = _factored(W_Q, W_K, W_V, W_O, mode)
+            sl = _sv(FP @ _T(_factor(_gram(Z))))   # sigma(P Z^T) = sigma(F_P F_Z^T)
+            sr = _sv(_factor(_gram(X)) @ _T(FY))
+            den = np.einsum("ak,bk->ab", sl.reshape(-1, d_head) ** 2, sr.reshape(-1, d_head) ** 2)
+            den = den.reshape(n_layers, n_heads, n_layers, n_heads)
+            out = np.zeros_like(num)
+            mask = _later(num.shape)
+            out[mask] = np.minimum(np.sqrt(num[mask] / den[mask]), 1.0)
+        else:
+            out = _finish(num, nl, nr)
+            if metric == "frobenius_baseline":
+                mean, _ = random_baseline((d_model, d_model), (d_model, d_model), ranks=(d_head, d_head),
+                                          samples=kw.get("samples", 64), seed=kw.get("seed", 0))
+                out[_later(out.shape)] -= mean
+        outs.append(out)
+    return np.stack(outs)
 
 
 def _later(shape):
@@ -609,6 +652,6 @@ def _all_subspace(P, Z, X, Y, rtol, early, late):
     _check_heads(wr.sum(-1).astype(float), "the reading matrix", late)
     Lt = _mm(vlh * wl[..., :, None], _T(qz))    # orthonormal rows spanning W (zero rows past the rank)
     Rt = _mm(qx, ur * wr[..., None, :])         # orthonormal columns spanning R
-    num = _cross_sq_norms(Lt, Rt)
+    num = _cross_sq_norms(Lt, [Rt])[0]
     out = num / np.where(rank_l > 0, rank_l, 1)[:, :, None, None]
     return np.clip(out, 0.0, 1.0)
