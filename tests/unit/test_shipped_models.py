@@ -16,6 +16,7 @@ import hashlib
 import importlib.util
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -152,6 +153,7 @@ def _trainer():
     path = Path(__file__).resolve().parents[2] / "scripts" / "train_models.py"
     spec = importlib.util.spec_from_file_location("train_models", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules["train_models"] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 

@@ -108,15 +108,14 @@ def load(path, step: int | None = None, *, verify: bool = True) -> "Model":
 
     steps: tuple[int, ...] = tuple(entry.get("checkpoint_steps", ())) if entry else ()
     if step is None:
-        state = _read_npz(directory / WEIGHTS, read(WEIGHTS))
+        state, _ = _read_npz(directory / WEIGHTS, read(WEIGHTS))
     else:
         if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
             raise ValueError(f"step must be an integer training step or None; got {type(step).__name__} {step!r}")
-        checkpoints = _read_npz(directory / CHECKPOINTS, read(CHECKPOINTS))
         prefix = f"step_{int(step)}/"
-        state = {k[len(prefix):]: v for k, v in checkpoints.items() if k.startswith(prefix)}
+        state, keys = _read_npz(directory / CHECKPOINTS, read(CHECKPOINTS), prefix)
         if not steps:
-            steps = tuple(sorted({int(k.split("/")[0][5:]) for k in checkpoints}))
+            steps = tuple(sorted({int(k.split("/")[0][5:]) for k in keys}))
         if not state:
             raise ValueError(f"step must be one of the checkpoint steps {list(steps)}; got {step}")
     return Model(config, state, name=directory.name, step=None if step is None else int(step), steps=steps)
@@ -340,9 +339,10 @@ def _read_file(directory: Path, filename: str, entry: dict | None) -> bytes:
     return data
 
 
-def _read_npz(path: Path, data: bytes) -> dict[str, np.ndarray]:
+def _read_npz(path: Path, data: bytes, prefix: str = "") -> tuple[dict[str, np.ndarray], list[str]]:
+    """The arrays whose key starts with ``prefix`` (the prefix removed), and all keys in the file."""
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            return {key: npz[key] for key in npz.files}
+            return {k[len(prefix):]: npz[k] for k in npz.files if k.startswith(prefix)}, list(npz.files)
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
         raise ValueError(f"{path} is not a readable .npz file: {exc}") from None
