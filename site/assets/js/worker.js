@@ -23,23 +23,24 @@ call_demo
 // Files the demos read; reference.npz (a test fixture) stays on the server.
 const MODEL_FILES = ["config.json", "weights.npz", "checkpoints.npz", "training_curve.json"];
 
-async function copyModels(pyodide, modelsURL) {
-  // The shipped models live beside the site; put them in Pyodide's file system
-  // so headspace.model.load() reads (and sha256-checks) them like local files.
+async function fetchModels(modelsURL) {
+  // Download the shipped models while Pyodide boots: [[path, bytes]].
   const text = await (await fetchOk(new URL("manifest.json", modelsURL))).text();
-  const manifest = JSON.parse(text);
-  const root = "/models";
-  pyodide.FS.mkdirTree(root);
-  pyodide.FS.writeFile(`${root}/manifest.json`, text);
-  const files = [];
-  for (const [name, model] of Object.entries(manifest.models)) {
-    for (const file of Object.keys(model.files)) if (MODEL_FILES.includes(file)) files.push(`${name}/${file}`);
+  const files = [["manifest.json", new TextEncoder().encode(text)]];
+  for (const [name, model] of Object.entries(JSON.parse(text).models)) {
+    for (const file of Object.keys(model.files)) if (MODEL_FILES.includes(file)) files.push([`${name}/${file}`, null]);
   }
-  await Promise.all(files.map(async (rel) => {
-    const bytes = new Uint8Array(await (await fetchOk(new URL(rel, modelsURL))).arrayBuffer());
-    pyodide.FS.mkdirTree(`${root}/${rel.split("/")[0]}`);
+  return Promise.all(files.map(async ([rel, bytes]) =>
+    [rel, bytes || new Uint8Array(await (await fetchOk(new URL(rel, modelsURL))).arrayBuffer())]));
+}
+
+function installModels(pyodide, files) {
+  // headspace.model.load() then reads (and sha256-checks) them like local files.
+  const root = "/models";
+  for (const [rel, bytes] of files) {
+    pyodide.FS.mkdirTree(`${root}/${rel}`.split("/").slice(0, -1).join("/"));
     pyodide.FS.writeFile(`${root}/${rel}`, bytes);
-  }));
+  }
   pyodide.runPython(`import os; os.environ["HEADSPACE_MODELS"] = "${root}"`);
 }
 
@@ -62,6 +63,8 @@ function prefetchWheels(indexURL) {
 async function boot({ indexURL, modelsURL, needsModels }) {
   const started = performance.now();
   prefetchWheels(indexURL);
+  const models = needsModels ? fetchModels(modelsURL) : null;
+  if (models) models.catch(() => {}); // awaited below, after Pyodide is up
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   const pyodide = await loadPyodide({
     indexURL,
@@ -84,7 +87,13 @@ async function boot({ indexURL, modelsURL, needsModels }) {
       throw new Error(`the ${name} package failed to load: ${why}${hint}`);
     }
   }
-  if (needsModels) await copyModels(pyodide, modelsURL);
+  if (models) {
+    try {
+      installModels(pyodide, await models);
+    } catch (err) {
+      throw new Error(`the shipped models could not be loaded: ${err.message}`);
+    }
+  }
   callDemo = pyodide.runPython(PY_RUNNER);
   heap = () => pyodide._module.HEAPU8.length;
   postMessage({ type: "ready", ms: performance.now() - started });
