@@ -136,3 +136,136 @@ def test_lab_bad_params():
     for bad in ({"angle": 91}, {"rank": 5}, {"order": "sideways"}, {"stretch": 2}, {"decay": -1}):
         with pytest.raises(ValueError, match=f"parameter '{next(iter(bad))}'"):
             REGISTRY["metric-lab"].run(bad)
+
+# --- the shipped models: composition-scores and composition-over-training ---------
+
+from headspace.composition import MODES, all_composition_scores  # noqa: E402
+from headspace.demos import _shipped  # noqa: E402
+from headspace.demos.composition_scores import top_pair  # noqa: E402
+from headspace.heads import find_pair, head_scores, repeated_tokens  # noqa: E402
+from headspace.model import list_models, load  # noqa: E402
+
+
+@functools.lru_cache(maxsize=None)
+def loaded(name, step):
+    return load(name, step=step).fold_norm()
+
+
+def reference(name, step, mode, metric):
+    """all_composition_scores straight from headspace.model.load: no demo cache in the way."""
+    m = loaded(name, step)
+    kw = {"W_E": m.W_E, "W_U": m.W_U} if metric == "token" else {}
+    return all_composition_scores(m.W_Q, m.W_K, m.W_V, m.W_O, mode, metric, **kw)
+
+
+def test_model_options_are_the_manifest():
+    names = list_models()
+    assert list(_shipped.MODEL_NAMES) == names
+    steps = sorted({s for n in names for s in load(n).steps})
+    assert list(_shipped.STEP_OPTIONS) == ["final"] + steps
+    for demo in ("composition-scores", "composition-over-training"):
+        model = next(p for p in REGISTRY[demo].params if p.name == "model")
+        assert list(model.options) == names
+        assert load(model.default).config["normalization_type"] is None   # the unnormalised model
+
+
+@pytest.mark.parametrize("name", list_models())
+def test_heatmap_scores_are_all_composition_scores_at_every_step(name):
+    for step in [None] + list(load(name).steps):
+        for mode in MODES:
+            for metric in ("frobenius", "svd_bound", "token"):
+                out = run("composition-scores", model=name, mode=mode, metric=metric,
+                          step="final" if step is None else step)
+                want = reference(name, step, mode, metric)
+                np.testing.assert_allclose(out["scores"], want, rtol=1e-12, atol=1e-15)
+                assert out["top_pair"] == top_pair(want)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_heatmap_every_metric_final(metric):
+    for name in list_models():
+        for mode in MODES:
+            out = run("composition-scores", model=name, mode=mode, metric=metric)
+            np.testing.assert_allclose(out["scores"], reference(name, None, mode, metric), rtol=1e-12, atol=1e-15)
+
+
+def test_top_pair_is_the_argmax_of_later_pairs():
+    for metric in METRICS:
+        out = run("composition-scores", metric=metric, mode="Q")
+        s = np.array(out["scores"])
+        l1, h1, l2, h2 = out["top_pair"]
+        assert l2 > l1
+        later = [s[a, b, c, d] for a, b, c, d in np.ndindex(*s.shape) if c > a]
+        assert s[l1, h1, l2, h2] == max(later)
+
+
+def test_step_between_checkpoints_uses_the_latest_before():
+    names = list_models()
+    for name in names:
+        own = load(name).steps
+        for step in _shipped.STEP_OPTIONS[1:]:
+            got = _shipped.resolve_step(name, step)
+            assert got in own and (got <= step or got == own[0])
+            assert not any(got < s <= step for s in own)
+
+
+def test_heatmap_labels_the_two_heads():
+    fig = REGISTRY["composition-scores"].run({})["figure"]
+    labels = fig["data"][0]["x"] + fig["data"][0]["y"]
+    assert sum("previous-token" in x for x in labels) == 1
+    assert sum("induction" in x for x in labels) == 1
+
+
+@pytest.mark.parametrize("name", list_models())
+def test_found_heads_agree_with_the_training_log(name):
+    """Our probe (numpy forward pass) and the trainer's (torch, another seed) pick the same heads."""
+    model = load(name)
+    prev, ind = head_scores(model)
+    curve = _shipped.curve(name)
+    logged_prev, logged_ind = np.array(curve["previous_token_score"][-1]), np.array(curve["induction_score"][-1])
+    (l1, h1), (l2, h2) = find_pair(model)
+    assert l1 == 0 and l2 == 1
+    # the logged scores of our picks are the best, up to near-ties (four induction heads can tie to 0.01)
+    assert logged_prev[l1, h1] >= logged_prev[:-1].max() - 0.02
+    assert logged_ind[l2, h2] >= logged_ind[1:].max() - 0.02
+    np.testing.assert_allclose(prev, logged_prev, atol=0.1)
+    np.testing.assert_allclose(ind, logged_ind, atol=0.1)
+
+
+def test_repeated_tokens_probe():
+    t = repeated_tokens(64, 64, batch=3, seed=5)
+    assert t.shape == (3, 64) and (t[:, :32] == t[:, 32:]).all()
+    assert (t == repeated_tokens(64, 64, batch=3, seed=5)).all()
+    with pytest.raises(ValueError, match="repeat their first half"):
+        head_scores(load(list_models()[0]), np.arange(8)[None])
+
+
+@pytest.mark.parametrize("name", list_models())
+def test_over_training_is_the_heatmap_at_every_checkpoint(name):
+    for mode in MODES:
+        out = run("composition-over-training", model=name, mode=mode)
+        assert out["steps"] == list(load(name).steps)
+        (l1, h1), (l2, h2) = find_pair(load(name))
+        assert set(out["scores"]) == set(METRICS)
+        for metric in METRICS:
+            want = [reference(name, s, mode, metric)[l1, h1, l2, h2] for s in out["steps"]]
+            np.testing.assert_allclose(out["scores"][metric], want, rtol=1e-12, atol=1e-15)
+
+
+def test_over_training_explicit_heads():
+    a = run("composition-over-training", head1="0.3", head2="1.0", mode="V")
+    s = [reference(_shipped.DEFAULT_MODEL, st, "V", "frobenius")[0, 3, 1, 0] for st in a["steps"]]
+    np.testing.assert_allclose(a["scores"]["frobenius"], s, rtol=1e-12)
+    (l1, h1), (l2, h2) = find_pair(load(_shipped.DEFAULT_MODEL))
+    assert run("composition-over-training", head1=f"{l1}.{h1}", head2=f"{l2}.{h2}") == \
+        run("composition-over-training")
+
+
+def test_model_demos_bad_params():
+    for demo, bad in (("composition-scores", {"model": "gpt2"}), ("composition-scores", {"step": 7}),
+                      ("composition-scores", {"metric": "cosine"}), ("composition-scores", {"mode": "O"}),
+                      ("composition-over-training", {"head1": "1.0"}),
+                      ("composition-over-training", {"head2": "0.0"}),
+                      ("composition-over-training", {"mode": "q"})):
+        with pytest.raises(ValueError, match=f"parameter '{next(iter(bad))}'"):
+            REGISTRY[demo].run(bad)

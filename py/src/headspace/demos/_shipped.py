@@ -1,0 +1,184 @@
+"""The shipped toy models as the composition demos see them: names, steps, weights, scores, cached.
+
+Every demo call is pure and deterministic; the caches only make the second call fast (the first
+call of a model pays for loading it and for one forward pass that finds its heads).
+
+Composition scores are computed on the model's weights with any learned norm scale folded in
+(``Model.fold_norm``): those are the maps the heads apply to the residual stream they read.
+
+The parameter options are read from ``manifest.json`` when this module is imported. The browser
+imports the registry after copying the models, so it sees the same manifest as the build. Without
+a manifest (a page with no model demo), the fallbacks below only fill the declarations.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from functools import lru_cache
+
+import numpy as np
+
+from headspace import model as _model
+from headspace.composition import all_composition_scores
+from headspace.heads import find_pair
+
+FALLBACK_MODELS = ("attn-only-2l", "attn-only-2l-rms")
+PREV, INDUCTION = "previous-token", "induction"
+
+
+def _manifest() -> dict | None:
+    try:
+        return json.loads((_model.models_dir() / _model.MANIFEST).read_text())
+    except (ValueError, OSError):
+        return None
+
+
+def _declarations():
+    """(model names, default model, step options, head1 options, head2 options) from the manifest."""
+    manifest = _manifest()
+    entries = (manifest or {}).get("models") or {n: {} for n in FALLBACK_MODELS}
+    names = tuple(entries)
+    plain = [n for n, e in entries.items() if e.get("normalization_type") is None]
+    default = plain[0] if plain else names[0]
+    steps = sorted({int(s) for e in entries.values() for s in e.get("checkpoint_steps", ())})
+    layers, heads = 2, 4
+    if manifest:
+        configs = [json.loads((_model.models_dir() / n / _model.CONFIG).read_text()) for n in names]
+        layers = min(c["n_layers"] for c in configs)
+        heads = min(c["n_heads"] for c in configs)
+    head1 = (PREV,) + tuple(f"{l}.{h}" for l in range(layers - 1) for h in range(heads))
+    head2 = (INDUCTION,) + tuple(f"{l}.{h}" for l in range(1, layers) for h in range(heads))
+    return names, default, ("final",) + tuple(steps), head1, head2
+
+
+MODEL_NAMES, DEFAULT_MODEL, STEP_OPTIONS, HEAD1_OPTIONS, HEAD2_OPTIONS = _declarations()
+
+
+def _where() -> str:
+    return str(_model.models_dir())
+
+
+def checkpoint_steps(name: str) -> tuple[int, ...]:
+    """The training steps with a stored checkpoint of model ``name``."""
+    return _entry(_where(), name)["steps"]
+
+
+@lru_cache(maxsize=None)
+def _entry(where: str, name: str) -> dict:
+    manifest = json.loads((_model.models_dir() / _model.MANIFEST).read_text())
+    if name not in manifest["models"]:
+        raise ValueError(f"model must be one of {sorted(manifest['models'])}; got {name!r}")
+    e = manifest["models"][name]
+    return {"steps": tuple(int(s) for s in e.get("checkpoint_steps", ())), "files": e.get("files", {}),
+            "final_step": e.get("final_step")}
+
+
+def resolve_step(name: str, step) -> int | None:
+    """``None`` for "final", else the checkpoint of ``name`` nearest at or before ``step``.
+
+    The step menu lists the union of all models' checkpoints; a model trained to a different
+    schedule answers with its own latest checkpoint not after the step asked for.
+    """
+    if step == "final":
+        return None
+    steps = checkpoint_steps(name)
+    before = [s for s in steps if s <= int(step)]
+    return before[-1] if before else steps[0]
+
+
+def _verified(where: str, name: str, filename: str) -> bytes:
+    path = _model.models_dir() / name / filename
+    data = path.read_bytes()
+    want = _entry(where, name)["files"].get(filename, {}).get("sha256")
+    if want is not None and hashlib.sha256(data).hexdigest() != want:
+        raise ValueError(f"checksum mismatch for {path}: the manifest records sha256 {want}")
+    return data
+
+
+@lru_cache(maxsize=None)
+def _checkpoints(where: str, name: str) -> dict:
+    """Every checkpoint's state dict, from one read of ``checkpoints.npz`` (keys ``step_<n>/<key>``).
+
+    ``model.load(name, step)`` reads and checks the whole file for each step; a curve over 18
+    checkpoints would pay that 18 times.
+    """
+    with np.load(io.BytesIO(_verified(where, name, _model.CHECKPOINTS)), allow_pickle=False) as npz:
+        by_step: dict = {}
+        for key in npz.files:
+            step, rest = key.split("/", 1)
+            by_step.setdefault(int(step[len("step_"):]), {})[rest] = npz[key]
+    return by_step
+
+
+@lru_cache(maxsize=None)
+def _loaded(where: str, name: str, step: int | None):
+    final = _final(where, name)
+    if step is None:
+        return final.fold_norm()
+    state = _checkpoints(where, name).get(step)
+    if state is None:
+        raise ValueError(f"step must be one of the checkpoint steps {list(checkpoint_steps(name))}; got {step}")
+    return _model.Model(final.config, state, name=name, step=step, steps=final.steps).fold_norm()
+
+
+@lru_cache(maxsize=None)
+def _final(where: str, name: str):
+    return _model.load(name)
+
+
+def weights(name: str, step: int | None):
+    """The folded model at checkpoint ``step`` (None: final weights), cached."""
+    return _loaded(_where(), name, step)
+
+
+@lru_cache(maxsize=None)
+def _scores(where: str, name: str, step: int | None, mode: str, metric: str) -> np.ndarray:
+    m = _loaded(where, name, step)
+    kw = {"W_E": m.W_E, "W_U": m.W_U} if metric == "token" else {}
+    out = all_composition_scores(m.W_Q, m.W_K, m.W_V, m.W_O, mode, metric, **kw)
+    out.setflags(write=False)
+    return out
+
+
+def scores(name: str, step: int | None, mode: str, metric: str) -> np.ndarray:
+    """``all_composition_scores`` of the folded weights, [n_layers, n_heads, n_layers, n_heads], cached."""
+    return _scores(_where(), name, step, mode, metric)
+
+
+@lru_cache(maxsize=None)
+def _roles(where: str, name: str):
+    return find_pair(_loaded(where, name, None))
+
+
+def roles(name: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """((layer, head) of the previous-token head, (layer, head) of the induction head), final weights."""
+    return _roles(_where(), name)
+
+
+@lru_cache(maxsize=None)
+def _curve(where: str, name: str) -> dict:
+    return json.loads(_verified(where, name, "training_curve.json"))
+
+
+def curve(name: str) -> dict:
+    """The model's ``training_curve.json`` (checked against the manifest's sha256), cached."""
+    return _curve(_where(), name)
+
+
+def head_label(layer: int, head: int, name: str) -> str:
+    """``"0.2"``, with the head's role appended when it has one: ``"0.2 previous-token"``."""
+    prev, ind = roles(name)
+    role = {prev: " previous-token", ind: " induction"}.get((layer, head), "")
+    return f"{layer}.{head}{role}"
+
+
+def parse_head(value: str, name: str) -> tuple[int, int]:
+    """A head option (``"previous-token"``, ``"induction"`` or ``"layer.head"``) as (layer, head)."""
+    if value == PREV:
+        return roles(name)[0]
+    if value == INDUCTION:
+        return roles(name)[1]
+    layer, head = (int(x) for x in value.split("."))
+    return layer, head

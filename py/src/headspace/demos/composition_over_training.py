@@ -1,0 +1,90 @@
+"""One pair of heads scored at every training checkpoint, by every metric, beside the loss.
+
+For the chosen model and mode, ``scores[metric][i]`` is the score of the pair (``head1`` writing,
+``head2`` reading) in ``all_composition_scores`` of the checkpoint at ``steps[i]``: the very
+numbers the composition-scores heatmap shows at that step. The right panel is the loss on
+repeated random text from the model's ``training_curve.json``: the first half cannot be predicted
+(its loss stays near ln d_vocab); the repeated half falls once an induction circuit forms. The
+shaded band is the phase change recorded there (the repeated-half loss falling from 10 % to 90 %
+of the way down).
+
+Defaults: the previous-token head and the induction head of the model, found from the final
+weights' attention patterns (``headspace.heads``).
+
+>>> from headspace.demos import REGISTRY
+>>> out = REGISTRY["composition-over-training"].run({})["outputs"]
+>>> sorted(out["scores"]) == sorted(METRICS), len(out["steps"]) == len(out["scores"]["frobenius"])
+(True, True)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from headspace.composition import METRICS, MODES
+
+from . import _shipped
+from ._figure import COLORS, scatter, two_panels
+from ._registry import Param, register
+from .metric_lab import METRIC_COLORS
+
+
+def pair_over_training(model: str, mode: str, pair: tuple[int, int, int, int]) -> tuple[list[int], dict]:
+    """``(steps, {metric: [score at each step]})`` for one pair ``(l1, h1, l2, h2)``."""
+    steps = list(_shipped.checkpoint_steps(model))
+    l1, h1, l2, h2 = pair
+    return steps, {m: [float(_shipped.scores(model, s, mode, m)[l1, h1, l2, h2]) for s in steps] for m in METRICS}
+
+
+@register(
+    "composition-over-training", "One pair of heads over training, by every metric",
+    params=[
+        Param("model", "Model", "select", _shipped.DEFAULT_MODEL, options=_shipped.MODEL_NAMES,
+              help="a shipped toy model: attention only, two layers"),
+        Param("mode", "Composition", "select", "K", options=MODES,
+              help="which input of the later head reads the earlier head's output"),
+        Param("head1", "Earlier head (writes)", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
+              help="layer.head; 'previous-token' is the model's previous-token head"),
+        Param("head2", "Later head (reads)", "select", _shipped.INDUCTION, options=_shipped.HEAD2_OPTIONS,
+              help="layer.head; 'induction' is the model's induction head"),
+    ],
+    outputs=["steps", "scores"],
+    needs_models=True,
+)
+def composition_over_training(model: str, mode: str, head1: str, head2: str) -> dict:
+    a, b = _shipped.parse_head(head1, model), _shipped.parse_head(head2, model)
+    steps, s = pair_over_training(model, mode, a + b)
+    return {"figure": _figure(model, mode, a, b, steps, s), "outputs": {"steps": steps, "scores": s}}
+
+
+def _figure(model, mode, a, b, steps, s) -> dict:
+    left = [scatter(steps, s[m], name=m, color=METRIC_COLORS[m], mode="lines+markers", size=5)
+            for m in METRICS]
+    c = _shipped.curve(model)
+    right = [scatter(c["step"], c["first_half_loss"], name="loss, first (random) half", color=COLORS["muted"],
+                     mode="lines", width=1.5),
+             scatter(c["step"], c["repeated_half_loss"], name="loss, repeated half", color=COLORS["ink"],
+                     mode="lines", width=2)]
+    shapes = []
+    if c.get("phase_change_steps"):
+        lo, hi = c["phase_change_steps"][:2]
+        for ax in ("x", "x2"):
+            shapes.append({"type": "rect", "xref": ax, "yref": "paper",
+                           "x0": lo, "x1": hi, "y0": 0, "y1": 1, "fillcolor": "rgba(224,123,36,0.15)",
+                           "line": {"width": 0}, "layer": "below"})
+    for trace in right:                       # two_panels moves these to x2/y2
+        trace["hoverinfo"] = "x+y+name"
+    vals = [v for m in METRICS for v in s[m]]
+    ymin = min(0.0, float(np.floor(min(vals) * 10) / 10))
+    fig = two_panels(left, right,
+                     titles=(f"{mode}-composition of {_shipped.head_label(*a, model)} → "
+                             f"{_shipped.head_label(*b, model)}", "loss on repeated random text"),
+                     split=0.56, gap=0.12, height=440,
+                     xaxis={"title": {"text": "training step"}, "zeroline": False},
+                     yaxis={"title": {"text": "score"}, "range": [ymin, 1.02], "zeroline": True},
+                     xaxis2={"title": {"text": "training step"}, "zeroline": False},
+                     yaxis2={"title": {"text": "loss (nats)"}, "zeroline": False},
+                     shapes=shapes)
+    fig["layout"]["margin"] = {**fig["layout"]["margin"], "b": 110}
+    return fig
+
