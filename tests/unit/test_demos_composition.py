@@ -211,7 +211,7 @@ def test_step_between_checkpoints_uses_the_latest_before():
 
 def test_heatmap_labels_the_two_heads():
     fig = REGISTRY["composition-scores"].run({})["figure"]
-    labels = fig["data"][0]["x"] + fig["data"][0]["y"]
+    labels = fig["layout"]["xaxis"]["ticktext"] + fig["layout"]["yaxis"]["ticktext"]
     assert sum("previous-token" in x for x in labels) == 1
     assert sum("induction" in x for x in labels) == 1
 

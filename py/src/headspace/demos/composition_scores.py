@@ -75,11 +75,12 @@ def _figure(s, top, model, mode, metric, step, at) -> dict:
     xlab = [_shipped.head_label(l, h, model) for l, h in cols]
     vals = [v for row in z for v in row if v is not None]
     lo, hi = min(0.0, min(vals)), max(vals) if max(vals) > 0 else 1.0
-    heat = {"type": "heatmap", "z": z, "x": xlab, "y": ylab, "zmin": round(lo, 4), "zmax": round(hi, 4),
+    heat = {"type": "heatmap", "z": z, "x": list(range(len(cols))), "y": list(range(len(rows))),
+            "customdata": [[[ylab[i], xlab[j]] for j in range(len(cols))] for i in range(len(rows))], "zmin": round(lo, 4), "zmax": round(hi, 4),
             "colorscale": SCALE, "xgap": 2, "ygap": 2, "name": metric,
             "colorbar": {"title": {"text": metric}, "thickness": 12},
-            "hovertemplate": "writer %{y}<br>reader %{x}<br>score %{z}<extra></extra>"}
-    notes = [{"x": xlab[j], "y": ylab[i], "text": f"{v:.3f}", "showarrow": False,
+            "hovertemplate": "writer %{customdata[0]}<br>reader %{customdata[1]}<br>score %{z}<extra></extra>"}
+    notes = [{"x": j, "y": i, "text": f"{v:.3f}", "showarrow": False,
               "font": {"size": 11, "color": "white" if (v - lo) > 0.55 * (hi - lo) else COLORS["ink"]}}
              for i, row in enumerate(z) for j, v in enumerate(row) if v is not None]
     ti, tj = rows.index((top[0], top[1])), cols.index((top[2], top[3]))
@@ -88,10 +89,11 @@ def _figure(s, top, model, mode, metric, step, at) -> dict:
     when = "final weights" if at is None else f"step {at}" + ("" if step == at else f" (latest checkpoint before {step})")
     title = f"{mode}-composition, {metric}: {model}, {when}"
     fig = figure([heat], title=title, height=430, showlegend=False,
-                 xaxis={"title": {"text": "later head (reads)"}, "type": "category", "zeroline": False,
-                        "showgrid": False, "tickangle": 0},
-                 yaxis={"title": {"text": "earlier head (writes)"}, "type": "category", "autorange": "reversed",
-                        "zeroline": False, "showgrid": False, "automargin": True},
+                 xaxis={"title": {"text": "later head (reads)"}, "tickvals": list(range(len(cols))),
+                        "ticktext": xlab, "zeroline": False, "showgrid": False, "tickangle": 0},
+                 yaxis={"title": {"text": "earlier head (writes)"}, "tickvals": list(range(len(rows))),
+                        "ticktext": ylab, "autorange": "reversed", "zeroline": False, "showgrid": False,
+                        "automargin": True},
                  annotations=notes, shapes=[box])
     fig["layout"]["margin"] = {**fig["layout"]["margin"], "l": 60, "b": 60}
     return fig
