@@ -81,9 +81,11 @@ def test_circuits_transform_as_seed_000_says(seed):
     new = S.change_residual_basis({"W_V": V, "W_O": O, "W_Q": Q, "W_K": K}, T)
     np.testing.assert_allclose(new["W_V"] @ new["W_O"], S.transform_ov(V @ O, T), atol=1e-9)
     np.testing.assert_allclose(new["W_Q"] @ new["W_K"].T, S.transform_qk(Q @ K.T, T), atol=1e-9)
-    # paper convention: W_OV = (W_V W_O)^T transforms by M (.) M^-1 with M = T^T
+    # paper convention, S = T^T: W_OV = (W_V W_O)^T -> S W_OV S^-1, W_QK -> S^-T W_QK S^-1
     M = T.T
     np.testing.assert_allclose((new["W_V"] @ new["W_O"]).T, M @ (V @ O).T @ np.linalg.inv(M), atol=1e-9)
+    Mi = np.linalg.inv(M)
+    np.testing.assert_allclose(new["W_Q"] @ new["W_K"].T, Mi.T @ (Q @ K.T) @ Mi, atol=1e-9)
 
 
 @given(seeds)

@@ -492,9 +492,13 @@ def _cross_sq_norms(Lt, Rts):
         right[:, :, m] = np.moveaxis(Rt, 2, 0)
     right = right.reshape(d, n_layers * M * n_heads * b)
     out = np.zeros((M, n_layers, n_heads, n_layers, n_heads))
+    # one buffer for every layer's product: fresh 10-100 MB arrays cost page faults each time
+    buf = np.empty(n_heads * a * (n_layers - 1) * M * n_heads * b, dtype=np.result_type(Lt, right))
     for l1 in range(n_layers - 1):
         n = n_layers - 1 - l1
-        Z = np.ascontiguousarray(Lt[l1]).reshape(n_heads * a, d) @ right[:, (l1 + 1) * M * n_heads * b:]
+        Z = buf[:n_heads * a * n * M * n_heads * b].reshape(n_heads * a, n * M * n_heads * b)
+        np.matmul(np.ascontiguousarray(Lt[l1]).reshape(n_heads * a, d),
+                  right[:, (l1 + 1) * M * n_heads * b:], out=Z)
         Z = Z.reshape(n_heads, a, n * M * n_heads * b)
         cols = np.einsum("hab,hab->hb", Z, Z)                       # sum over a, no temporary
         sq = cols.reshape(n_heads, n, M, n_heads, b).sum(-1, dtype=np.float64)

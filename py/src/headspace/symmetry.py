@@ -8,8 +8,9 @@ it is right-multiplied by T and every matrix that reads from it is left-multipli
 * writers: ``W_E, W_pos, W_O, b_O`` (and an MLP's ``W_out, b_out``) -> ``W @ T``;
 * readers: ``W_Q, W_K, W_V, W_U`` (and ``W_in``) -> ``T^-1 @ W``.
 
-Hence ``W_V W_O -> T^-1 (W_V W_O) T`` and ``W_Q W_K^T -> T^-1 (W_Q W_K^T) T^-T``; in the paper's
-column vectors, ``W_OV -> T^T W_OV T^-T`` and ``W_QK -> T^-T W_QK T^-1`` with its T being our ``T^-T``.
+Hence ``W_V W_O -> T^-1 (W_V W_O) T`` and ``W_Q W_K^T -> T^-1 (W_Q W_K^T) T^-T``. In the paper's
+column vectors the same change is ``S = T^T``: ``W_OV -> S W_OV S^-1`` and ``W_QK -> S^-T W_QK S^-1``,
+as seed 000 writes them.
 Inside one head the d_head axis has its own symmetry (``W_V A, A^-1 W_O``).
 RMSNorm/LayerNorm break all but rotations and a global scale, so normalisation weights are refused.
 
