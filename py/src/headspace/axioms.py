@@ -10,6 +10,8 @@ orthogonal complement. A check "holds" when no trial contradicts it (within ``to
 Axioms 1-3 are Lieberum's ("Thoughts on formalizing composition", seed 002, in the form seed 000
 states them); Axiom 4 is Snell's (seed 000). The token metric is given random W_E, W_U
 [d_vocab, d_model] (``d_vocab = 2 d_model`` unless set) and reads B as a QK circuit.
+Cost of a fresh table for d_model 8-16 (measured): about 5 ms natively and 15-25 ms in Pyodide
+0.27.7; verdicts are cached per (metric, setting), so redrawing the same table is free.
 
 >>> table = axiom_table()
 >>> {m: "".join(k for k, ok in row.items() if ok) for m, row in table.items()}
