@@ -109,6 +109,7 @@ function failAll(message) {
 function bootWorker() {
   if (booted) return booted;
   for (const s of states) if (s.fig.dataset.status === "static") setStatus(s, "loading");
+  marks.bootStart = performance.now();
   booted = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`Python did not start within ${BOOT_LIMIT_MS / 1000} s.`)), BOOT_LIMIT_MS);
     try {
@@ -126,6 +127,7 @@ function bootWorker() {
     worker.onmessage = ({ data }) => {
       if (data.type === "ready") {
         clearTimeout(timer);
+        marks.workerPhases = data.phases;
         resolve(data.ms);
       } else if (data.type === "stats") {
         for (const resolveStats of statsWaiters.splice(0)) resolveStats(data);

@@ -62,6 +62,8 @@ function prefetchWheels(indexURL) {
 
 async function boot({ indexURL, modelsURL, needsModels }) {
   const started = performance.now();
+  const phases = {}; // ms since the worker started, reported with "ready" for benchmarks
+  const mark = (name) => { phases[name] = Math.round(performance.now()); };
   prefetchWheels(indexURL);
   const models = needsModels ? fetchModels(modelsURL) : null;
   if (models) models.catch(() => {}); // awaited below, after Pyodide is up
@@ -72,6 +74,7 @@ async function boot({ indexURL, modelsURL, needsModels }) {
     stdout: () => {},
     stderr: (line) => console.warn("[python]", line),
   });
+  mark("pyodide");
   // Both wheels are fetched in parallel and checked against the lockfile's sha256.
   const problems = [];
   await pyodide.loadPackage(["numpy", "headspace"], {
@@ -87,6 +90,7 @@ async function boot({ indexURL, modelsURL, needsModels }) {
       throw new Error(`the ${name} package failed to load: ${why}${hint}`);
     }
   }
+  mark("packages");
   if (models) {
     try {
       installModels(pyodide, await models);
@@ -95,8 +99,9 @@ async function boot({ indexURL, modelsURL, needsModels }) {
     }
   }
   callDemo = pyodide.runPython(PY_RUNNER);
+  mark("imported");
   heap = () => pyodide._module.HEAPU8.length;
-  postMessage({ type: "ready", ms: performance.now() - started });
+  postMessage({ type: "ready", ms: performance.now() - started, phases });
 }
 
 function readable(err) {
