@@ -222,9 +222,8 @@ const states = demos.map((fig) => ({
 }));
 
 if (states.length) {
-  // Python boots at once in the worker: it never blocks this thread, and the
-  // reader is about to reach a figure. Prerendered figures are drawn meanwhile.
-  bootWorker();
+  // Prerendered figures first; then Python boots in the worker (it never blocks
+  // this thread, but compiling its wasm would compete with plotly for the CPU).
   plotlyReady.then(() => {
     for (const state of states) {
       try {
@@ -238,6 +237,7 @@ if (states.length) {
       }
     }
     marks.firstFigure = performance.now();
+    bootWorker();
   });
   for (const state of states) {
     const controls = state.fig.querySelector(".demo-controls");

@@ -8,7 +8,7 @@ from .. import optics
 from ._figure import COLORS, figure, line_through, point_cloud, scatter
 from ._registry import Param, register
 
-_LIGHT = point_cloud(300, seed=4)
+_LIGHT = point_cloud(200, seed=4)
 
 
 @register(
