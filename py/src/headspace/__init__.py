@@ -16,9 +16,12 @@ stated once here:
 * paper ``W_QK = W_Q @ W_K.T``    -- the same matrix in both conventions
   (the attention score is ``x_q @ W_Q @ W_K.T @ x_k.T``).
 
-Modules: ``composition`` (scores between heads), ``symmetry`` (changes of basis
-that leave a model's function unchanged), ``model`` (load and run the shipped
-toy transformers), ``optics`` (polarisers, the physical picture of a rank-1
+Modules: ``composition`` (scores between heads, five metrics), ``axioms``
+(which metric meets which axiom, by seeded trials: the one source the tests
+and the metric lab share), ``symmetry`` (changes of basis that leave a
+model's function unchanged), ``model`` (load and run the shipped toy
+transformers), ``heads`` (find previous-token and induction heads from
+attention patterns), ``optics`` (polarisers, the physical picture of a rank-1
 projection) and ``demos`` (the registry every figure on the site runs from).
 """
 
