@@ -13,6 +13,11 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from hypothesis import settings
+
+# Property tests are seeded: every run (and CI) draws the same examples.
+settings.register_profile("headspace", derandomize=True, print_blob=True)
+settings.load_profile("headspace")
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = ROOT / "site" / "public"

@@ -250,7 +250,7 @@ if (states.length) {
     for (const e of entries) {
       const state = states.find((s) => s.fig === e.target);
       if (!state || !state.startAnimation) continue;
-      if (e.isIntersecting) booted.then(() => state.startAnimation(), () => {});
+      if (e.isIntersecting) plotlyReady.then(bootWorker).then(() => state.startAnimation(), () => {});
       else state.stopAnimation();
     }
   }, { rootMargin: "100px" });
