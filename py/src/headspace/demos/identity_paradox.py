@@ -26,11 +26,12 @@ Outputs, each from ``headspace.composition`` (``composition_score`` on
 
 The token metric is left out: it needs an embedding and an unembedding.
 
-Scores for d up to 32 are computed when asked; above that the dense d x d
+Scores for d up to 32 are computed when asked. Above that the dense d x d
 algebra (SVDs of 1024 x 1024 matrices, 64 random 1024 x 1024 products) takes
-seconds natively and far longer in the browser, so those rows come from
-``_TABLE``, which ``identity_scores`` produced with the same library calls and
-which the tests recompute.
+seconds natively and far longer in the browser, so the build computes those
+rows once with ``identity_scores`` (the same library calls) into
+``identity_table.json``, which ships in the wheel; the tests recompute them.
+Without that file the rows are computed on demand.
 
 >>> from headspace.demos import REGISTRY
 >>> out = REGISTRY["identity-paradox"].run({"d": 16})["outputs"]
@@ -40,7 +41,9 @@ which the tests recompute.
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -51,26 +54,31 @@ from ._registry import Param, register
 
 #: The dimensions offered: powers of two from 1 to 1024 (a log scale).
 DIMS = tuple(2 ** p for p in range(11))
-#: Output keys of one row, in the order of ``_TABLE``'s tuples.
+#: Output keys of one row, in the order of a table row.
 KEYS = ("frobenius", "frobenius_baseline", "svd_bound", "subspace", "random_frobenius", "rank_one_frobenius")
-#: Largest d computed on demand; larger rows come from ``_TABLE``.
+#: Largest d computed on demand; larger rows come from the build's table.
 LIVE_MAX = 32
 
-# identity_scores(d) for every d in DIMS (native numpy 2.0.2); tests/unit/test_demos_composition.py
-# recomputes these rows and compares.
-_TABLE = {
-    1: (1.0, 0.0, 1.0, 1.0, 1.0, 1.0),
-    2: (0.7071067811865476, 0.05242293041514123, 1.0, 1.0, 0.6546838507714063, 1.0),
-    4: (0.5, 0.018945716171657134, 1.0, 1.0, 0.48105428382834287, 1.0),
-    8: (0.3535533905932738, 0.0036618736765688387, 1.0, 1.0, 0.34989151691670495, 1.0),
-    16: (0.25, -0.0016244074840632838, 1.0, 1.0, 0.2516244074840633, 1.0),
-    32: (0.1767766952966369, 0.00018507464620640124, 1.0, 1.0, 0.1765916206504305, 1.0),
-    64: (0.125, 7.831504408545298e-05, 1.0, 1.0, 0.12492168495591455, 1.0),
-    128: (0.08838834764831845, -2.576927175934607e-05, 1.0, 1.0, 0.08841411692007779, 1.0),
-    256: (0.0625, -1.139027988578123e-05, 1.0, 1.0, 0.06251139027988578, 1.0),
-    512: (0.04419417382415922, -8.332666396056176e-06, 1.0, 1.0, 0.04420250649055528, 1.0),
-    1024: (0.03125, 1.865910091838896e-06, 1.0, 1.0, 0.03124813408990816, 1.0),
-}
+#: Where the build writes the rows for d > LIVE_MAX (scripts/vendor.py calls
+#: ``write_table()``); the wheel ships it.
+TABLE_FILE = Path(__file__).with_name("identity_table.json")
+
+
+def write_table(path: Path = TABLE_FILE) -> Path:
+    """Compute every row with the library (about 13 s natively, mostly d = 1024) and save it."""
+    rows = {str(d): identity_scores(d) for d in DIMS}
+    path.write_text(json.dumps({"numpy": np.__version__, "rows": rows}, indent=1))
+    return path
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict:
+    """The build's rows, or {} when this copy of the package was not built with them."""
+    try:
+        rows = json.loads(TABLE_FILE.read_text())["rows"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    return {int(d): tuple(row[k] for k in KEYS) for d, row in rows.items()}
 
 
 def identity_scores(d: int) -> dict:
@@ -90,10 +98,12 @@ def identity_scores(d: int) -> dict:
 
 @lru_cache(maxsize=None)
 def _row(d: int) -> tuple:
-    if d <= LIVE_MAX:
-        row = identity_scores(d)
-        return tuple(row[k] for k in KEYS)
-    return _TABLE[d]
+    """One row: computed now for small d; for large d from the build's table
+    (computed then by the same calls), or computed now if there is none."""
+    if d > LIVE_MAX and d in _table():
+        return _table()[d]
+    row = identity_scores(d)
+    return tuple(row[k] for k in KEYS)
 
 
 @register(
@@ -133,3 +143,4 @@ def identity_paradox(d: int) -> dict:
                                "showarrow": True, "arrowhead": 0, "ax": 30, "ay": -24, "font": {"size": 12}}])
     fig["layout"]["margin"]["t"] = 90
     return {"figure": fig, "outputs": outputs}
+
