@@ -4,6 +4,9 @@ Hugo reads that file: the shortcode builds each demo's controls from the
 registry's parameter declarations and shows the figure and outputs computed
 here, so a page is complete before any Python runs in the browser.
 
+Each render also carries a static SVG of its figure (scripts/static_svg.py),
+which the page paints before plotly.js has even loaded.
+
 It renders every registry demo at its defaults (the gallery) and every
 ``{{< demo ... >}}`` found under site/content with its overrides. The key of
 a render is ``name + JSON of the overrides`` (sorted keys, compact), the same
@@ -19,6 +22,7 @@ import sys
 from pathlib import Path
 
 from headspace.demos import REGISTRY
+from static_svg import render as render_svg
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "site" / "content"
@@ -78,7 +82,7 @@ def main() -> int:
             out = demo.run(overrides)
         except ValueError as exc:
             raise SystemExit(f"{where}: demo {name!r}: {exc}") from None
-        renders[key] = {"params": params, **out}
+        renders[key] = {"params": params, **out, "svg": render_svg(out["figure"], uid=f"c{len(renders)}")}
 
     for name in REGISTRY:
         render(name, {}, "registry")

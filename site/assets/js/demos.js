@@ -81,6 +81,8 @@ function setStatus(state, status, message) {
 
 function draw(state, figure) {
   if (!window.Plotly) return plotlyReady.then(() => draw(state, figure));
+  const poster = state.plot.querySelector(":scope > svg.static-figure"); // the build's static SVG
+  if (poster) poster.remove();
   return Plotly.react(state.plot, figure.data, themed(figure.layout), PLOT_CONFIG);
 }
 

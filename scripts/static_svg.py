@@ -1,0 +1,384 @@
+"""Draw a plotly figure dict as a static SVG at build time.
+
+Why: plotly.js takes about half a second to parse and run before it can draw
+anything, so a page that waits for it shows empty boxes. The prerender step
+embeds this SVG in the page instead; it paints with the HTML, with no script,
+and plotly replaces it once loaded. It covers what our demos use (scatter lines
+and markers, bars, heatmaps, annotations, rectangle shapes, subplots by axis
+domain, equal-scale axes, a legend) with plotly's margins, ranges and domains,
+so the swap barely moves anything. It is a poster, not a plotting library.
+
+>>> svg = render({"data": [{"type": "scatter", "x": [0, 1], "y": [0, 1], "mode": "lines"}],
+...               "layout": {"height": 200}})
+>>> svg.startswith('<svg class="static-figure"') and "<polyline" in svg
+True
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+
+WIDTH = 640  # the nominal width; the SVG scales to its box (viewBox)
+FONT = 12
+DASHES = {"dash": "6 4", "dot": "2 3", "dashdot": "6 3 2 3", "longdash": "10 4"}
+
+
+def _esc(text) -> str:
+    text = re.sub(r"<br\s*/?>", " ", str(text))
+    return html.escape(re.sub(r"<[^>]+>", "", text), quote=True)
+
+
+def _nice_ticks(lo: float, hi: float, target: int = 6) -> list[float]:
+    span = hi - lo
+    if span <= 0 or not math.isfinite(span):
+        return [lo]
+    raw = span / target
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    first = math.ceil(lo / step - 1e-9) * step
+    return [round(first + i * step, 12) for i in range(int((hi - first) / step + 1e-9) + 1)]
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.6g}".replace("-", "\u2212")
+
+
+class Axis:
+    """One plotly axis: its pixel span and a map from data to pixels."""
+
+    def __init__(self, name: str, spec: dict, lo_px: float, hi_px: float, vertical: bool):
+        self.name, self.spec, self.vertical = name, spec, vertical
+        d0, d1 = spec.get("domain", [0, 1])
+        self.p0 = lo_px + d0 * (hi_px - lo_px)
+        self.p1 = lo_px + d1 * (hi_px - lo_px)
+        self.categories: list = []
+        self.values: list[float] = []
+        self.range: list[float] | None = None
+
+    def add(self, values, pad: float = 0.0):
+        for v in values:
+            if isinstance(v, str):
+                if v not in self.categories:
+                    self.categories.append(v)
+                v = self.categories.index(v)
+            if v is not None and isinstance(v, (int, float)) and math.isfinite(v):
+                self.values.append(float(v) - pad)
+                self.values.append(float(v) + pad)
+
+    def pos(self, v) -> float:
+        return self.categories.index(v) if isinstance(v, str) else float(v)
+
+    def finish(self):
+        if "range" in self.spec:
+            lo, hi = self.spec["range"]
+        elif self.values:
+            lo, hi = min(self.values), max(self.values)
+            if self.categories or self.spec.get("_heat"):
+                pass
+            else:
+                pad = 0.05 * (hi - lo or 1)
+                lo, hi = lo - pad, hi + pad
+        else:
+            lo, hi = -1, 1
+        if self.spec.get("autorange") == "reversed":
+            lo, hi = hi, lo
+        self.range = [lo, hi]
+
+    def px(self, v) -> float:
+        lo, hi = self.range
+        t = (self.pos(v) - lo) / ((hi - lo) or 1)
+        return self.p1 - t * (self.p1 - self.p0) if self.vertical else self.p0 + t * (self.p1 - self.p0)
+
+    def scale(self) -> float:  # pixels per data unit
+        return abs(self.p1 - self.p0) / abs((self.range[1] - self.range[0]) or 1)
+
+
+def _hex_to_rgb(color: str):
+    color = color.strip()
+    if color.startswith("#") and len(color) == 7:
+        return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+    m = re.match(r"rgba?\(([^)]+)\)", color)
+    if m:
+        return tuple(int(float(c)) for c in m.group(1).split(",")[:3])
+    return (128, 128, 128)
+
+
+def _colorscale(scale, t: float) -> str:
+    if not isinstance(scale, list) or not scale:
+        scale = [[0, "#f7fbff"], [1, "#08306b"]]
+    t = min(1.0, max(0.0, t))
+    for (a, ca), (b, cb) in zip(scale, scale[1:]):
+        if a <= t <= b:
+            u = (t - a) / ((b - a) or 1)
+            c0, c1 = _hex_to_rgb(ca), _hex_to_rgb(cb)
+            return "rgb({},{},{})".format(*(round(x + u * (y - x)) for x, y in zip(c0, c1)))
+    return scale[-1][1]
+
+
+def render(fig: dict, width: int = WIDTH, uid: str = "f") -> str:
+    """The figure as an ``<svg class="static-figure">`` string; ``uid`` prefixes its clip ids."""
+    layout, data = fig.get("layout", {}), fig.get("data", [])
+    height = layout.get("height", 360)
+    m = {"l": 80, "r": 80, "t": 100, "b": 80, **layout.get("margin", {})}
+    yspec = layout.get("yaxis", {})
+    if yspec.get("automargin") and yspec.get("ticktext"):  # plotly widens the margin to fit labels
+        m["l"] = max(m["l"], 24 + 7 * max(len(str(t)) for t in yspec["ticktext"]))
+    x_lo, x_hi, y_lo, y_hi = m["l"], width - m["r"], m["t"], height - m["b"]
+
+    axes: dict[str, Axis] = {}
+
+    def axis(ref: str, vertical: bool) -> Axis:
+        key = ("yaxis" if vertical else "xaxis") + ref[1:]
+        if key not in axes:
+            spec = dict(layout.get(key, {}))
+            axes[key] = Axis(key, spec, y_hi if vertical else x_lo, y_lo if vertical else x_hi, vertical)
+            if vertical:  # keep p0 the top pixel and p1 the bottom one (domain 0 is the bottom)
+                a = axes[key]
+                a.p0, a.p1 = min(a.p0, a.p1), max(a.p0, a.p1)
+        return axes[key]
+
+    for tr in data:
+        xa, ya = axis(tr.get("xaxis", "x"), False), axis(tr.get("yaxis", "y"), True)
+        if tr.get("type") == "heatmap":
+            xa.spec["_heat"] = ya.spec["_heat"] = True
+            z = tr.get("z") or [[]]
+            xs = tr.get("x") or list(range(len(z[0])))
+            ys = tr.get("y") or list(range(len(z)))
+            xa.add(xs, 0.5)
+            ya.add(ys, 0.5)
+        elif tr.get("type") == "bar":
+            cat, val = (ya, xa) if tr.get("orientation") == "h" else (xa, ya)
+            vals = tr.get("x" if tr.get("orientation") == "h" else "y") or []
+            cats = tr.get("y" if tr.get("orientation") == "h" else "x") or []
+            cat.add(cats, 0.5)
+            val.add(list(vals) + [0])
+        else:
+            xa.add(tr.get("x") or [])
+            ya.add(tr.get("y") or [])
+    if "xaxis" not in axes:
+        axis("x", False)
+    if "yaxis" not in axes:
+        axis("y", True)
+    for a in axes.values():
+        a.finish()
+    # Equal scales (scaleanchor): shrink the looser axis about its centre, as constrain="domain" does.
+    for a in list(axes.values()):
+        anchor = a.spec.get("scaleanchor")
+        if anchor:
+            other = axes.get(("xaxis" if anchor.startswith("x") else "yaxis") + anchor[1:])
+            if other:
+                s = min(a.scale(), other.scale() * a.spec.get("scaleratio", 1))
+                for ax, want in ((a, s), (other, s / a.spec.get("scaleratio", 1))):
+                    span = abs(ax.range[1] - ax.range[0]) * want
+                    mid = (ax.p0 + ax.p1) / 2
+                    ax.p0, ax.p1 = mid - span / 2, mid + span / 2
+
+    out = [f'<svg class="static-figure" viewBox="0 0 {width} {height}" width="100%" height="{height}" '
+           f'preserveAspectRatio="xMidYMin meet" role="img" aria-hidden="true" xmlns="http://www.w3.org/2000/svg" '
+           f'font-family="system-ui, sans-serif" font-size="{FONT}">']
+
+    # Grid, zero lines, tick labels, axis titles.
+    for a in axes.values():
+        spec = a.spec
+        lo, hi = sorted(a.range)
+        if "tickvals" in spec:
+            ticks = list(zip(spec["tickvals"], spec.get("ticktext", [_fmt(v) for v in spec["tickvals"]])))
+        elif a.categories:
+            ticks = [(c, c) for c in a.categories]
+        else:
+            ticks = [(v, _fmt(v)) for v in _nice_ticks(lo, hi)]
+        other_key = ("xaxis" if a.vertical else "yaxis") + (spec.get("anchor", "")[1:] if spec.get("anchor") else a.name[5:])
+        other = axes.get(other_key) or next(o for o in axes.values() if o.vertical != a.vertical)
+        for v, label in ticks:
+            try:
+                p = a.px(v)
+            except (ValueError, TypeError):
+                continue
+            if not (min(a.p0, a.p1) - 0.5 <= p <= max(a.p0, a.p1) + 0.5):
+                continue
+            if spec.get("showgrid", not a.categories) and not spec.get("_heat"):
+                if a.vertical:
+                    out.append(f'<line class="grid" x1="{other.p0:.1f}" x2="{other.p1:.1f}" y1="{p:.1f}" y2="{p:.1f}"/>')
+                else:
+                    out.append(f'<line class="grid" x1="{p:.1f}" x2="{p:.1f}" y1="{other.p0:.1f}" y2="{other.p1:.1f}"/>')
+            if spec.get("showticklabels", True):
+                if a.vertical:
+                    out.append(f'<text x="{other.p0 - 6:.1f}" y="{p + 4:.1f}" text-anchor="end">{_esc(label)}</text>')
+                else:
+                    out.append(f'<text x="{p:.1f}" y="{other.p1 + 16:.1f}" text-anchor="middle">{_esc(label)}</text>')
+        if spec.get("zeroline", True) and not a.categories and not spec.get("_heat") and lo < 0 < hi:
+            p = a.px(0)
+            if a.vertical:
+                out.append(f'<line class="zero" x1="{other.p0:.1f}" x2="{other.p1:.1f}" y1="{p:.1f}" y2="{p:.1f}"/>')
+            else:
+                out.append(f'<line class="zero" x1="{p:.1f}" x2="{p:.1f}" y1="{other.p0:.1f}" y2="{other.p1:.1f}"/>')
+        title = (spec.get("title") or {}).get("text") if isinstance(spec.get("title"), dict) else spec.get("title")
+        if title:
+            if a.vertical:
+                widest = max((len(str(label)) for _, label in ticks), default=0) if spec.get("showticklabels", True) else 0
+                x, y = max(10, other.p0 - 16 - 6.5 * widest), (a.p0 + a.p1) / 2
+                out.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="middle" transform="rotate(-90 {x:.1f} {y:.1f})">{_esc(title)}</text>')
+            else:
+                out.append(f'<text x="{(a.p0 + a.p1) / 2:.1f}" y="{other.p1 + 34:.1f}" text-anchor="middle">{_esc(title)}</text>')
+
+    # Traces, in order, each clipped to its subplot.
+    legend, clips = [], {}
+    for tr in data:
+        xa, ya = axes["xaxis" + tr.get("xaxis", "x")[1:]], axes["yaxis" + tr.get("yaxis", "y")[1:]]
+        cid = clips.setdefault((xa.name, ya.name), f"{uid}-{len(clips)}")
+        out.append(f'<clipPath id="{cid}"><rect x="{xa.p0:.1f}" y="{ya.p0 - 6:.1f}" width="{xa.p1 - xa.p0:.1f}" '
+                   f'height="{ya.p1 - ya.p0 + 12:.1f}"/></clipPath><g clip-path="url(#{cid})">')
+        out.extend(_trace(tr, xa, ya, legend))
+        out.append("</g>")
+    out.extend(_decorations(layout, axes, (x_lo, x_hi, y_lo, y_hi), width, m, legend))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
+    """SVG elements of one trace; appends its legend entry."""
+    out = []
+    kind, opacity = tr.get("type", "scatter"), tr.get("opacity", 1)
+    marker, line = tr.get("marker") or {}, tr.get("line") or {}
+    if kind == "heatmap":
+        z = tr.get("z") or []
+        xs = tr.get("x") or list(range(len(z[0]) if z else 0))
+        ys = tr.get("y") or list(range(len(z)))
+        flat = [v for row in z for v in row if isinstance(v, (int, float))]
+        zmin = tr.get("zmin", min(flat) if flat else 0)
+        zmax = tr.get("zmax", max(flat) if flat else 1)
+        gx, gy = tr.get("xgap", 0) / 2, tr.get("ygap", 0) / 2
+        for i, row in enumerate(z):
+            for j, v in enumerate(row):
+                if v is None:
+                    continue
+                cx, cy = xa.pos(xs[j]), ya.pos(ys[i])
+                px0, px1 = sorted((_px(xa, cx - 0.5), _px(xa, cx + 0.5)))
+                py0, py1 = sorted((_px(ya, cy - 0.5), _px(ya, cy + 0.5)))
+                color = _colorscale(tr.get("colorscale"), (v - zmin) / ((zmax - zmin) or 1))
+                out.append(f'<rect x="{px0 + gx:.1f}" y="{py0 + gy:.1f}" width="{max(0, px1 - px0 - 2 * gx):.1f}" '
+                           f'height="{max(0, py1 - py0 - 2 * gy):.1f}" fill="{color}"/>')
+        return out
+    if kind == "bar":
+        horizontal = tr.get("orientation") == "h"
+        cats = tr.get("y" if horizontal else "x") or []
+        vals = tr.get("x" if horizontal else "y") or []
+        colors = marker.get("color", "#2f6fde")
+        texts = tr.get("text") or []
+        for k, (c, v) in enumerate(zip(cats, vals)):
+            color = colors[k] if isinstance(colors, list) else colors
+            ca, va = (ya, xa) if horizontal else (xa, ya)
+            c0, c1 = sorted((_px(ca, ca.pos(c) - 0.4), _px(ca, ca.pos(c) + 0.4)))
+            v0, v1 = sorted((va.px(0), va.px(v)))
+            if horizontal:
+                out.append(f'<rect x="{v0:.1f}" y="{c0:.1f}" width="{v1 - v0:.1f}" height="{c1 - c0:.1f}" fill="{color}"/>')
+                if k < len(texts):
+                    out.append(f'<text x="{v1 + 4:.1f}" y="{(c0 + c1) / 2 + 4:.1f}">{_esc(texts[k])}</text>')
+            else:
+                out.append(f'<rect x="{c0:.1f}" y="{v0:.1f}" width="{c1 - c0:.1f}" height="{v1 - v0:.1f}" fill="{color}"/>')
+                if k < len(texts):
+                    out.append(f'<text x="{(c0 + c1) / 2:.1f}" y="{v0 - 4:.1f}" text-anchor="middle">{_esc(texts[k])}</text>')
+        return out
+    xs, ys = tr.get("x") or [], tr.get("y") or []
+    pts = [(xa.px(x), ya.px(y)) for x, y in zip(xs, ys) if x is not None and y is not None]
+    mode = tr.get("mode", "lines+markers")
+    color = line.get("color") or (marker.get("color") if isinstance(marker.get("color"), str) else "#2f6fde")
+    if "lines" in mode and len(pts) > 1:
+        dash = DASHES.get(line.get("dash", "solid"), "")
+        out.append(f'<polyline fill="none" stroke="{color}" stroke-width="{line.get("width", 2)}" opacity="{opacity}"'
+                   + (f' stroke-dasharray="{dash}"' if dash else "")
+                   + ' points="' + " ".join(f"{x:.1f},{y:.1f}" for x, y in pts) + '"/>')
+    if "markers" in mode and marker.get("symbol") != "arrow":
+        sizes, colors = marker.get("size", 6), marker.get("color", color)
+        ring = marker.get("line") or {}
+        for k, (x, y) in enumerate(pts):
+            size = sizes[k] if isinstance(sizes, list) else sizes
+            fill = colors[k] if isinstance(colors, list) else colors
+            if size:
+                stroke = f' stroke="{ring["color"]}" stroke-width="{ring.get("width", 1)}"' if ring.get("color") else ""
+                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size / 2:.1f}" fill="{fill}" opacity="{opacity}"{stroke}/>')
+    if tr.get("showlegend", True) and tr.get("name"):
+        legend.append((tr["name"], color, mode, line.get("dash")))
+    return out
+
+
+def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, legend: list) -> list[str]:
+    """Shapes, annotations, the title and the legend, drawn over the traces."""
+    x_lo, x_hi, y_lo, y_hi = box
+    out = []
+    def coord(ref: str, v, vertical: bool):
+        if ref == "paper" or ref.endswith(" domain"):
+            return y_hi - v * (y_hi - y_lo) if vertical else x_lo + v * (x_hi - x_lo)
+        return axes[("yaxis" if vertical else "xaxis") + ref[1:]].px(v)
+
+    for shape in layout.get("shapes", []):
+        try:
+            x0, x1 = sorted((coord(shape.get("xref", "x"), shape["x0"], False), coord(shape.get("xref", "x"), shape["x1"], False)))
+            y0, y1 = sorted((coord(shape.get("yref", "y"), shape["y0"], True), coord(shape.get("yref", "y"), shape["y1"], True)))
+        except (KeyError, ValueError, TypeError):
+            continue
+        ln = shape.get("line", {})
+        stroke = f'stroke="{ln["color"]}" stroke-width="{ln.get("width", 1)}"' if ln.get("color") and ln.get("width", 1) else 'stroke="none"'
+        if shape.get("type", "rect") == "line":
+            out.append(f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" {stroke}/>')
+        else:
+            out.append(f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{y1 - y0:.1f}" '
+                       f'fill="{shape.get("fillcolor", "none")}" opacity="{shape.get("opacity", 1)}" {stroke}/>')
+
+    for note in layout.get("annotations", []):
+        try:
+            if note.get("xref") == "paper":
+                x = x_lo + note.get("x", 0) * (x_hi - x_lo)
+            else:
+                x = axes["xaxis" + note.get("xref", "x")[1:]].px(note["x"])
+            if note.get("yref") == "paper":
+                y = y_hi - note.get("y", 0) * (y_hi - y_lo)
+            else:
+                y = axes["yaxis" + note.get("yref", "y")[1:]].px(note["y"])
+        except (KeyError, ValueError, TypeError):
+            continue  # an annotation on an axis or category we did not draw
+        font = note.get("font") or {}
+        fill = f' style="fill:{font["color"]}"' if font.get("color") else ""
+        if note.get("showarrow"):
+            tx, ty = x + note.get("ax", -10), y + note.get("ay", -30)
+            out.append(f'<line class="zero" x1="{x:.1f}" y1="{y:.1f}" x2="{tx:.1f}" y2="{ty:.1f}"/>')
+            x, y = tx, ty
+        anchor = {"left": "start", "right": "end"}.get(note.get("xanchor"), "middle")
+        dy = {"bottom": -4, "top": 12}.get(note.get("yanchor"), 4)
+        out.append(f'<text x="{x:.1f}" y="{y + dy:.1f}" text-anchor="{anchor}" font-size="{font.get("size", FONT)}"{fill}>'
+                   f'{_esc(note.get("text", ""))}</text>')
+
+    title = layout.get("title", {})
+    title = title.get("text") if isinstance(title, dict) else title
+    if title:
+        out.append(f'<text x="{width / 2:.1f}" y="{min(22, m["t"] - 8):.1f}" text-anchor="middle" font-size="14">{_esc(title)}</text>')
+
+    if layout.get("showlegend", True) and legend:
+        spec = layout.get("legend", {})
+        rows, lx = [[]], x_lo  # lay the entries out in rows first: a legend above the plot grows upwards
+        for entry in legend:
+            w = 44 + 7 * len(entry[0])
+            if lx + w > width - 10 and rows[-1]:
+                rows.append([])
+                lx = x_lo
+            rows[-1].append((lx, entry))
+            lx += w
+        ly = y_hi - spec.get("y", 1.0) * (y_hi - y_lo)
+        ly = ly - 8 - 18 * (len(rows) - 1) if spec.get("yanchor", "auto") == "bottom" else ly + 14
+        for r, row in enumerate(rows):
+            y = ly + 18 * r
+            for x, (name, color, mode, dash) in row:
+                swatch = (f'<line x1="{x:.1f}" x2="{x + 24:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{color}" stroke-width="2"'
+                          + (f' stroke-dasharray="{DASHES[dash]}"' if dash in DASHES else "") + "/>"
+                          if "lines" in mode else f'<circle cx="{x + 12:.1f}" cy="{y:.1f}" r="4" fill="{color}"/>')
+                out.append(swatch + f'<text x="{x + 30:.1f}" y="{y + 4:.1f}">{_esc(name)}</text>')
+    return out
+
+
+def _px(axis: Axis, v: float) -> float:
+    """Pixel of a numeric position (category index or number) on ``axis``."""
+    lo, hi = axis.range
+    t = (float(v) - lo) / ((hi - lo) or 1)
+    return axis.p1 - t * (axis.p1 - axis.p0) if axis.vertical else axis.p0 + t * (axis.p1 - axis.p0)
