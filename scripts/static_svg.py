@@ -25,6 +25,13 @@ FONT = 12
 DASHES = {"dash": "6 4", "dot": "2 3", "dashdot": "6 3 2 3", "longdash": "10 4"}
 
 
+INK = "#1f2933"  # the demos' neutral colour; drawn as currentColor so dark mode recolours it
+
+
+def _paint(color):
+    return "currentColor" if isinstance(color, str) and color.lower() == INK else color
+
+
 def _esc(text) -> str:
     text = re.sub(r"<br\s*/?>", " ", str(text))
     return html.escape(re.sub(r"<[^>]+>", "", text), quote=True)
@@ -287,7 +294,7 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
     color = line.get("color") or (marker.get("color") if isinstance(marker.get("color"), str) else "#2f6fde")
     if "lines" in mode and len(pts) > 1:
         dash = DASHES.get(line.get("dash", "solid"), "")
-        out.append(f'<polyline fill="none" stroke="{color}" stroke-width="{line.get("width", 2)}" opacity="{opacity}"'
+        out.append(f'<polyline fill="none" stroke="{_paint(color)}" stroke-width="{line.get("width", 2)}" opacity="{opacity}"'
                    + (f' stroke-dasharray="{dash}"' if dash else "")
                    + ' points="' + " ".join(f"{x:.1f},{y:.1f}" for x, y in pts) + '"/>')
     if "markers" in mode and marker.get("symbol") != "arrow":
@@ -297,8 +304,8 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
             size = sizes[k] if isinstance(sizes, list) else sizes
             fill = colors[k] if isinstance(colors, list) else colors
             if size:
-                stroke = f' stroke="{ring["color"]}" stroke-width="{ring.get("width", 1)}"' if ring.get("color") else ""
-                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size / 2:.1f}" fill="{fill}" opacity="{opacity}"{stroke}/>')
+                stroke = f' stroke="{_paint(ring["color"])}" stroke-width="{ring.get("width", 1)}"' if ring.get("color") else ""
+                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size / 2:.1f}" fill="{_paint(fill)}" opacity="{opacity}"{stroke}/>')
     if tr.get("showlegend", True) and tr.get("name"):
         legend.append((tr["name"], color, mode, line.get("dash")))
     return out
@@ -370,9 +377,9 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
         for r, row in enumerate(rows):
             y = ly + 18 * r
             for x, (name, color, mode, dash) in row:
-                swatch = (f'<line x1="{x:.1f}" x2="{x + 24:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{color}" stroke-width="2"'
+                swatch = (f'<line x1="{x:.1f}" x2="{x + 24:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{_paint(color)}" stroke-width="2"'
                           + (f' stroke-dasharray="{DASHES[dash]}"' if dash in DASHES else "") + "/>"
-                          if "lines" in mode else f'<circle cx="{x + 12:.1f}" cy="{y:.1f}" r="4" fill="{color}"/>')
+                          if "lines" in mode else f'<circle cx="{x + 12:.1f}" cy="{y:.1f}" r="4" fill="{_paint(color)}"/>')
                 out.append(swatch + f'<text x="{x + 30:.1f}" y="{y + 4:.1f}">{_esc(name)}</text>')
     return out
 

@@ -79,11 +79,26 @@ function setStatus(state, status, message) {
   } else if (status !== "error") box.hidden = true;
 }
 
+// Demos draw "ink" (the light scheme's text colour) for neutral marks; in the
+// dark scheme those marks take the page's text colour instead.
+const INK = "#1f2933";
+function inked(value, fg) {
+  if (Array.isArray(value)) return value.map((v) => inked(v, fg));
+  if (value && typeof value === "object") {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) out[k] = v === INK ? fg : inked(v, fg);
+    return out;
+  }
+  return value;
+}
+
 function draw(state, figure) {
   if (!window.Plotly) return plotlyReady.then(() => draw(state, figure));
   const poster = state.plot.querySelector(":scope > svg.static-figure"); // the build's static SVG
   if (poster) poster.remove();
-  return Plotly.react(state.plot, figure.data, themed(figure.layout), PLOT_CONFIG);
+  const layout = themed(figure.layout);
+  const data = palette.fg.toLowerCase() === INK ? figure.data : inked(figure.data, palette.fg);
+  return Plotly.react(state.plot, data, layout, PLOT_CONFIG);
 }
 
 function render(state, result) {
