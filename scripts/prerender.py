@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from headspace.demos import REGISTRY
-from static_svg import render as render_svg
+from static_svg import PHONE_WIDTH, render as render_svg
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "site" / "content"
@@ -82,7 +82,8 @@ def main() -> int:
             out = demo.run(overrides)
         except ValueError as exc:
             raise SystemExit(f"{where}: demo {name!r}: {exc}") from None
-        renders[key] = {"params": params, **out, "svg": render_svg(out["figure"], uid=f"c{len(renders)}")}
+        renders[key] = {"params": params, **out, "svg": render_svg(out["figure"], uid=f"c{len(renders)}")
+                         + render_svg(out["figure"], PHONE_WIDTH, uid=f"n{len(renders)}", css_class="narrow")}
 
     for name in REGISTRY:
         render(name, {}, "registry")

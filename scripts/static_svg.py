@@ -10,7 +10,7 @@ so the swap barely moves anything. It is a poster, not a plotting library.
 
 >>> svg = render({"data": [{"type": "scatter", "x": [0, 1], "y": [0, 1], "mode": "lines"}],
 ...               "layout": {"height": 200}})
->>> svg.startswith('<svg class="static-figure"') and "<polyline" in svg
+>>> svg.startswith('<svg class="static-figure wide"') and "<polyline" in svg
 True
 """
 
@@ -21,6 +21,7 @@ import math
 import re
 
 WIDTH = 640  # the nominal width; the SVG scales to its box (viewBox)
+PHONE_WIDTH = 360  # a second drawing for narrow screens, so the swap to plotly keeps its size
 FONT = 12
 DASHES = {"dash": "6 4", "dot": "2 3", "dashdot": "6 3 2 3", "longdash": "10 4"}
 
@@ -124,7 +125,7 @@ def _colorscale(scale, t: float) -> str:
     return scale[-1][1]
 
 
-def render(fig: dict, width: int = WIDTH, uid: str = "f") -> str:
+def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide") -> str:
     """The figure as an ``<svg class="static-figure">`` string; ``uid`` prefixes its clip ids."""
     layout, data = fig.get("layout", {}), fig.get("data", [])
     height = layout.get("height", 360)
@@ -182,7 +183,7 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f") -> str:
                     mid = (ax.p0 + ax.p1) / 2
                     ax.p0, ax.p1 = mid - span / 2, mid + span / 2
 
-    out = [f'<svg class="static-figure" viewBox="0 0 {width} {height}" width="100%" height="{height}" '
+    out = [f'<svg class="static-figure {css_class}" viewBox="0 0 {width} {height}" width="100%" height="{height}" '
            f'preserveAspectRatio="xMidYMin meet" role="img" aria-hidden="true" xmlns="http://www.w3.org/2000/svg" '
            f'font-family="system-ui, sans-serif" font-size="{FONT}">']
 
@@ -239,8 +240,12 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f") -> str:
                    f'height="{ya.p1 - ya.p0 + 12:.1f}"/></clipPath><g clip-path="url(#{cid})">')
         out.extend(_trace(tr, xa, ya, legend))
         out.append("</g>")
-    out.extend(_decorations(layout, axes, (x_lo, x_hi, y_lo, y_hi), width, m, legend))
+    decorations, bottom = _decorations(layout, axes, (x_lo, x_hi, y_lo, y_hi), width, m, legend)
+    out.extend(decorations)
     out.append("</svg>")
+    if bottom > height:  # a legend that wraps on a narrow drawing: grow rather than clip it
+        out[0] = out[0].replace(f"0 0 {width} {height}", f"0 0 {width} {bottom:.0f}").replace(
+            f'height="{height}"', f'height="{bottom:.0f}"')
     return "".join(out)
 
 
@@ -311,10 +316,11 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
     return out
 
 
-def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, legend: list) -> list[str]:
-    """Shapes, annotations, the title and the legend, drawn over the traces."""
+def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, legend: list) -> tuple[list[str], float]:
+    """Shapes, annotations, the title and the legend, drawn over the traces; and
+    the lowest pixel the legend reaches."""
     x_lo, x_hi, y_lo, y_hi = box
-    out = []
+    out, bottom = [], 0.0
     def coord(ref: str, v, vertical: bool):
         if ref == "paper" or ref.endswith(" domain"):
             return y_hi - v * (y_hi - y_lo) if vertical else x_lo + v * (x_hi - x_lo)
@@ -381,7 +387,8 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
                           + (f' stroke-dasharray="{DASHES[dash]}"' if dash in DASHES else "") + "/>"
                           if "lines" in mode else f'<circle cx="{x + 12:.1f}" cy="{y:.1f}" r="4" fill="{_paint(color)}"/>')
                 out.append(swatch + f'<text x="{x + 30:.1f}" y="{y + 4:.1f}">{_esc(name)}</text>')
-    return out
+                bottom = max(bottom, y + 12)
+    return out, bottom
 
 
 def _px(axis: Axis, v: float) -> float:

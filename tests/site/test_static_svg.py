@@ -20,7 +20,7 @@ def parse(fig) -> ET.Element:
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_every_default_figure_renders(name):
     root = parse(REGISTRY[name].run({})["figure"])
-    assert root.tag == SVG + "svg" and root.get("class") == "static-figure"
+    assert root.tag == SVG + "svg" and root.get("class") == "static-figure wide"
     assert len(list(root.iter())) > 10
 
 

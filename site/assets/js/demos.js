@@ -94,8 +94,7 @@ function inked(value, fg) {
 
 function draw(state, figure) {
   if (!window.Plotly) return plotlyReady.then(() => draw(state, figure));
-  const poster = state.plot.querySelector(":scope > svg.static-figure"); // the build's static SVG
-  if (poster) poster.remove();
+  for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
   const layout = themed(figure.layout);
   const data = palette.fg.toLowerCase() === INK ? figure.data : inked(figure.data, palette.fg);
   return Plotly.react(state.plot, data, layout, PLOT_CONFIG);
