@@ -83,9 +83,7 @@ class Axis:
             lo, hi = self.spec["range"]
         elif self.values:
             lo, hi = min(self.values), max(self.values)
-            if self.categories or self.spec.get("_heat"):
-                pass
-            else:
+            if not (self.categories or self.spec.get("_heat")):  # cells and bars already pad by half a cell
                 pad = 0.05 * (hi - lo or 1)
                 lo, hi = lo - pad, hi + pad
         else:
@@ -95,9 +93,8 @@ class Axis:
         self.range = [lo, hi]
 
     def px(self, v) -> float:
-        lo, hi = self.range
-        t = (self.pos(v) - lo) / ((hi - lo) or 1)
-        return self.p1 - t * (self.p1 - self.p0) if self.vertical else self.p0 + t * (self.p1 - self.p0)
+        """Pixel of a data value (a number or a category)."""
+        return _px(self, self.pos(v))
 
     def scale(self) -> float:  # pixels per data unit
         return abs(self.p1 - self.p0) / abs((self.range[1] - self.range[0]) or 1)
