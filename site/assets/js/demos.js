@@ -1,8 +1,9 @@
 // Page side of the live demos (DOM contract in DESIGN.md).
 //
-// 1. Draw every prerendered figure at once with plotly (data-status="static").
-// 2. Boot one Pyodide worker when the browser is idle or a demo nears the
-//    viewport; a time limit turns a hung boot into a visible error.
+// 1. The page arrives with each figure drawn as static SVG by the build
+//    (data-status="static"); plotly redraws it interactively once loaded.
+// 2. Then one Pyodide worker boots; a time limit turns a hung boot into a
+//    visible error, and a worker that dies later fails every demo visibly.
 // 3. On every control change send call(name, params) to the worker. Per demo at
 //    most one request is in flight; newer values replace the queued one, so the
 //    latest value wins and stale requests are never sent.
@@ -116,8 +117,12 @@ function render(state, result) {
 
 // ---------- the worker ----------
 function failAll(message) {
+  if (worker) worker.terminate();
+  worker = null; // request() sends nothing more once the runtime is gone
+  pending.clear();
   for (const state of states) {
     state.inFlight = false;
+    state.queued = null;
     setStatus(state, "error", `${message} The figure shows the values computed when the page was built.`);
   }
 }
@@ -138,7 +143,9 @@ function bootWorker() {
     worker.onerror = (event) => {
       clearTimeout(timer);
       event.preventDefault();
-      reject(new Error(`The Python worker crashed: ${event.message || "it could not be loaded"}.`));
+      const message = `The Python worker crashed: ${event.message || "it could not be loaded"}.`;
+      if (marks.pythonReady) failAll(message); // after boot: nothing will answer any more
+      else reject(new Error(message));
     };
     worker.onmessage = ({ data }) => {
       if (data.type === "ready") {
@@ -162,10 +169,7 @@ function bootWorker() {
       setStatus(s, "ready");
       if (s.queued) send(s);
     }
-  }, (err) => {
-    if (worker) worker.terminate();
-    failAll(err.message);
-  });
+  }, (err) => failAll(err.message));
   return booted;
 }
 
