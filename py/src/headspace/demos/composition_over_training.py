@@ -5,8 +5,8 @@ For the chosen model and mode, ``scores[metric][i]`` is the score of the pair (`
 numbers the composition-scores heatmap shows at that step. The right panel is the loss on
 repeated random text from the model's ``training_curve.json``: the first half cannot be predicted
 (its loss stays near ln d_vocab); the repeated half falls once an induction circuit forms. The
-shaded band is the phase change recorded there (the repeated-half loss falling from 10 % to 90 %
-of the way down).
+shaded band is the phase change recorded there (the best induction score rising from 10 % to 90 %
+of the way up).
 
 Defaults: the previous-token head and the induction head of the model, found from the final
 weights' attention patterns (``headspace.heads``).
