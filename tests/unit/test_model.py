@@ -300,3 +300,15 @@ def test_models_dir_and_list_models(models, monkeypatch, tmp_path):
     monkeypatch.setenv("HEADSPACE_MODELS", str(tmp_path / "empty"))
     with pytest.raises(ValueError, match="no manifest.json in .*empty \\(from \\$HEADSPACE_MODELS\\)"):
         hm.models_dir()
+
+
+def test_load_checkpoints_equals_loading_each_step():
+    """One read of the checkpoint file gives the same weights as load(name, step) per step."""
+    from headspace.model import load, load_checkpoints
+    every = load_checkpoints("attn-only-2l")
+    assert list(every) == sorted(every) and 0 in every
+    for step in (0, max(every)):
+        one = load("attn-only-2l", step=step)
+        assert every[step].step == step and every[step].steps == one.steps
+        np.testing.assert_array_equal(every[step].W_Q, one.W_Q)
+        np.testing.assert_array_equal(every[step].W_U, one.W_U)

@@ -52,6 +52,7 @@ MANIFEST = "manifest.json"
 CONFIG = "config.json"
 WEIGHTS = "weights.npz"
 CHECKPOINTS = "checkpoints.npz"
+TRAINING_CURVE = "training_curve.json"
 _NORMS = (None, "RMS", "RMSPre")
 
 
@@ -89,6 +90,54 @@ def load(path, step: int | None = None, *, verify: bool = True) -> "Model":
     ``verify=False`` (for a model directory of your own, without a manifest).
     Missing files, checksum mismatches and unreadable files raise ValueError.
     """
+    directory, config, steps, read = _open(path, verify)
+    if step is None:
+        state, _ = _read_npz(directory / WEIGHTS, read(WEIGHTS))
+    else:
+        if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
+            raise ValueError(f"step must be an integer training step or None; got {type(step).__name__} {step!r}")
+        prefix = f"step_{int(step)}/"
+        state, keys = _read_npz(directory / CHECKPOINTS, read(CHECKPOINTS), prefix)
+        steps = steps or _steps_of(keys)
+        if not state:
+            raise ValueError(f"step must be one of the checkpoint steps {list(steps)}; got {step}")
+    return Model(config, state, name=directory.name, step=None if step is None else int(step), steps=steps)
+
+
+def load_checkpoints(path, *, verify: bool = True) -> dict[int, "Model"]:
+    """Every training checkpoint of a model, ``{step: Model}``, from one read of its file.
+
+    ``load(path, step)`` reads (and checks) the whole checkpoint file for one
+    step; a curve over all checkpoints wants this instead.
+
+    >>> sorted(load_checkpoints("attn-only-2l"))[:2]
+    [0, 600]
+    """
+    directory, config, steps, read = _open(path, verify)
+    arrays, keys = _read_npz(directory / CHECKPOINTS, read(CHECKPOINTS))
+    steps = steps or _steps_of(keys)
+    by_step: dict[int, dict] = {}
+    for key, value in arrays.items():
+        head, rest = key.split("/", 1)
+        by_step.setdefault(int(head[len("step_"):]), {})[rest] = value
+    return {s: Model(config, state, name=directory.name, step=s, steps=steps) for s, state in sorted(by_step.items())}
+
+
+def load_training_curve(path, *, verify: bool = True) -> dict:
+    """The model's ``training_curve.json`` (losses and head scores during training), checked.
+
+    >>> sorted(load_training_curve("attn-only-2l"))[:2]
+    ['checkpoint_steps', 'first_half_loss']
+    """
+    directory, _, _, read = _open(path, verify)
+    try:
+        return json.loads(read(TRAINING_CURVE))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{directory / TRAINING_CURVE} is not valid JSON: {exc}") from None
+
+
+def _open(path, verify: bool):
+    """(directory, config, checkpoint steps, a checked file reader) for a model directory."""
     directory = _model_directory(path)
     entry = None
     if verify:
@@ -98,27 +147,18 @@ def load(path, step: int | None = None, *, verify: bool = True) -> "Model":
             raise ValueError(f"model {directory.name!r} is not in {directory.parent / MANIFEST}; "
                              f"it lists {sorted(manifest['models'])}")
     read = lambda filename: _read_file(directory, filename, entry)  # noqa: E731
-
     try:
         config = json.loads(read(CONFIG))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{directory / CONFIG} is not valid JSON: {exc}") from None
     if not isinstance(config, dict):
         raise ValueError(f"{directory / CONFIG} must hold a JSON object; got {type(config).__name__}")
-
     steps: tuple[int, ...] = tuple(entry.get("checkpoint_steps", ())) if entry else ()
-    if step is None:
-        state, _ = _read_npz(directory / WEIGHTS, read(WEIGHTS))
-    else:
-        if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
-            raise ValueError(f"step must be an integer training step or None; got {type(step).__name__} {step!r}")
-        prefix = f"step_{int(step)}/"
-        state, keys = _read_npz(directory / CHECKPOINTS, read(CHECKPOINTS), prefix)
-        if not steps:
-            steps = tuple(sorted({int(k.split("/")[0][5:]) for k in keys}))
-        if not state:
-            raise ValueError(f"step must be one of the checkpoint steps {list(steps)}; got {step}")
-    return Model(config, state, name=directory.name, step=None if step is None else int(step), steps=steps)
+    return directory, config, steps, read
+
+
+def _steps_of(keys) -> tuple[int, ...]:
+    return tuple(sorted({int(k.split("/")[0][len("step_"):]) for k in keys}))
 
 
 class Model:

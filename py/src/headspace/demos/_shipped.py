@@ -13,8 +13,6 @@ a manifest (a page with no model demo), the fallbacks below only fill the declar
 
 from __future__ import annotations
 
-import hashlib
-import io
 import json
 from functools import lru_cache
 
@@ -71,8 +69,7 @@ def _entry(where: str, name: str) -> dict:
     if name not in manifest["models"]:
         raise ValueError(f"model must be one of {sorted(manifest['models'])}; got {name!r}")
     e = manifest["models"][name]
-    return {"steps": tuple(int(s) for s in e.get("checkpoint_steps", ())), "files": e.get("files", {}),
-            "final_step": e.get("final_step")}
+    return {"steps": tuple(int(s) for s in e.get("checkpoint_steps", ())), "final_step": e.get("final_step")}
 
 
 def resolve_step(name: str, step) -> int | None:
@@ -88,39 +85,20 @@ def resolve_step(name: str, step) -> int | None:
     return before[-1] if before else steps[0]
 
 
-def _verified(where: str, name: str, filename: str) -> bytes:
-    path = _model.models_dir() / name / filename
-    data = path.read_bytes()
-    want = _entry(where, name)["files"].get(filename, {}).get("sha256")
-    if want is not None and hashlib.sha256(data).hexdigest() != want:
-        raise ValueError(f"checksum mismatch for {path}: the manifest records sha256 {want}")
-    return data
-
-
 @lru_cache(maxsize=None)
 def _checkpoints(where: str, name: str) -> dict:
-    """Every checkpoint's state dict, from one read of ``checkpoints.npz`` (keys ``step_<n>/<key>``).
-
-    ``model.load(name, step)`` reads and checks the whole file for each step; a curve over 18
-    checkpoints would pay that 18 times.
-    """
-    with np.load(io.BytesIO(_verified(where, name, _model.CHECKPOINTS)), allow_pickle=False) as npz:
-        by_step: dict = {}
-        for key in npz.files:
-            step, rest = key.split("/", 1)
-            by_step.setdefault(int(step[len("step_"):]), {})[rest] = npz[key]
-    return by_step
+    """Every checkpoint of ``name``, from one read of its file (cached per models directory)."""
+    return _model.load_checkpoints(name)
 
 
 @lru_cache(maxsize=None)
 def _loaded(where: str, name: str, step: int | None):
-    final = _final(where, name)
     if step is None:
-        return final.fold_norm()
-    state = _checkpoints(where, name).get(step)
-    if state is None:
+        return _final(where, name).fold_norm()
+    model = _checkpoints(where, name).get(step)
+    if model is None:
         raise ValueError(f"step must be one of the checkpoint steps {list(checkpoint_steps(name))}; got {step}")
-    return _model.Model(final.config, state, name=name, step=step, steps=final.steps).fold_norm()
+    return model.fold_norm()
 
 
 @lru_cache(maxsize=None)
@@ -159,7 +137,7 @@ def roles(name: str) -> tuple[tuple[int, int], tuple[int, int]]:
 
 @lru_cache(maxsize=None)
 def _curve(where: str, name: str) -> dict:
-    return json.loads(_verified(where, name, "training_curve.json"))
+    return _model.load_training_curve(name)
 
 
 def curve(name: str) -> dict:
