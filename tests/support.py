@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 
 def assert_json_close(got, want, tol: float = 1e-9, path: str = "outputs") -> None:
@@ -21,3 +22,21 @@ def assert_json_close(got, want, tol: float = 1e-9, path: str = "outputs") -> No
     else:
         assert isinstance(got, (int, float)) and not isinstance(got, bool), f"{path}: {got!r} is not a number"
         assert math.isclose(got, want, rel_tol=tol, abs_tol=tol), f"{path}: {got!r} != {want!r}"
+
+
+def sample_param(p, rng: random.Random):
+    """A value a reader can produce with parameter ``p``'s control (sliders land on steps)."""
+    if p.kind == "checkbox":
+        return rng.random() < 0.5
+    if p.kind == "select":
+        return rng.choice(list(p.options))
+    if p.kind == "matrix":
+        return [[round(rng.uniform(-5, 5), 3) for _ in range(p.shape[1])] for _ in range(p.shape[0])]
+    if p.kind == "range" and p.step:
+        k = rng.randint(0, int(round((p.max - p.min) / p.step)))
+        return min(p.max, p.min + k * p.step)
+    return rng.uniform(p.min, p.max)
+
+
+def sample_params(demo, rng: random.Random) -> dict:
+    return {p.name: sample_param(p, rng) for p in demo.params}

@@ -10,28 +10,14 @@ import plotly.graph_objects as go
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from headspace.demos import REGISTRY, Param
-
-
-def param_strategy(p: Param):
-    """Values a reader can produce with this parameter's control."""
-    if p.kind == "checkbox":
-        return st.booleans()
-    if p.kind == "select":
-        return st.sampled_from(list(p.options))
-    if p.kind == "matrix":
-        rows, cols = p.shape
-        cell = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
-        return st.lists(st.lists(cell, min_size=cols, max_size=cols), min_size=rows, max_size=rows)
-    lo, hi = p.min, p.max
-    if p.step and p.kind == "range":  # a slider only lands on min + k * step
-        n = int(round((hi - lo) / p.step))
-        return st.integers(0, n).map(lambda k: min(hi, lo + k * p.step))
-    return st.floats(lo, hi, allow_nan=False, allow_infinity=False)
+from headspace.demos import REGISTRY
+from support import sample_params
 
 
 def params_strategy(demo):
-    return st.fixed_dictionaries({p.name: param_strategy(p) for p in demo.params})
+    """Random valid parameters for ``demo``, drawn by hypothesis (seeded) through the
+    sampler the cross-runtime test uses too."""
+    return st.randoms(use_true_random=False).map(lambda rng: sample_params(demo, rng))
 
 
 def check_result(demo, result):

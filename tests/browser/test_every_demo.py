@@ -14,20 +14,7 @@ from test_polarizer import output_values, set_control, wait_ready
 
 pytestmark = pytest.mark.browser
 
-READ_PARAMS = """fig => {
-    const params = {};
-    for (const el of fig.querySelectorAll('.demo-controls [name]')) {
-        const name = el.getAttribute('name');
-        if (el.tagName === 'FIELDSET') {
-            const rows = [];
-            for (const c of el.querySelectorAll('input[data-row]')) (rows[+c.dataset.row] ||= [])[+c.dataset.col] = Number(c.value);
-            params[name] = rows;
-        } else if (el.type === 'checkbox') params[name] = el.checked;
-        else if (el.tagName === 'SELECT') params[name] = JSON.parse(el.selectedOptions[0].dataset.value);
-        else params[name] = Number(el.value);
-    }
-    return params;
-}"""
+READ_PARAMS = "fig => window.headspace.params(fig)"  # the page's own reader: what it sends to Python
 
 
 def another_value(p, current):

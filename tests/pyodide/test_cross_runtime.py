@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from headspace.demos import REGISTRY, Param
-from support import assert_json_close
+from headspace.demos import REGISTRY
+from support import assert_json_close, sample_params
 
 pytestmark = pytest.mark.pyodide
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,25 +21,12 @@ INDEX = ROOT / "site" / "static" / "pyodide" / "0.27.7"
 MODELS = ROOT / "site" / "static" / "models"
 
 
-def sample(p: Param, rng: random.Random):
-    if p.kind == "checkbox":
-        return rng.random() < 0.5
-    if p.kind == "select":
-        return rng.choice(list(p.options))
-    if p.kind == "matrix":
-        return [[round(rng.uniform(-3, 3), 3) for _ in range(p.shape[1])] for _ in range(p.shape[0])]
-    if p.kind == "range" and p.step:
-        k = rng.randint(0, int(round((p.max - p.min) / p.step)))
-        return min(p.max, p.min + k * p.step)
-    return rng.uniform(p.min, p.max)
-
-
 def cases(per_demo: int = 4, seed: int = 7):
     rng = random.Random(seed)
     out = []
     for name, demo in sorted(REGISTRY.items()):
         out.append({"name": name, "params": {}})
-        out += [{"name": name, "params": {p.name: sample(p, rng) for p in demo.params}} for _ in range(per_demo)]
+        out += [{"name": name, "params": sample_params(demo, rng)} for _ in range(per_demo)]
     out.append({"name": "polarizer", "params": {"theta": float("nan")}})  # errors cross too
     return out
 

@@ -281,9 +281,11 @@ if (states.length) {
   });
 }
 
-// For tests and benchmarks: boot now, timing marks, and the worker's wasm heap size.
+// For tests and benchmarks: boot now, a figure's current parameters, timing marks,
+// and the worker's wasm heap size.
 window.headspace = {
   ready: () => bootWorker(),
+  params: (fig) => readParams(fig), // what the next call would send for this figure
   marks,
   stats: () => bootWorker().then(() => new Promise((resolve) => {
     statsWaiters.push(resolve);
