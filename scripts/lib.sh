@@ -14,3 +14,24 @@ stamp_ok() {  # stamp_ok NAME CONTENT: true when the step already ran with CONTE
   [[ -f "$CACHE/stamps/$1" && "$(cat "$CACHE/stamps/$1")" == "$2" ]]
 }
 stamp_set() { mkdir -p "$CACHE/stamps"; printf '%s' "$2" > "$CACHE/stamps/$1"; }
+
+# ensure_venv DIR LOCKFILE WHAT: a venv at DIR with LOCKFILE installed and this
+# checkout's package editable; rebuilt only when the lockfile or Python changes.
+ensure_venv() {
+  local dir="$1" lock="$2" what="$3" name
+  name="$(basename "$dir")"
+  local hash
+  hash="$(sha256sum "$lock" | cut -c1-16)-$(python3 -c 'import sys;print(sys.version_info[:2])')"
+  if ! stamp_ok "$name" "$hash" || [[ ! -x "$dir/bin/python" ]]; then
+    say "installing $what into $dir"
+    rm -rf "$dir"
+    python3 -m venv "$dir"
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check -r "$lock"
+    stamp_set "$name" "$hash"
+  fi
+  # The package itself, editable, pointing at this checkout (a fresh clone moves it).
+  if ! "$dir/bin/python" -c 'import headspace, sys; sys.exit(0 if headspace.__file__.startswith(sys.argv[1]) else 1)' \
+      "$ROOT/py/src/" 2>/dev/null; then
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e "$ROOT/py"
+  fi
+}
