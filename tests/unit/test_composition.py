@@ -37,9 +37,18 @@ def ref_subspace(L, R):
 
 
 def ref_token(L, R, E, U, mode):
-    A_tok = E @ L @ U
-    B_tok = E @ R @ (U if mode == "V" else E.T)
-    return ref_frobenius(A_tok, B_tok)
+    """Materialised token space: the path E L R X (X = E^T for Q and K, U for V) over the writer's
+    token-to-token map E L E^+ and the reader's token circuit E R X."""
+    X = U if mode == "V" else E.T
+    path = E @ L @ R @ X
+    return np.linalg.norm(path) / (np.linalg.norm(E @ L @ np.linalg.pinv(E)) * np.linalg.norm(E @ R @ X))
+
+
+def ref_whitened(L, R, G, mode):
+    """frobenius after the symmetric square root S = G^(1/2) (not the Cholesky factor the library uses)."""
+    lam, V = np.linalg.eigh(G)
+    S, Si = (V * np.sqrt(lam)) @ V.T, (V / np.sqrt(lam)) @ V.T
+    return ref_frobenius(S @ L @ Si, S @ R @ (Si if mode == "V" else S))
 
 
 def ref_baseline_mean(shape_l, shape_r, samples=64, seed=0):
@@ -137,7 +146,106 @@ def test_token_matches_materialised_token_space(d, seed, mode):
     E, U = rng.standard_normal((3 * d, d)), rng.standard_normal((d, 3 * d))
     got = C.composition_score(L, R, "token", W_E=E, W_U=U, mode=mode)
     assert got == pytest.approx(ref_token(L, R, E, U, mode), rel=1e-9)
-    assert 0.0 <= got <= 1.0
+    path = C.token_path(L, R, W_E=E, W_U=U, mode=mode)
+    np.testing.assert_allclose(path, E @ L @ R @ (U if mode == "V" else E.T), rtol=1e-12, atol=1e-12)
+
+
+@given(st.integers(2, 6), st.integers(0, 2**32 - 1), st.sampled_from(C.MODES))
+@FAST
+def test_whitened_matches_symmetric_square_root_reference(d, seed, mode):
+    rng = np.random.default_rng(seed)
+    L, R = low_rank(rng, d, d, rng.integers(1, d + 1)), low_rank(rng, d, d, rng.integers(1, d + 1))
+    M = rng.standard_normal((2 * d, d))
+    got = C.composition_score(L, R, "whitened", gram=M.T @ M, mode=mode)
+    assert got == pytest.approx(ref_whitened(L, R, M.T @ M, mode), rel=1e-9)
+    assert C.composition_score(L, R, "whitened", W_E=M, mode=mode) == pytest.approx(got, rel=1e-12)
+
+
+def _random_basis(rng, d):
+    """An invertible T of condition number up to about 100 (a random rotation times random stretches)."""
+    q1, q2 = np.linalg.qr(rng.standard_normal((2, d, d)))[0]
+    return (q1 * np.exp(rng.uniform(-2.3, 2.3, d))) @ q2
+
+
+@given(st.integers(2, 6), st.integers(0, 2**32 - 1), st.sampled_from(C.MODES))
+@FAST
+def test_token_and_whitened_are_invariant_under_every_change_of_basis(d, seed, mode):
+    rng = np.random.default_rng(seed)
+    L, R = low_rank(rng, d, d, rng.integers(1, d + 1)), low_rank(rng, d, d, rng.integers(1, d + 1))
+    E, U = rng.standard_normal((3 * d, d)), rng.standard_normal((d, 3 * d))
+    T = _random_basis(rng, d)
+    Ti = np.linalg.inv(T)
+    L2 = Ti @ L @ T                                            # OV: T^-1 A T
+    R2 = Ti @ R @ (T if mode == "V" else Ti.T)                 # OV reads: T^-1 B T; QK: T^-1 B T^-T
+    for metric, kw, kw2 in [("token", {"W_E": E, "W_U": U}, {"W_E": E @ T, "W_U": Ti @ U}),
+                            ("whitened", {"W_E": E}, {"W_E": E @ T}),
+                            ("whitened", {"gram": E.T @ E}, {"gram": T.T @ E.T @ E @ T})]:
+        before = C.composition_score(L, R, metric, mode=mode, **kw)
+        after = C.composition_score(L2, R2, metric, mode=mode, **kw2)
+        assert after == pytest.approx(before, rel=1e-9), metric
+
+
+@given(st.integers(2, 6), st.integers(0, 2**32 - 1), st.sampled_from(C.MODES))
+@FAST
+def test_token_and_whitened_are_exactly_zero_when_the_product_is(d, seed, mode):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, d))                          # A writes only the first k axes, B reads the rest
+    L = rng.standard_normal((d, d)) * (np.arange(d) < k)
+    R = rng.standard_normal((d, d)) * (np.arange(d) >= k)[:, None]
+    assert np.all(L @ R == 0)
+    E, U = rng.standard_normal((3 * d, d)), rng.standard_normal((d, 3 * d))
+    assert C.composition_score(L, R, "token", W_E=E, W_U=U, mode=mode) == 0.0
+    assert C.composition_score(L, R, "whitened", W_E=E, mode=mode) == 0.0
+
+
+@given(st.integers(2, 6), st.integers(0, 2**32 - 1), st.sampled_from(C.MODES))
+@FAST
+def test_whitened_with_identity_gram_is_frobenius(d, seed, mode):
+    rng = np.random.default_rng(seed)
+    L, R = rng.standard_normal((2, d, d))
+    got = C.composition_score(L, R, "whitened", gram=np.eye(d), mode=mode)
+    assert got == pytest.approx(C.frobenius(L, R), rel=1e-12)
+
+
+@given(st.integers(2, 6), st.integers(0, 2**32 - 1), st.sampled_from("QK"))
+@FAST
+def test_token_is_whitened_by_the_embedding_for_q_and_k(d, seed, mode):
+    """Proved: W_E F^-1 has orthonormal columns, so ||W_E M W_E^T|| = ||F M F^T|| and the token
+    factors are the whitened ones. This checks the identity."""
+    rng = np.random.default_rng(seed)
+    L, R = rng.standard_normal((2, d, d))
+    E = rng.standard_normal((2 * d, d))
+    assert C.composition_score(L, R, "token", W_E=E, mode=mode) == pytest.approx(
+        C.composition_score(L, R, "whitened", W_E=E, mode=mode), rel=1e-10)
+
+
+@given(st.integers(1, 6), st.integers(1, 6), st.integers(1, 6), st.integers(0, 2**32 - 1))
+@FAST
+def test_von_neumann_bound_on_the_numerator(n, m, p, seed):
+    """||AB||_F^2 = tr(A^T A B B^T) <= sum_i sigma_i^2 tau_i^2 (von Neumann's trace inequality), so
+    svd_bound <= 1; equality when A^T A and B B^T share an eigenbasis in the same order (Theobald 1975)."""
+    rng = np.random.default_rng(seed)
+    A, B = rng.standard_normal((n, m)), rng.standard_normal((m, p))
+    sa, sb = np.linalg.svd(A, compute_uv=False), np.linalg.svd(B, compute_uv=False)
+    k = min(len(sa), len(sb))
+    bound = np.sum(sa[:k] ** 2 * sb[:k] ** 2)
+    assert np.linalg.norm(A @ B) ** 2 == pytest.approx(np.trace(A.T @ A @ B @ B.T), rel=1e-10)
+    assert np.linalg.norm(A @ B) ** 2 <= bound * (1 + 1e-12)
+    # equality: B's left singular vectors are A's right ones, in the same order of singular values
+    ua, _, vat = np.linalg.svd(A)
+    _, _, vbt = np.linalg.svd(B)
+    r = min(m, len(sa), len(sb))
+    B_eq = vat.T[:, :r] @ np.diag(sb[:r]) @ vbt[:r]
+    assert np.linalg.norm(A @ B_eq) ** 2 == pytest.approx(np.sum(sa[:r] ** 2 * sb[:r] ** 2), rel=1e-9)
+    assert C.svd_bound(A, B_eq) == pytest.approx(1.0, rel=1e-9)
+
+
+def test_theobald_equality_needs_the_same_order():
+    """Shared eigenbasis but opposite order, with distinct eigenvalues: strictly below the bound."""
+    A, B = np.diag([2.0, 1.0]), np.diag([1.0, 2.0])
+    assert np.linalg.norm(A @ B) ** 2 == pytest.approx(8.0) and 8.0 < 2.0 ** 2 * 2.0 ** 2 + 1.0 ** 2   # 8 < 17
+    rot = np.array([[np.cos(0.3), -np.sin(0.3)], [np.sin(0.3), np.cos(0.3)]])
+    assert np.linalg.norm(A @ rot @ np.diag([2.0, 1.0])) ** 2 < 17 - 1e-6    # same order, other basis
 
 
 def test_batches_broadcast():
@@ -193,12 +301,15 @@ def test_all_pairs_match_transformerlens_definition(w, mode, metric):
 
 @given(heads(), st.sampled_from(C.MODES))
 @FAST
-def test_all_pairs_token(w, mode):
+def test_all_pairs_token_and_whitened(w, mode):
     rng = np.random.default_rng(1)
     d = w[0].shape[2]
     E, U = rng.standard_normal((2 * d + 1, d)), rng.standard_normal((d, 2 * d + 1))
     got = C.all_composition_scores(*w, mode, "token", W_E=E, W_U=U)
     want = ref_all(*w, mode, lambda L, R: ref_token(L, R, E, U, mode))
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    got = C.all_composition_scores(*w, mode, "whitened", gram=E.T @ E)
+    want = ref_all(*w, mode, lambda L, R: ref_whitened(L, R, E.T @ E, mode))
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
 
 
@@ -224,8 +335,8 @@ def test_all_pairs_baseline_uses_gaussian_factors_of_the_heads_shapes(w, mode):
 @settings(derandomize=True, max_examples=15, deadline=None)
 def test_several_modes_at_once_stack_the_single_modes(w, metric):
     d = w[0].shape[2]
-    kw = {"W_E": np.ones((3, d)) + np.eye(3, d), "W_U": np.ones((d, 3)) + np.eye(d, 3)} \
-        if metric == "token" else {}
+    E = np.ones((d + 2, d)) + np.eye(d + 2, d)
+    kw = {"token": {"W_E": E, "W_U": np.ones((d, 3)) + np.eye(d, 3)}, "whitened": {"W_E": E}}.get(metric, {})
     both = C.all_composition_scores(*w, "KQV", metric, **kw)
     assert both.shape == (3,) + (w[0].shape[0], w[0].shape[1]) * 2
     for i, mode in enumerate("KQV"):
@@ -295,16 +406,29 @@ GOOD = np.eye(3)
     ((GOOD, np.zeros((3, 3))), {"metric": "svd_bound"}, r"right is a zero matrix"),
     ((GOOD, np.zeros((3, 3))), {"metric": "subspace"}, r"right is a zero matrix"),
     ((GOOD, GOOD), {"metric": "cosine"}, r"metric must be one of 'frobenius', .*; got 'cosine'"),
-    ((GOOD, GOOD), {"metric": "token"}, r"metric 'token' needs W_E, W_U and mode; got no W_E, W_U, mode"),
+    ((GOOD, GOOD), {"metric": "token"}, r"metric 'token' needs mode \('Q', 'K' or 'V'"),
+    ((GOOD, GOOD), {"metric": "token", "mode": "Q"}, r"metric 'token' needs W_E \[d_vocab, d_model\]; got none"),
+    ((GOOD, GOOD), {"metric": "token", "W_E": np.eye(5, 3), "mode": "V"}, r"token for mode 'V' needs W_U"),
+    ((GOOD, GOOD), {"metric": "token", "W_E": np.ones((2, 3)), "mode": "Q"},
+     r"W_E must have full column rank d_model=3 .* at least d_model rows; got shape \[2, 3\]"),
+    ((GOOD, GOOD), {"metric": "whitened", "mode": "Q"}, r"whitened needs a reference: W_E .* or gram; got neither"),
+    ((GOOD, GOOD), {"metric": "whitened", "mode": "Q", "gram": GOOD, "W_E": np.ones((5, 3))},
+     r"whitened takes gram or W_E, not both"),
+    ((GOOD, GOOD), {"metric": "whitened", "mode": "Q", "gram": np.triu(np.ones((3, 3)))},
+     r"gram must be symmetric; it differs from its transpose by 1"),
+    ((GOOD, GOOD), {"metric": "whitened", "mode": "Q", "gram": np.diag([1.0, 1.0, -1.0])},
+     r"gram must be positive definite \(full rank d_model=3\); its smallest/largest eigenvalue is -1"),
+    ((GOOD, GOOD), {"metric": "whitened", "mode": "Q", "gram": np.eye(2)},
+     r"gram must have shape \[d_model=3, d_model=3\]; got \[2, 2\]"),
     ((GOOD, GOOD), {"metric": "frobenius", "seed": 1}, r"unknown keyword 'seed' for metric 'frobenius'"),
     ((GOOD, GOOD), {"metric": "token", "W_E": np.ones((5, 2)), "W_U": np.ones((3, 5)), "mode": "Q"},
-     r"W_E must have shape \[d_vocab, d_model=3\] to match left; got \[5, 2\]"),
-    ((GOOD, GOOD), {"metric": "token", "W_E": np.ones((5, 3)), "W_U": np.ones((3, 4)), "mode": "Q"},
-     r"W_U must have shape \[d_model=3, d_vocab=5\] to match W_E \[5, 3\]; got \[3, 4\]"),
+     r"W_E must have shape \[d_vocab, d_model=3\]; got \[5, 2\]"),
+    ((GOOD, GOOD), {"metric": "token", "W_E": np.eye(5, 3), "W_U": np.ones((4, 5)), "mode": "V"},
+     r"W_U must have shape \[d_model=3, d_vocab\]; got \[4, 5\]"),
     ((GOOD, GOOD), {"metric": "token", "W_E": np.ones((5, 3)), "W_U": np.ones((3, 5)), "mode": "X"},
      r"mode must be one of 'Q', 'K', 'V'; got 'X'"),
-    ((GOOD, GOOD), {"metric": "token", "W_E": np.zeros((5, 3)), "W_U": np.ones((3, 5)), "mode": "Q"},
-     r"W_E @ left @ W_U is zero \(norm 0\), so the score is 0/0"),
+    ((GOOD, GOOD), {"metric": "token", "W_E": np.ones((5, 3)), "mode": "Q"},
+     r"W_E must have full column rank d_model=3: W_E.T @ W_E must be positive definite"),
     (("abc", GOOD), {}, r"left must be a numeric array; got a string 'abc'"),
 ])
 def test_bad_input_is_a_clear_value_error(args, kw, message):
@@ -350,8 +474,10 @@ def test_all_pairs_bad_input():
     nan[1, 1, 0, 2] = np.nan
     with pytest.raises(ValueError, match=r"W_O must be finite; got nan at index \(1, 1, 0, 2\)"):
         C.all_composition_scores(W_Q, W_K, W_V, nan, "V")
-    with pytest.raises(ValueError, match=r"metric 'token' needs W_E, W_U and mode; got no W_U"):
-        C.all_composition_scores(W_Q, W_K, W_V, W_O, "V", "token", W_E=np.ones((5, 4)))
+    with pytest.raises(ValueError, match=r"metric 'token' with mode 'V' needs W_U \[d_model, d_vocab\]"):
+        C.all_composition_scores(W_Q, W_K, W_V, W_O, "V", "token", W_E=np.eye(5, 4))
+    with pytest.raises(ValueError, match=r"W_E must have full column rank d_model=4"):
+        C.all_composition_scores(W_Q, W_K, W_V, W_O, "Q", "whitened", W_E=np.ones((5, 4)))
     with pytest.raises(ValueError, match=r"unknown keyword 'rtol' for metric 'svd_bound'"):
         C.all_composition_scores(W_Q, W_K, W_V, W_O, "V", "svd_bound", rtol=1e-3)
     with pytest.raises(ValueError, match=r"unknown keyword 'ranks' for metric 'frobenius_baseline'; "

@@ -29,11 +29,12 @@ from headspace._validate import as_array, as_number
 
 __all__ = [
     "METRICS", "MODES", "composition_score", "all_composition_scores",
-    "frobenius", "frobenius_baseline", "random_baseline", "svd_bound", "subspace", "token",
+    "frobenius", "frobenius_baseline", "random_baseline", "svd_bound", "subspace", "token", "token_path",
+    "whitened",
 ]
 
 #: Metric names, in the order demos list them.
-METRICS = ("frobenius", "frobenius_baseline", "svd_bound", "subspace", "token")
+METRICS = ("frobenius", "frobenius_baseline", "svd_bound", "subspace", "token", "whitened")
 #: Composition modes: which input of the later head reads the earlier head's output.
 MODES = ("Q", "K", "V")
 
@@ -359,65 +360,198 @@ def subspace(left, right, *, rtol=None):
     return _out(np.clip(sq / wl.sum(-1), 0.0, 1.0))
 
 
-def _token_mats(W_E, W_U, d_model, what):
+def _basis_factor(name, gram, d_model):
+    """F [..., d_model, d_model] with ``F.T @ F == gram``: the change of basis that whitens ``gram``.
+
+    ``gram`` must be symmetric positive definite; a singular or indefinite one raises, naming
+    ``name`` and the ratio of its smallest to largest eigenvalue.
+    """
+    G = _float_array(name, gram, min_ndim=2).astype(np.float64, copy=False)
+    if G.shape[-2:] != (d_model, d_model):
+        raise ValueError(f"{name} must have shape [d_model={d_model}, d_model={d_model}]; got {list(G.shape)}")
+    scale = np.abs(G).max(axis=(-2, -1), keepdims=True)
+    if np.any(np.abs(G - _T(G)) > 1e-10 * scale):
+        raise ValueError(f"{name} must be symmetric; it differs from its transpose by "
+                         f"{float(np.abs(G - _T(G)).max()):.3g}")
+    lam = np.linalg.eigvalsh(G)
+    ratio = lam[..., 0] / np.maximum(lam[..., -1], np.finfo(np.float64).tiny)
+    if np.any(ratio <= d_model * _EPS * 16):
+        raise ValueError(f"{name} must be positive definite (full rank d_model={d_model}); its smallest/largest "
+                         f"eigenvalue is {float(np.min(ratio)):.3g}")
+    return _T(np.linalg.cholesky(G))
+
+
+def _embedding_gram(W_E, d_model):
     E = _float_array("W_E", W_E, min_ndim=2).astype(np.float64, copy=False)
-    U = _float_array("W_U", W_U, min_ndim=2).astype(np.float64, copy=False)
     if E.shape[-1] != d_model:
-        raise ValueError(f"W_E must have shape [d_vocab, d_model={d_model}] to match {what}; "
-                         f"got {list(E.shape)}")
-    if U.shape[-2] != d_model or U.shape[-1] != E.shape[-2]:
-        raise ValueError(f"W_U must have shape [d_model={d_model}, d_vocab={E.shape[-2]}] to match W_E "
-                         f"{list(E.shape)}; got {list(U.shape)}")
-    # d_model x d_model summaries of the vocabulary: never a d_vocab x d_vocab matrix
-    FE = _factor(_gram(E))            # FE^T FE = W_E^T W_E
-    FU = _factor(_gram(_T(U)))        # FU^T FU = W_U W_U^T
-    C = _mm(U, E)                     # W_U W_E: logits fed back in as token weights
-    return FE, FU, C
+        raise ValueError(f"W_E must have shape [d_vocab, d_model={d_model}]; got {list(E.shape)}")
+    if E.shape[-2] < d_model:
+        raise ValueError(f"W_E must have full column rank d_model={d_model} for token space to be defined, "
+                         f"so at least d_model rows; got shape {list(E.shape)}")
+    try:
+        return _basis_factor("W_E.T @ W_E", _gram(E), d_model)
+    except ValueError as exc:
+        raise ValueError(f"W_E must have full column rank d_model={d_model}: {exc}") from None
 
 
-def token(left, right, *, W_E, W_U, mode):
-    r"""``frobenius`` of the two heads' circuits in token space (seed 000's way out of the symmetry).
+def _unembedding_factor(W_U, d_model):
+    """FU [..., d_model, d_model] with ``FU.T @ FU == W_U @ W_U.T`` (any rank)."""
+    U = _float_array("W_U", W_U, min_ndim=2).astype(np.float64, copy=False)
+    if U.shape[-2] != d_model:
+        raise ValueError(f"W_U must have shape [d_model={d_model}, d_vocab]; got {list(U.shape)}")
+    return _factor(_gram(_T(U)))
 
-    Row vectors (ours): ``A_tok = W_E A W_U`` [d_vocab, d_vocab] (token -> logits through the
-    earlier OV), ``B_tok = W_E B W_E^T`` for Q and K (token x token attention scores), or
-    ``W_E B W_U`` for V; ``C = ||A_tok B_tok||_F / (||A_tok||_F ||B_tok||_F)``.
-    Column vectors (paper): ``W_U W_OV W_E`` and ``W_E^T W_QK W_E`` (Q: ``W_QK^T``), product
-    ``B_tok A_tok``. A change of residual basis T (``W_E -> W_E T``, ``W_U -> T^-1 W_U``, ``A -> T^-1
-    A T``, ``B -> T^-1 B T^-T``; see ``headspace.symmetry``) cancels inside every product, so C is
-    unchanged by any invertible T. Computed from d_model x d_model matrices
-    (``W_E^T W_E``, ``W_U W_U^T``, ``W_U W_E``), so a 50k vocabulary costs only ``d_vocab d_model^2``.
-    Axioms (residual-space constructions with random W_E, W_U): meets 4; fails 1, 2 and 3 as posed
-    in the residual stream: the product passes through ``W_U W_E``, so even a writer whose output B
-    cannot read scores above 0.
+
+def _square(L, R, metric):
+    if L.shape[-1] != L.shape[-2] or R.shape[-1] != R.shape[-2]:
+        raise ValueError(f"{metric} needs square left and right [d_model, d_model]; got left "
+                         f"{list(L.shape)} and right {list(R.shape)}")
+    return L.shape[-1]
+
+
+def _whitening(name_gram, gram, W_E, d_model):
+    """F for ``whitened``: from ``gram`` if given, else from ``W_E.T @ W_E``."""
+    if gram is not None and W_E is not None:
+        raise ValueError("whitened takes gram or W_E, not both; got both")
+    if gram is not None:
+        return _basis_factor(name_gram, gram, d_model)
+    if W_E is None:
+        raise ValueError("whitened needs a reference: W_E (its Gram matrix W_E.T @ W_E) or gram; got neither")
+    return _embedding_gram(W_E, d_model)
+
+
+def whitened(left, right, *, mode, W_E=None, gram=None):
+    r"""``frobenius`` in the residual basis where a reference Gram matrix becomes the identity.
+
+    Why: ``frobenius`` measures lengths with the residual stream's coordinates, which the model does
+    not care about (a change of basis T leaves its function unchanged and reorders the scores). Pick
+    the lengths from the model instead: with ``G = F^T F`` (default ``G = W_E^T W_E``, the
+    embedding's Gram matrix; or pass ``gram``, e.g. the covariance of residual activations), move to
+    the basis ``x -> x F^-1`` in which G is the identity and score there.
+
+    Row vectors (ours): ``A' = F A F^-1``, ``B' = F B F^T`` for Q and K (``W_Q W_K^T`` reads on both
+    sides), ``B' = F B F^-1`` for V; ``C = ||A' B'||_F / (||A'||_F ||B'||_F)``. Column vectors
+    (paper, basis change ``S = F^-T``): ``W_OV' = F^-T W_OV F^T`` and ``W_QK' = F W_QK F^T``,
+    product ``W_QK'^T W_OV'``. Under a basis change T (``A -> T^-1 A T``, ``W_E -> W_E T``) the
+    factor becomes ``F T`` up to a rotation, which cancels: C is invariant under every invertible T
+    (proved by that identity; tested to 1e-9 on random T). It equals ``frobenius`` when G = I and is
+    0 exactly when ``A B = 0`` (F is invertible). For Q and K with the default G it equals
+    ``token`` (see there). Source: ours, after seed 000's call for a basis-free score.
+    Axioms (``headspace.axioms``): meets 2 (proved) and 4 (proved); fails 1 and 3 (counterexamples).
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> A, B = rng.normal(size=(2, 4, 4))
-    >>> E, U = rng.normal(size=(50, 4)), rng.normal(size=(4, 50))
-    >>> T = rng.normal(size=(4, 4)); Ti = np.linalg.inv(T)
-    >>> s = token(A, B, W_E=E, W_U=U, mode="Q")
-    >>> bool(np.isclose(s, token(Ti @ A @ T, Ti @ B @ Ti.T, W_E=E @ T, W_U=Ti @ U, mode="Q")))
+    >>> A, B, E, T = rng.normal(size=(4, 6, 6))
+    >>> Ti = np.linalg.inv(T)
+    >>> s = whitened(A, B, W_E=E, mode="K")
+    >>> bool(np.isclose(s, whitened(Ti @ A @ T, Ti @ B @ Ti.T, W_E=E @ T, mode="K")))
+    True
+    >>> bool(np.isclose(whitened(A, B, gram=np.eye(6), mode="Q"), frobenius(A, B)))
     True
     """
     L, R = _pair(left, right)
     mode = _mode_name(mode)
-    if L.shape[-1] != L.shape[-2] or R.shape[-1] != R.shape[-2]:
-        raise ValueError(f"token needs square left and right [d_model, d_model]; got left {list(L.shape)} "
-                         f"and right {list(R.shape)}")
-    FE, FU, C = _token_mats(W_E, W_U, L.shape[-1], "left")
-    FR = FU if mode == "V" else FE
-    nl = _sq_norm(FE @ L @ _T(FU))
-    nr = _sq_norm(FE @ R @ _T(FR))
-    _nonzero("left", nl, "W_E @ left @ W_U is zero")
-    _nonzero("right", nr, "the token-space right matrix is zero")
-    num = _sq_norm(FE @ L @ C @ R @ _T(FR))
-    return _out(np.sqrt(num / (nl * nr)))
+    d = _square(L, R, "whitened")
+    F = _whitening("gram", gram, W_E, d)
+    return _in_basis(F, L, R, Fi_or_X=None if mode == "V" else _T(F))
+
+
+def token_path(left, right, *, W_E, W_U=None, mode):
+    r"""The token-to-token map the model computes through writer ``left`` then reader ``right``.
+
+    Elhage et al.'s virtual weights, in our row convention: ``W_E A B W_E^T`` [d_vocab, d_vocab] for
+    Q and K (entry [i, j]: how much token i, sent through the writer's OV, adds to the reader's
+    attention score with token j on the other side; for Q rows are query tokens and columns key
+    tokens, for K rows are key tokens and columns query tokens), and ``W_E A B W_U`` [d_vocab,
+    d_vocab_out] for V (token i, through both OV circuits, to logits). Column vectors (paper):
+    ``W_E^T W_QK^T W_OV W_E``-style products, the transposes of these.
+
+    >>> import numpy as np
+    >>> E = np.eye(3)
+    >>> token_path(np.eye(3), np.diag([1.0, 2.0, 3.0]), W_E=E, mode="Q").diagonal().tolist()
+    [1.0, 2.0, 3.0]
+    """
+    L, R = _pair(left, right)
+    mode = _mode_name(mode)
+    d = _square(L, R, "token_path")
+    E = _float_array("W_E", W_E, min_ndim=2).astype(np.float64, copy=False)
+    if E.shape[-1] != d:
+        raise ValueError(f"W_E must have shape [d_vocab, d_model={d}]; got {list(E.shape)}")
+    if mode != "V":
+        return E @ L @ R @ _T(E)
+    if W_U is None:
+        raise ValueError("token_path for mode 'V' needs W_U [d_model, d_vocab]; got none")
+    U = _float_array("W_U", W_U, min_ndim=2).astype(np.float64, copy=False)
+    if U.shape[-2] != d:
+        raise ValueError(f"W_U must have shape [d_model={d}, d_vocab]; got {list(U.shape)}")
+    return E @ L @ R @ U
+
+
+def token(left, right, *, W_E, W_U=None, mode):
+    r"""The composition of two heads measured on the token-to-token path the model computes.
+
+    Why: seed 000's way out of the residual stream's symmetry is to score in token space, where
+    every basis change cancels. The path must be one the model has: a token embedded by ``W_E``,
+    through the writer's OV, into the reader, and out through the reader's other side (``W_E`` for
+    Q and K, ``W_U`` for V); see ``token_path``. Never through ``W_U W_E`` (logits fed back in as an
+    embedding: no such path exists).
+
+    Row vectors (ours), with ``F`` any factor of the embedding's Gram matrix (``F^T F = W_E^T W_E``;
+    W_E must have full column rank): the token paths factor as ``M_AB = (W_E A F^-1)(F B X)`` with
+    ``X = W_E^T`` (Q, K) or ``W_U`` (V), and
+    ``C = ||W_E A B X||_F / (||W_E A F^-1||_F ||F B X||_F)``. The first factor is the writer's
+    token-to-token map ``W_E A W_E^+`` (``W_E^+`` the pseudo-inverse), the second the reader's
+    token-space circuit ``W_E B X`` measured in the same units. Column vectors (paper): the
+    transposes, ``X^T B^T A^T W_E^T`` etc.; norms are unchanged. In [0, 1] (Frobenius norms are
+    submultiplicative), exactly 0 when ``A B = 0``, and invariant under every invertible change of
+    residual basis (``W_E -> W_E T``, ``W_U -> T^-1 W_U``, ``A -> T^-1 A T``, ``B -> T^-1 B T^-T``
+    or ``T^-1 B T``): each factor is unchanged, proved by cancelling T, tested to 1e-9.
+    Since ``W_E F^-1`` has orthonormal columns, for Q and K this is exactly ``whitened`` with
+    ``gram = W_E^T W_E`` (proved the same way; tested); for V the reader is scored through ``W_U``.
+    Cost: d_model x d_model matrices only (``W_E^T W_E``, ``W_U W_U^T``), never d_vocab x d_vocab.
+    For a model with normalisation, pass the embedding the heads see (rows of W_E normalised).
+    Source: virtual weights of Elhage et al. (2021); the normalisation is ours.
+    Axioms: meets 2 (proved) and 4 (proved); fails 1 and 3 (counterexamples).
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> A, B, T = rng.normal(size=(3, 4, 4))
+    >>> E, U = rng.normal(size=(50, 4)), rng.normal(size=(4, 50))
+    >>> Ti = np.linalg.inv(T)
+    >>> s = token(A, B, W_E=E, W_U=U, mode="V")
+    >>> bool(np.isclose(s, token(Ti @ A @ T, Ti @ B @ T, W_E=E @ T, W_U=Ti @ U, mode="V")))
+    True
+    >>> token(np.diag([1.0, 1, 0, 0]), np.diag([0.0, 0, 1, 1]), W_E=E, mode="Q")   # A B = 0
+    0.0
+    """
+    L, R = _pair(left, right)
+    mode = _mode_name(mode)
+    d = _square(L, R, "token")
+    F = _embedding_gram(W_E, d)
+    if mode != "V":
+        return _in_basis(F, L, R, _T(F))
+    if W_U is None:
+        raise ValueError("token for mode 'V' needs W_U [d_model, d_vocab]; got none")
+    return _in_basis(F, L, R, _T(_unembedding_factor(W_U, d)))    # ||M W_U||_F = ||M FU^T||_F
+
+
+def _in_basis(F, L, R, Fi_or_X=None):
+    """``||F (L R) X|| / (||F L F^-1|| ||F R X||)`` with X = ``Fi_or_X`` (default F^-1).
+
+    The numerator is formed from the product ``L @ R`` itself, so it is exactly 0 when that is.
+    """
+    Fi = np.linalg.inv(F)
+    X = Fi if Fi_or_X is None else Fi_or_X
+    nl, nr = _sq_norm(F @ L @ Fi), _sq_norm(F @ R @ X)
+    _nonzero("left", nl)
+    _nonzero("right", nr)
+    return _out(np.sqrt(_sq_norm(F @ (L @ R) @ X) / (nl * nr)))
 
 
 _DENSE = {"frobenius": frobenius, "frobenius_baseline": frobenius_baseline, "svd_bound": svd_bound,
-          "subspace": subspace, "token": token}
+          "subspace": subspace, "token": token, "whitened": whitened}
 _OPTIONS = {"frobenius": (), "frobenius_baseline": ("samples", "seed", "ranks"), "svd_bound": (),
-            "subspace": ("rtol",), "token": ("W_E", "W_U", "mode")}
+            "subspace": ("rtol",), "token": ("W_E", "W_U", "mode"), "whitened": ("W_E", "gram", "mode")}
 
 
 def _options(metric, kw, allowed=None):
@@ -426,10 +560,10 @@ def _options(metric, kw, allowed=None):
         if key not in allowed:
             raise ValueError(f"unknown keyword {key!r} for metric {metric!r}; expected one of "
                              f"{list(allowed) or 'none'}")
-    if metric == "token":
-        missing = [k for k in ("W_E", "W_U", "mode") if k not in kw]
-        if missing:
-            raise ValueError(f"metric 'token' needs W_E, W_U and mode; got no {', '.join(missing)}")
+    if metric in ("token", "whitened") and "mode" not in kw:
+        raise ValueError(f"metric {metric!r} needs mode ('Q', 'K' or 'V': how the reader reads); got none")
+    if metric == "token" and "W_E" not in kw:
+        raise ValueError("metric 'token' needs W_E [d_vocab, d_model]; got none")
     return kw
 
 
@@ -439,12 +573,14 @@ def composition_score(left, right, metric="frobenius", **kw):
     ``left`` [..., n, m] is the earlier head's OV (``W_V @ W_O``), ``right`` [..., m, p] the later
     head's ``W_Q @ W_K.T``, ``W_K @ W_Q.T`` or ``W_V @ W_O`` (TransformerLens order). Leading axes
     broadcast and give one score each. Keywords go to the metric: ``samples, seed, ranks``
-    (frobenius_baseline), ``rtol`` (subspace), ``W_E, W_U, mode`` (token). See each metric's
-    docstring for its formula and axioms.
+    (frobenius_baseline), ``rtol`` (subspace), ``W_E, W_U, mode`` (token: W_U for V only),
+    ``W_E or gram, mode`` (whitened). See each metric's docstring for its formula and axioms.
 
     >>> import numpy as np
     >>> [round(composition_score(np.eye(4), np.eye(4), m), 3) for m in METRICS[:4]]
     [0.5, 0.019, 1.0, 1.0]
+    >>> composition_score(np.eye(4), np.eye(4), "whitened", gram=np.eye(4), mode="Q")  # frobenius when gram = I
+    0.5
     """
     metric = _metric_name(metric)
     return _DENSE[metric](left, right, **_options(metric, kw))
@@ -521,7 +657,9 @@ def all_composition_scores(W_Q, W_K, W_V, W_O, mode, metric="frobenius", **kw):
     0 unless ``l2 > l1``. With ``metric="frobenius"`` this equals TransformerLens's
     ``HookedTransformer.all_composition_scores(mode)``. Weights in TransformerLens layout:
     ``W_Q, W_K, W_V [n_layers, n_heads, d_model, d_head]``, ``W_O [n_layers, n_heads, d_head, d_model]``.
-    Keywords as ``composition_score``; ``token`` takes ``W_E, W_U`` (its mode is ``mode``) and
+    Keywords as ``composition_score``; ``token`` takes ``W_E`` and, for V, ``W_U``; ``whitened``
+    takes ``W_E`` or ``gram`` (their mode is ``mode``); both are ``frobenius`` of the model moved to
+    the basis where the reference Gram matrix is the identity, so they cost what it costs; and
     ``frobenius_baseline`` draws Gaussian factors of the heads' shapes. ``mode`` may also be a
     sequence such as ``"QKV"`` or ``("Q", "V")``: the result is then stacked,
     ``[len(mode), n_layers, n_heads, n_layers, n_heads]``, and shares the work on the earlier heads.
@@ -548,45 +686,49 @@ def all_composition_scores(W_Q, W_K, W_V, W_O, mode, metric="frobenius", **kw):
     else:
         raise ValueError(f"mode must be one of 'Q', 'K', 'V' or a sequence of them; got {mode!r}")
     metric = _metric_name(metric)
-    # token's mode is the positional mode; the baseline's factor ranks are the heads' d_head
-    allowed = {"token": ("W_E", "W_U", "mode"), "frobenius_baseline": ("samples", "seed")}.get(
-        metric, _OPTIONS[metric])
-    kw = _options(metric, dict(kw, mode=modes[0]) if metric == "token" else kw, allowed)
-    if metric in ("subspace", "token"):
+    # token's and whitened's mode is the positional mode; the baseline's factor ranks are the heads' d_head
+    allowed = {"token": ("W_E", "W_U", "mode"), "whitened": ("W_E", "gram", "mode"),
+               "frobenius_baseline": ("samples", "seed")}.get(metric, _OPTIONS[metric])
+    kw = _options(metric, dict(kw, mode=modes[0]) if metric in ("token", "whitened") else kw, allowed)
+    if metric == "subspace":
         out = np.stack([_one_mode(W_Q, W_K, W_V, W_O, m, metric, kw) for m in modes])
+    elif metric in ("token", "whitened"):
+        out = _basis_free(W_Q, W_K, W_V, W_O, modes, metric, kw)
     else:
         out = _frobenius_family(W_Q, W_K, W_V, W_O, modes, metric, kw)
     return out[0] if single else out
 
 
 def _one_mode(W_Q, W_K, W_V, W_O, mode, metric, kw):
-    n_layers, n_heads, d_model, d_head = W_Q.shape
+    n_layers = W_Q.shape[0]
     P, Z, X, Y = _factored(W_Q, W_K, W_V, W_O, mode)
-    early, late = slice(0, n_layers - 1), slice(1, n_layers)
-    if metric == "subspace":
-        return _all_subspace(P, Z, X, Y, kw.get("rtol"), early, late)
-    FE, FU, C = _token_mats(kw["W_E"], kw["W_U"], d_model, "W_Q's d_model")
-    FR = FU if mode == "V" else FE
-    dt = P.dtype
-    # A_tok B_tok = (FE P)(C^T Z)^T X (FR Y)^T up to the outer factors; norms from d_head Grams
-    GL = _gram(_mm(FE.astype(dt), P)), _gram(_mm(FU.astype(dt), Z))
-    GR = _gram(_mm(FE.astype(dt), X)), _gram(_mm(FR.astype(dt), Y))
-    GPn, Zn, Yn = GL[0], _mm(_T(C).astype(dt), Z), _mm(FR.astype(dt), Y)
-    nl = np.einsum("...ij,...ij->...", *GL)
-    nr = np.einsum("...ij,...ij->...", *GR)
-    _check_heads(nl, "W_E W_V W_O W_U", early)
-    _check_heads(nr, "the token-space right matrix", late)
-    Lt = _mm(_factor(GPn).astype(dt), _T(Zn))
-    Rt = _mm(X, _T(_factor(_gram(Yn)).astype(dt)))
-    return _finish(_cross_sq_norms(Lt, [Rt])[0], nl, nr)
+    return _all_subspace(P, Z, X, Y, kw.get("rtol"), slice(0, n_layers - 1), slice(1, n_layers))
+
+
+def _basis_free(W_Q, W_K, W_V, W_O, modes, metric, kw):
+    """token and whitened: frobenius of the whole model moved to the basis where the reference Gram
+    matrix is I (readers ``F W``, writers ``W F^-1``); token's V readers end in ``W_U`` instead."""
+    d_model = W_Q.shape[2]
+    if metric == "whitened":
+        F = _whitening("gram", kw.get("gram"), kw.get("W_E"), d_model)
+    else:
+        F = _embedding_gram(kw["W_E"], d_model)
+    Fi = np.linalg.inv(F)
+    v_read = None
+    if metric == "token" and "V" in modes:
+        if kw.get("W_U") is None:
+            raise ValueError("metric 'token' with mode 'V' needs W_U [d_model, d_vocab]; got none")
+        v_read = W_O @ _T(_unembedding_factor(kw["W_U"], d_model))   # ||A B W_U|| = ||A B FU^T||
+    return _frobenius_family(F @ W_Q, F @ W_K, F @ W_V, W_O @ Fi, modes, "frobenius", {}, v_read=v_read)
 
 
 _READS = {"Q": "W_Q @ W_K.T", "K": "W_K @ W_Q.T", "V": "W_V @ W_O"}
 
 
-def _frobenius_family(W_Q, W_K, W_V, W_O, modes, metric, kw):
+def _frobenius_family(W_Q, W_K, W_V, W_O, modes, metric, kw, v_read=None):
     """frobenius, frobenius_baseline and svd_bound for several modes: the earlier heads' whitened
-    OV factors are computed once and meet every mode's later heads in one matmul per layer."""
+    OV factors are computed once and meet every mode's later heads in one matmul per layer.
+    ``v_read`` [n_layers, n_heads, d_head, p] replaces the V readers' output side ``W_O``."""
     n_layers, n_heads, d_model, d_head = W_Q.shape
     early, late = slice(0, n_layers - 1), slice(1, n_layers)
     P, Z = W_V, _T(W_O)
@@ -597,6 +739,8 @@ def _frobenius_family(W_Q, W_K, W_V, W_O, modes, metric, kw):
     Rts, nrs, FYs = [], [], []
     for mode in modes:
         _, _, X, Y = _factored(W_Q, W_K, W_V, W_O, mode)
+        if mode == "V" and v_read is not None:
+            Y = _T(v_read)
         FY = _factor(_gram(Y))
         Rt = _mm(X, _T(FY).astype(X.dtype))          # X F_Y^T [d_model, d_head]: ||Rt|| = ||X Y^T||
         nr = _sq_norm(Rt)
