@@ -206,9 +206,10 @@ def frobenius(left, right):
 
     In [0, 1] because the Frobenius norm is submultiplicative. It is 0 exactly when ``A B = 0``.
     The identity scores ``d**-0.5`` with itself (the identity paradox of seed 001), and a basis
-    change can reorder scores (seed 000). Axioms (``headspace.axioms``): meets 2; fails 1 (the
-    identity paradox), 3 (it is continuous, but turning a written direction towards the read space
-    can lower it when what A writes cancels after B reads it) and 4.
+    change can reorder scores (seed 000). Axioms (``headspace.axioms``): meets 2 (proved); fails 1
+    and 1-strict (the identity paradox), 3 (it is continuous, but turning a written direction
+    towards the read space can lower it when what A writes cancels after B reads it) and 4
+    (counterexamples).
 
     >>> import numpy as np
     >>> frobenius(np.eye(9), np.eye(9))          # writes exactly where it reads, yet 1/3
@@ -282,8 +283,8 @@ def frobenius_baseline(left, right, *, samples=64, seed=0, ranks=None):
     ``E[C]`` is estimated by ``random_baseline``: the mean over ``samples`` seeded draws, standard
     error ``std / sqrt(samples)``; with the default 64 samples: 0.481 +- 0.011 for 4 x 4 matrices,
     0.350 +- 0.004 for 8 x 8, 0.03607 +- 0.00006 for GPT-2-small heads (d_model 768, d_head 64). The shift is the same for every pair of the same shapes, so orderings are
-    those of ``frobenius``. Can be negative. Axioms: meets none; fails 1, 2 (orthogonal spaces score
-    ``-E[C]``, not 0), 3 and 4 as ``frobenius`` does.
+    those of ``frobenius``. Can be negative. Axioms: meets none; fails 1, 1-strict, 2 (orthogonal
+    spaces score ``-E[C]``, not 0), 3 and 4 as ``frobenius`` does.
 
     >>> import numpy as np
     >>> round(frobenius_baseline(np.eye(4), np.eye(4)), 3)   # 0.5 minus 0.481 (stderr 0.011)
@@ -304,9 +305,12 @@ def svd_bound(left, right):
     identity with itself. Due to Turner & Strand, via Lieberum ("Thoughts on formalizing
     composition"). Singular values do not change under transposition, so the formula is the same in
     row (``A = W_V W_O``, product ``A B``) and column (``W_OV``, product ``W_QK^T W_OV``) conventions.
-    Axioms: meets 2; fails 1 (writing inside the read space is not enough: bases and their
-    order must agree), 3 (its numerator is that of ``frobenius``) and 4 (a basis change rescales
-    singular values).
+    Why it is an upper bound: ``||A B||_F^2 = tr(A^T A B B^T) <= sum_i sigma_i^2 tau_i^2`` by von
+    Neumann's trace inequality, with equality exactly when ``A^T A`` and ``B B^T`` share an
+    eigenbasis with eigenvalues in the same order (Theobald 1975); both directions are tested.
+    Axioms: meets 2 (proved); fails 1 and 1-strict (writing inside the read space is not enough:
+    bases and their order must agree), 3 (its numerator is that of ``frobenius``) and 4 (a basis
+    change rescales singular values).
 
     >>> import numpy as np
     >>> svd_bound(np.eye(3), np.eye(3))
@@ -338,8 +342,9 @@ def subspace(left, right, *, rtol=None):
     angles whenever ``dim W <= dim R``, as for heads of equal d_head). Dimensions are numerical
     ranks: singular values above ``rtol * sigma_max``, default ``rtol = max(shape) * eps``.
     Sources: principal angles between the subspaces that Lieberum's Axioms 1 and 2 speak of.
-    Axioms: meets 1 and 2; fails 3 (ranks jump, so the score is not continuous) and 4 (angles are
-    not invariant under shears and scalings of the residual stream).
+    Axioms: meets 1-strict, 2 and 3 (at fixed rank; all proved); fails 1 (W at 10..80 degrees
+    meets B's kernel only in 0, yet scores below 1) and 4 (angles are not invariant under shears
+    and scalings of the residual stream: ``axioms.inclusion_swap``).
 
     >>> import numpy as np
     >>> subspace(np.diag([5.0, 1.0, 0.0]), np.diag([1.0, 1.0, 1.0]))   # W inside R
@@ -437,7 +442,8 @@ def whitened(left, right, *, mode, W_E=None, gram=None):
     (proved by that identity; tested to 1e-9 on random T). It equals ``frobenius`` when G = I and is
     0 exactly when ``A B = 0`` (F is invertible). For Q and K with the default G it equals
     ``token`` (see there). Source: ours, after seed 000's call for a basis-free score.
-    Axioms (``headspace.axioms``): meets 2 (proved) and 4 (proved); fails 1 and 3 (counterexamples).
+    Axioms (``headspace.axioms``): meets 2 and 4 (both proved); fails 1, 1-strict and 3
+    (counterexamples).
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -511,7 +517,7 @@ def token(left, right, *, W_E, W_U=None, mode):
     Cost: d_model x d_model matrices only (``W_E^T W_E``, ``W_U W_U^T``), never d_vocab x d_vocab.
     For a model with normalisation, pass the embedding the heads see (rows of W_E normalised).
     Source: virtual weights of Elhage et al. (2021); the normalisation is ours.
-    Axioms: meets 2 (proved) and 4 (proved); fails 1 and 3 (counterexamples).
+    Axioms: meets 2 and 4 (both proved); fails 1, 1-strict and 3 (counterexamples).
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
