@@ -7,6 +7,9 @@ here, so a page is complete before any Python runs in the browser.
 Each render also carries a static SVG of its figure (scripts/static_svg.py),
 which the page paints before plotly.js has even loaded.
 
+It also writes site/data/values.json: every number the articles state, from
+scripts/values.py, which the ``value`` shortcode prints.
+
 It renders every registry demo at its defaults (the gallery) and every
 ``{{< demo ... >}}`` found under site/content with its overrides. The key of
 a render is ``name + JSON of the overrides`` (sorted keys, compact), the same
@@ -23,10 +26,12 @@ from pathlib import Path
 
 from headspace.demos import REGISTRY
 from static_svg import PHONE_WIDTH, render as render_svg
+import values
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "site" / "content"
 OUT = ROOT / "site" / "data" / "demos.json"
+VALUES = ROOT / "site" / "data" / "values.json"
 
 SHORTCODE = re.compile(r"\{\{[<%]\s*demo\s+(.*?)\s*/?[>%]\}\}", re.S)
 ARG = re.compile(r'(?:(\w+)\s*=\s*)?("(?:[^"\\]|\\.)*"|`[^`]*`|[^\s"`]+)')
@@ -92,12 +97,21 @@ def main() -> int:
             render(name, overrides, f"{path.relative_to(ROOT)}:{line}")
 
     data = {"registry": {n: d.to_json() for n, d in REGISTRY.items()}, "renders": renders}
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
-        OUT.write_text(text, encoding="utf-8")
+    write_json(OUT, data)
     print(f"[prerender] {len(renders)} figures from {len(REGISTRY)} demos -> {OUT.relative_to(ROOT)}", file=sys.stderr)
+    numbers = values.compute()
+    write_json(VALUES, numbers)
+    print(f"[prerender] {sum(map(len, numbers.values()))} values for {len(numbers)} articles "
+          f"-> {VALUES.relative_to(ROOT)}", file=sys.stderr)
     return 0
+
+
+def write_json(path: Path, data) -> None:
+    """Write compact JSON, leaving the file untouched (and Hugo's watcher quiet) when nothing changed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

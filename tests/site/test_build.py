@@ -136,9 +136,38 @@ def test_runtime_is_self_hosted(built):
             assert "http://" not in tag and "https://" not in tag, f"{path}: off-site asset {tag}"
 
 
+VALUE_SPAN = re.compile(r'<span class="?value"? data-value-key="?([^"\s>]+)"? data-value="?([^"\s>]*)"?>([^<]*)</span>')
+
+
+def printed_correctly(text: str, value) -> bool:
+    """Whether ``text`` is ``value`` as a string, or rounded to the digits ``text`` shows (x100 with a %)."""
+    if isinstance(value, str):
+        return text == value
+    m = re.fullmatch(r"(-?\d+(?:\.(\d+))?(?:e([-+]\d+))?)(%?)", text)
+    if not m:
+        return False
+    shown, decimals, exponent, pct = m.groups()
+    step = 10.0 ** (int(exponent or 0) - len(decimals or ""))
+    return abs(float(shown) - value * (100 if pct else 1)) <= step / 2 * (1 + 1e-9)
+
+
+def test_values_print_what_the_library_computed(built):
+    data = json.loads((SITE / "data" / "values.json").read_text(encoding="utf-8"))
+    seen = 0
+    for path, _ in pages(built):
+        for key, _, text in VALUE_SPAN.findall(path.read_text(encoding="utf-8")):
+            article, name = key.split(".")
+            assert printed_correctly(text, data[article][name]), f"{path}: {key} = {data[article][name]!r} printed as {text!r}"
+            seen += 1
+    assert seen >= 10
+    assert not printed_correctly("0.79", 0.7805) and printed_correctly("0.78", 0.7805) and printed_correctly("78%", 0.7805)
+
+
 @pytest.mark.parametrize("shortcode, message", [
     ('{{< demo "no-such-demo" />}}', r'unknown demo "no-such-demo"'),
     ('{{< demo name="polarizer" colour=3 />}}', r'demo "polarizer" has no parameter "colour"'),
+    ('{{< value "subspaces.no_such_value" >}}', r'unknown value "subspaces.no_such_value"'),
+    ('{{< value key="subspaces.chain_10" digit=2 >}}', r'value shortcode has no parameter "digit"'),
 ])
 def test_bad_shortcodes_fail_the_build_naming_the_page(tmp_path, shortcode, message):
     site = tmp_path / "site"
