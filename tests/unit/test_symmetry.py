@@ -128,8 +128,8 @@ def test_every_metric_is_invariant_under_rotations(seed, mode):
     R = S.random_orthogonal(6, seed=rng)
     W2 = _transform_heads(*W, R)
     for metric in C.METRICS:
-        kw = {"W_E": E, "W_U": U} if metric == "token" else {}
-        kw2 = {"W_E": E @ R, "W_U": R.T @ U} if metric == "token" else {}
+        kw = {"token": {"W_E": E, "W_U": U}, "whitened": {"W_E": E}}.get(metric, {})
+        kw2 = {"token": {"W_E": E @ R, "W_U": R.T @ U}, "whitened": {"W_E": E @ R}}.get(metric, {})
         np.testing.assert_allclose(C.all_composition_scores(*W2, mode, metric, **kw2),
                                    C.all_composition_scores(*W, mode, metric, **kw), rtol=1e-8, atol=1e-10)
     # and the dense scores of one pair
@@ -141,7 +141,7 @@ def test_every_metric_is_invariant_under_rotations(seed, mode):
 
 @given(seeds, st.sampled_from(C.MODES), st.booleans())
 @FAST
-def test_token_is_invariant_under_any_invertible_basis_change(seed, mode, adversarial):
+def test_token_and_whitened_are_invariant_under_any_invertible_basis_change(seed, mode, adversarial):
     rng = np.random.default_rng(seed)
     W = [rng.standard_normal((3, 2, 5, 2)) for _ in range(3)] + [rng.standard_normal((3, 2, 2, 5))]
     E, U = rng.standard_normal((17, 5)), rng.standard_normal((5, 17))
@@ -149,6 +149,9 @@ def test_token_is_invariant_under_any_invertible_basis_change(seed, mode, advers
     new = S.change_residual_basis({"W_E": E, "W_U": U}, T)
     before = C.all_composition_scores(*W, mode, "token", W_E=E, W_U=U)
     after = C.all_composition_scores(*_transform_heads(*W, T), mode, "token", **new)
+    np.testing.assert_allclose(after, before, rtol=1e-6, atol=1e-12)
+    before = C.all_composition_scores(*W, mode, "whitened", W_E=E)
+    after = C.all_composition_scores(*_transform_heads(*W, T), mode, "whitened", W_E=new["W_E"])
     np.testing.assert_allclose(after, before, rtol=1e-6, atol=1e-12)
     # while frobenius moves
     f0 = C.all_composition_scores(*W, mode)

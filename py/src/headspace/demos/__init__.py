@@ -15,5 +15,6 @@ from . import identity_paradox  # noqa: F401
 from . import metric_lab  # noqa: F401
 from . import composition_scores  # noqa: F401
 from . import composition_over_training  # noqa: F401
+from . import token_path  # noqa: F401
 
 __all__ = ["REGISTRY", "Demo", "Param", "register", "to_json_value"]

@@ -19,11 +19,15 @@ from functools import lru_cache
 import numpy as np
 
 from headspace import model as _model
-from headspace.composition import all_composition_scores
+from headspace.composition import METRICS, all_composition_scores
 from headspace.heads import find_pair
 
 FALLBACK_MODELS = ("attn-only-2l", "attn-only-2l-rms")
 PREV, INDUCTION = "previous-token", "induction"
+#: The ground truth beside the weight-based metrics: loss increase under path ablation (nats).
+CAUSAL = "causal"
+#: What the composition demos offer: every metric of the library, then the causal ground truth.
+SCORE_OPTIONS = METRICS + (CAUSAL,)
 
 
 def _manifest() -> dict | None:
@@ -111,17 +115,35 @@ def weights(name: str, step: int | None):
     return _loaded(_where(), name, step)
 
 
+def embedding_seen(m) -> np.ndarray:
+    """The token embedding as the heads of the first layer see it: ``W_E``, or for a model with
+    RMSNorm each row divided by its root mean square (the learned scale is folded into the readers).
+
+    The token and whitened metrics measure token space through this embedding: for the RMS model
+    the raw ``W_E`` is not what any head reads.
+    """
+    if m.config.get("normalization_type") is None:
+        return m.W_E
+    return m.W_E / np.sqrt((m.W_E ** 2).mean(axis=-1, keepdims=True) + m.eps)
+
+
 @lru_cache(maxsize=None)
 def _scores(where: str, name: str, step: int | None, mode: str, metric: str) -> np.ndarray:
     m = _loaded(where, name, step)
-    kw = {"W_E": m.W_E, "W_U": m.W_U} if metric == "token" else {}
-    out = all_composition_scores(m.W_Q, m.W_K, m.W_V, m.W_O, mode, metric, **kw)
+    if metric == CAUSAL:
+        from headspace.causal import path_ablation
+        out = path_ablation(m, eval_batch(name), mode)
+    else:
+        kw = {"token": {"W_E": embedding_seen(m), "W_U": m.W_U},
+              "whitened": {"W_E": embedding_seen(m)}}.get(metric, {})
+        out = all_composition_scores(m.W_Q, m.W_K, m.W_V, m.W_O, mode, metric, **kw)
     out.setflags(write=False)
     return out
 
 
 def scores(name: str, step: int | None, mode: str, metric: str) -> np.ndarray:
-    """``all_composition_scores`` of the folded weights, [n_layers, n_heads, n_layers, n_heads], cached."""
+    """``all_composition_scores`` of the folded weights, [n_layers, n_heads, n_layers, n_heads], cached;
+    for ``metric="causal"``, ``causal.path_ablation`` on ``eval_batch(name)`` instead."""
     return _scores(_where(), name, step, mode, metric)
 
 

@@ -35,8 +35,8 @@ Outputs:
 >>> out = REGISTRY["metric-lab"].run({"angle": 0, "decay": 0.5, "order": "same", "rank": 2})["outputs"]
 >>> round(out["scores"]["svd_bound"], 12), round(out["scores"]["subspace"], 12)
 (1.0, 1.0)
->>> out["axioms"]["subspace"]
-{'1': True, '2': True, '3': False, '4': False}
+>>> {k: v["meets"] for k, v in out["axioms"]["subspace"].items()}
+{'1': False, '1-strict': True, '2': True, '3': True, '4': False}
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ from ._registry import Param, register
 D_MODEL = 8
 D_VOCAB = 16
 METRIC_COLORS = {"frobenius": COLORS["blue"], "frobenius_baseline": COLORS["orange"],
-                 "svd_bound": COLORS["green"], "subspace": COLORS["purple"], "token": COLORS["red"]}
+                 "svd_bound": COLORS["green"], "subspace": COLORS["purple"], "token": COLORS["red"],
+                 "whitened": COLORS["muted"]}
 
 
 @lru_cache(maxsize=None)
@@ -94,19 +95,14 @@ def heads(angle: float, decay: float, order: str, rank: int, stretch: float = 1,
 
 def scores(A, B, W_E, W_U, rank: int) -> dict:
     """Every metric of the library on the pair (A, B)."""
-    kw = {"frobenius_baseline": {"ranks": (rank, rank)}, "token": {"W_E": W_E, "W_U": W_U, "mode": "Q"}}
+    kw = {"frobenius_baseline": {"ranks": (rank, rank)}, "token": {"W_E": W_E, "W_U": W_U, "mode": "Q"},
+          "whitened": {"W_E": W_E, "mode": "Q"}}
     return {m: float(composition_score(A, B, m, **kw.get(m, {}))) for m in METRICS}
 
 
-@lru_cache(maxsize=None)
-def _axioms(seed: int) -> tuple:
-    table = axiom_table(seed=seed)
-    return tuple((m, tuple(sorted(row.items()))) for m, row in table.items())
-
-
 def axioms(seed: int) -> dict:
-    """``axiom_table(seed=seed)`` from ``headspace.axioms``, cached (a fresh dict each call)."""
-    return {m: dict(row) for m, row in _axioms(int(seed))}
+    """``axiom_table(seed=seed)`` from ``headspace.axioms`` (whose verdicts are cached per seed)."""
+    return axiom_table(seed=int(seed))
 
 
 @lru_cache(maxsize=4096)
@@ -146,18 +142,26 @@ def _figure(s: dict, table: dict) -> dict:
              "text": [f"{s[m]:.3f}" for m in names], "textposition": "outside", "cliponaxis": False,
              "hoverinfo": "x+y"}]
     keys = list(AXIOMS)
-    z = [[1 if table[m][k] else 0 for k in keys] for m in names]
-    grid = [{"type": "heatmap", "z": z, "x": [f"Axiom {k}" for k in keys], "y": names, "zmin": 0, "zmax": 1,
-             "colorscale": [[0, "#f3c6cc"], [1, "#bfe6d2"]], "showscale": False, "xgap": 3, "ygap": 3,
-             "hoverinfo": "skip", "name": "axioms"}]
-    notes = [{"x": f"Axiom {k}", "y": m, "xref": "x2", "yref": "y2", "showarrow": False,
-              "text": "meets" if table[m][k] else "fails", "font": {"size": 12, "color": COLORS["ink"]}}
-             for m in names for k in keys]
-    fig = two_panels(bars, grid, titles=("score of this pair", "axioms met (random trials)"),
+    label = {"1": "1", "1-strict": "1 strict", "2": "2", "3": "3", "4": "4"}
+    # 1 = proved, 0.75 = no counterexample in the trials (evidence only), 0 = a counterexample
+    level = lambda v: 0 if not v["meets"] else 1 if v["known"] == "proved" else 0.75  # noqa: E731
+    z = [[level(table[m][k]) for k in keys] for m in names]
+    text = [["proved" if v["meets"] and v["known"] == "proved" else "holds?" if v["meets"] else "fails"
+             for v in (table[m][k] for k in keys)] for m in names]
+    hover = [[f"{m}, Axiom {label[k]}: {'meets' if table[m][k]['meets'] else 'fails'} "
+              f"({table[m][k]['known']})<br>{AXIOMS[k]}" for k in keys] for m in names]
+    grid = [{"type": "heatmap", "z": z, "x": [label[k] for k in keys], "y": names, "zmin": 0, "zmax": 1,
+             "colorscale": [[0, "#f3c6cc"], [0.75, "#e6efc0"], [1, "#bfe6d2"]], "showscale": False,
+             "xgap": 3, "ygap": 3, "customdata": hover, "hovertemplate": "%{customdata}<extra></extra>",
+             "name": "axioms"}]
+    notes = [{"x": label[k], "y": m, "xref": "x2", "yref": "y2", "showarrow": False,
+              "text": text[i][j], "font": {"size": 11, "color": "#111111"}}  # on pastel cells in both schemes
+             for i, m in enumerate(names) for j, k in enumerate(keys)]
+    fig = two_panels(bars, grid, titles=("score of this pair", "axioms: proved, or fails by counterexample"),
                      split=0.5, gap=0.22, height=360,
                      xaxis={"range": [-0.25, 1.25], "zeroline": True, "title": {"text": "score"}},
                      yaxis={"zeroline": False, "automargin": True},
-                     xaxis2={"zeroline": False, "showgrid": False, "ticks": ""},
+                     xaxis2={"zeroline": False, "showgrid": False, "ticks": "", "title": {"text": "axiom"}},
                      yaxis2={"zeroline": False, "showticklabels": False, "showgrid": False, "ticks": ""},
                      annotations=notes)
     fig["layout"]["showlegend"] = False

@@ -1,0 +1,112 @@
+"""The faithful token path of one writer and one reader of a shipped model, as a token x token map.
+
+``composition.token_path`` gives the map the model computes from tokens through the writer's OV and
+then the reader (Elhage et al.'s virtual weights), with the embedding the heads see
+(``_shipped.embedding_seen``):
+
+* Q: ``W_E A (W_Q W_K^T) W_E^T``: query token (through the writer) x key token;
+* K: ``W_E (W_Q W_K^T) A^T W_E^T``: query token x key token (through the writer);
+* V: ``W_E A (W_V W_O) W_U``: input token x output logit.
+
+Rows are shown as the reader's query (Q, K) or input token (V). ``copying_fraction`` is the share
+of row tokens whose largest entry is their own column (for K with a previous-token writer and an
+induction reader: the key whose previous token equals the query token wins). ``token_score`` is the
+``token`` metric of the same pair. The heatmap shows the first ``tokens`` tokens; the outputs use
+all of them.
+
+>>> from headspace.demos import REGISTRY
+>>> out = REGISTRY["token-path"].run({})["outputs"]
+>>> out["copying_fraction"]
+1.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from headspace.composition import MODES, composition_score, token_path as _token_path
+
+from . import _shipped
+from ._figure import figure
+from ._registry import Param, register
+
+SCALE = [[0.0, "#2166ac"], [0.5, "#f7f7f7"], [1.0, "#b2182b"]]
+
+
+def path_matrix(model: str, step, mode: str, writer: tuple[int, int], reader: tuple[int, int]) -> np.ndarray:
+    """[d_vocab, d_vocab]: rows the query (Q, K) or input (V) token, columns the key token or logit."""
+    m = _shipped.weights(model, step)
+    (l1, h1), (l2, h2) = writer, reader
+    A = m.W_V[l1, h1] @ m.W_O[l1, h1]
+    B = {"Q": m.W_Q[l2, h2] @ m.W_K[l2, h2].T, "K": m.W_K[l2, h2] @ m.W_Q[l2, h2].T,
+         "V": m.W_V[l2, h2] @ m.W_O[l2, h2]}[mode]
+    M = _token_path(A, B, W_E=_shipped.embedding_seen(m), W_U=m.W_U, mode=mode)
+    return M.T if mode == "K" else M
+
+
+def copying_fraction(M: np.ndarray) -> float:
+    """Share of rows whose largest entry sits on the diagonal.
+
+    >>> copying_fraction(np.array([[2.0, 1.0], [0.0, -1.0]]))
+    0.5
+    """
+    M = np.asarray(M)
+    n = min(M.shape)
+    return float(np.mean(np.argmax(M[:n], axis=1) == np.arange(n)))
+
+
+def _check_layers(writer, reader):
+    if reader[0] <= writer[0]:
+        raise ValueError(f"head2 must be in a later layer than head1; got writer layer {writer[0]} and "
+                         f"reader layer {reader[0]}")
+
+
+@register(
+    "token-path", "The token path through a writer and a reader",
+    params=[
+        Param("model", "Model", "select", _shipped.DEFAULT_MODEL, options=_shipped.MODEL_NAMES,
+              help="a shipped toy model: attention only, two layers"),
+        Param("mode", "Composition", "select", "K", options=MODES,
+              help="which input of the later head reads the earlier head's output"),
+        Param("head1", "Earlier head (writes)", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
+              help="layer.head; 'previous-token' is the model's previous-token head"),
+        Param("head2", "Later head (reads)", "select", _shipped.INDUCTION, options=_shipped.HEAD2_OPTIONS,
+              help="layer.head; 'induction' is the model's induction head"),
+        Param("step", "Training step", "select", "final", options=_shipped.STEP_OPTIONS,
+              help="final weights, or a training checkpoint (a model's latest checkpoint not after this step)"),
+        Param("tokens", "Tokens shown", "select", 32, options=(16, 32, 64, 128),
+              help="the heatmap shows the first this many tokens; the outputs use every token"),
+    ],
+    outputs=["copying_fraction", "token_score"],
+    needs_models=True,
+)
+def token_path(model: str, mode: str, head1: str, head2: str, step, tokens: int) -> dict:
+    a, b = _shipped.parse_head(head1, model), _shipped.parse_head(head2, model)
+    _check_layers(a, b)
+    at = _shipped.resolve_step(model, step)
+    M = path_matrix(model, at, mode, a, b)
+    score = float(_shipped.scores(model, at, mode, "token")[a[0], a[1], b[0], b[1]])
+    frac = copying_fraction(M)
+    return {"figure": _figure(M[:tokens, :tokens], model, mode, a, b, step, at, frac),
+            "outputs": {"copying_fraction": frac, "token_score": score}}
+
+
+def _figure(M, model, mode, a, b, step, at, frac) -> dict:
+    n = M.shape[0]
+    lim = float(np.abs(M).max()) or 1.0
+    rows, cols = {"Q": ("query token (through the writer)", "key token"),
+                  "K": ("query token", "key token (through the writer)"),
+                  "V": ("input token", "output logit")}[mode]
+    heat = {"type": "heatmap", "z": np.round(M, 4).tolist(), "x": list(range(n)), "y": list(range(n)),
+            "zmin": round(-lim, 4), "zmax": round(lim, 4), "colorscale": SCALE,
+            "colorbar": {"title": {"text": "path"}, "thickness": 12}, "name": "token path",
+            "hovertemplate": f"{rows[0].split(' (')[0]} %{{y}}<br>{cols[0].split(' (')[0]} %{{x}}"
+                             "<br>%{z}<extra></extra>"}
+    when = "final weights" if at is None else f"step {at}"
+    title = (f"{mode} path {_shipped.head_label(*a, model)} → {_shipped.head_label(*b, model)}, "
+             f"{when}: diagonal wins for {100 * frac:.0f}% of tokens")
+    return figure([heat], title=title, height=460, showlegend=False,
+                  xaxis={"title": {"text": cols}, "zeroline": False, "showgrid": False},
+                  yaxis={"title": {"text": rows}, "autorange": "reversed", "zeroline": False,
+                         "showgrid": False, "scaleanchor": "x", "scaleratio": 1},
+                  annotations=[])
