@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from headspace import optics
+from headspace import axioms, optics
 from headspace.demos import REGISTRY
 
 # GPT-2 small's shape (Radford et al. 2019; TransformerLens's "gpt2" config): an input, not a result.
@@ -70,6 +70,16 @@ def polariser() -> dict:
         "transmission": _the_same("polariser.transmission",
                                   [_outputs("polarizer", theta=float(a))["transmission"] for a in angles]),
     }
+
+
+RANDOM_SUBSPACE_DRAWS = 20
+
+
+def _smallest_random_angle(n: int, k: int) -> float:
+    """Mean over seeded draws of the smallest principal angle between two random k-dim subspaces of R^n."""
+    rng = np.random.default_rng(0)
+    return float(np.mean([axioms.principal_angles(rng.standard_normal((n, k)), rng.standard_normal((n, k)))[0]
+                          for _ in range(RANDOM_SUBSPACE_DRAWS)]))
 
 
 def subspaces() -> dict:
@@ -116,6 +126,9 @@ def subspaces() -> dict:
         "gpt2_d_head": GPT2_SMALL["d_head"],
         # expected mean cos^2 of the principal angles between random head-sized subspaces: k / n
         "gpt2_random_cos2": str(Fraction(GPT2_SMALL["d_head"], GPT2_SMALL["d_model"])),
+        # mean smallest principal angle (degrees) between random head-sized subspaces of GPT-2's stream
+        "gpt2_random_smallest_angle": _smallest_random_angle(GPT2_SMALL["d_model"], GPT2_SMALL["d_head"]),
+        "random_subspace_draws": RANDOM_SUBSPACE_DRAWS,
     }
 
 
