@@ -257,7 +257,7 @@ def test_over_training_is_the_heatmap_at_every_checkpoint(name):
         out = run("composition-over-training", model=name, mode=mode)
         assert out["steps"] == list(load(name).steps)
         (l1, h1), (l2, h2) = find_pair(load(name))
-        assert set(out["scores"]) == set(METRICS)
+        assert set(out["scores"]) == set(METRICS) | {"causal"}
         for metric in METRICS:
             want = [reference(name, s, mode, metric)[l1, h1, l2, h2] for s in out["steps"]]
             np.testing.assert_allclose(out["scores"][metric], want, rtol=1e-12, atol=1e-15)
@@ -328,3 +328,25 @@ def test_token_path_bad_params():
     for bad in ({"tokens": 20}, {"mode": "O"}, {"head1": "1.0"}):
         with pytest.raises(ValueError, match=f"parameter '{next(iter(bad))}'"):
             REGISTRY["token-path"].run(bad)
+
+
+# --- the causal ground truth in the demos --------------------------------------------
+
+from headspace.causal import path_ablation, rank_correlation  # noqa: E402
+
+
+def test_causal_heatmap_is_path_ablation_on_the_eval_batch():
+    out = run("composition-scores", metric="causal", mode="K", step=1200)
+    m = loaded(_shipped.DEFAULT_MODEL, 1200)
+    want = path_ablation(m, repeated_tokens(128, 64, batch=32, seed=1), "K")
+    np.testing.assert_allclose(out["scores"], want, rtol=1e-12, atol=1e-15)
+
+
+def test_agreement_is_the_rank_correlation_of_the_heatmaps():
+    out = run("metric-agreement", mode="V", model=list_models()[1])
+    i = out["steps"].index(1200)
+    pick = lambda s: np.asarray(s)[0, :, 1, :].ravel()  # noqa: E731  (two layers: every later pair)
+    truth = pick(run("composition-scores", model=list_models()[1], mode="V", metric="causal", step=1200)["scores"])
+    for metric in METRICS:
+        got = pick(run("composition-scores", model=list_models()[1], mode="V", metric=metric, step=1200)["scores"])
+        assert out["rank_correlation"][metric][i] == pytest.approx(rank_correlation(got, truth), abs=1e-12)

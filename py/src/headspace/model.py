@@ -234,24 +234,45 @@ class Model:
     def run(self, tokens) -> tuple[np.ndarray, np.ndarray]:
         """``(logits, attention_patterns)`` from one forward pass; see those methods for shapes."""
         toks, single = self._check_tokens(tokens)
-        batch, seq = toks.shape
-        resid = self.W_E[toks] + self.W_pos[:seq]                      # [batch, seq, d_model]
-        future = np.triu(np.ones((seq, seq), dtype=bool), k=1)         # key after query: masked
+        resid = self.embed(toks)
         patterns = []
         for l in range(self.config["n_layers"]):
-            x = self._norm(resid, None if self.ln1_w is None else self.ln1_w[l])[:, None]
-            q = x @ self.W_Q[l] + self.b_Q[l][:, None]                 # [batch, n_heads, seq, d_head]
-            k = x @ self.W_K[l] + self.b_K[l][:, None]
-            v = x @ self.W_V[l] + self.b_V[l][:, None]
-            scores = q @ k.swapaxes(-1, -2) / np.sqrt(self.config["d_head"])
-            scores[..., future] = -np.inf
-            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
-            pattern = scores / scores.sum(axis=-1, keepdims=True)      # [batch, n_heads, seq(q), seq(k)]
-            resid = resid + (pattern @ v @ self.W_O[l]).sum(axis=1) + self.b_O[l]
+            x = self.layer_input(resid, l)
+            pattern, out = self.attend(l, x, x, x)
+            resid = resid + out.sum(axis=1) + self.b_O[l]
             patterns.append(pattern)
-        logits = self._norm(resid, self.ln_final_w) @ self.W_U + self.b_U
+        logits = self.unembed(resid)
         patterns = np.stack(patterns, axis=1)
         return (logits[0], patterns[0]) if single else (logits, patterns)
+
+    # -- the forward pass in pieces (headspace.causal intervenes between them) ---------
+
+    def embed(self, toks: np.ndarray) -> np.ndarray:
+        """The residual stream before layer 0: ``W_E[toks] + W_pos[:seq]``, [batch, seq, d_model]."""
+        return self.W_E[toks] + self.W_pos[:toks.shape[-1]]
+
+    def layer_input(self, resid: np.ndarray, l: int) -> np.ndarray:
+        """What the heads of layer ``l`` read: the residual stream through the layer's norm (if any)."""
+        return self._norm(resid, None if self.ln1_w is None else self.ln1_w[l])
+
+    def attend(self, l: int, xq: np.ndarray, xk: np.ndarray, xv: np.ndarray, heads=slice(None)):
+        """Layer ``l``'s heads on query, key and value inputs [batch, seq, d_model] (or [batch,
+        n_heads, seq, d_model] for one input per head): ``(pattern [batch, n_heads, seq, seq],
+        out [batch, n_heads, seq, d_model])`` where ``out = pattern @ v @ W_O`` (no ``b_O``)."""
+        xq, xk, xv = (x[:, None] if x.ndim == 3 else x for x in (xq, xk, xv))
+        q = xq @ self.W_Q[l, heads] + self.b_Q[l, heads][..., None, :]     # [batch, n_heads, seq, d_head]
+        k = xk @ self.W_K[l, heads] + self.b_K[l, heads][..., None, :]
+        v = xv @ self.W_V[l, heads] + self.b_V[l, heads][..., None, :]
+        seq = q.shape[-2]
+        scores = q @ k.swapaxes(-1, -2) / np.sqrt(self.config["d_head"])
+        scores[..., np.triu(np.ones((seq, seq), dtype=bool), k=1)] = -np.inf   # key after query: masked
+        scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        pattern = scores / scores.sum(axis=-1, keepdims=True)
+        return pattern, pattern @ v @ self.W_O[l, heads]
+
+    def unembed(self, resid: np.ndarray) -> np.ndarray:
+        """Logits from the final residual stream (through the final norm, if any)."""
+        return self._norm(resid, self.ln_final_w) @ self.W_U + self.b_U
 
     def logits(self, tokens) -> np.ndarray:
         """Next-token logits: ``[seq, d_vocab]`` for ``tokens [seq]``, ``[batch, seq, d_vocab]`` for ``[batch, seq]``.
@@ -274,11 +295,7 @@ class Model:
     def loss_per_token(self, tokens) -> np.ndarray:
         """Cross-entropy (nats) of predicting ``tokens[..., t+1]`` at position ``t``: shape ``[..., seq-1]``."""
         toks, _ = self._check_tokens(tokens)
-        logits = self.logits(tokens)[..., :-1, :]
-        logits = logits - logits.max(axis=-1, keepdims=True)
-        logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
-        nxt = np.asarray(tokens)[..., 1:]
-        return -np.take_along_axis(logp, nxt[..., None], axis=-1)[..., 0]
+        return cross_entropy(self.logits(tokens), np.asarray(tokens))
 
     def fold_norm(self) -> "Model":
         """The same function with the norm's learned scale folded into the weights that read it.
@@ -333,6 +350,14 @@ class Model:
             raise ValueError(f"tokens must be in [0, d_vocab={d_vocab}); got {toks[where]} at index {where}")
         single = toks.ndim == 1
         return (toks[None] if single else toks).astype(np.int64), single
+
+
+def cross_entropy(logits: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """Next-token loss (nats): ``logits[..., t, :]`` predicting ``tokens[..., t+1]``, shape ``[..., seq-1]``."""
+    logits = logits[..., :-1, :]
+    logits = logits - logits.max(axis=-1, keepdims=True)
+    logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
+    return -np.take_along_axis(logp, np.asarray(tokens)[..., 1:, None], axis=-1)[..., 0]
 
 
 def _model_directory(path) -> Path:

@@ -16,5 +16,6 @@ from . import metric_lab  # noqa: F401
 from . import composition_scores  # noqa: F401
 from . import composition_over_training  # noqa: F401
 from . import token_path  # noqa: F401
+from . import metric_agreement  # noqa: F401
 
 __all__ = ["REGISTRY", "Demo", "Param", "register", "to_json_value"]

@@ -20,7 +20,7 @@ import numpy as np
 
 from headspace import model as _model
 from headspace.composition import METRICS, all_composition_scores
-from headspace.heads import find_pair
+from headspace.heads import find_pair, repeated_tokens
 
 FALLBACK_MODELS = ("attn-only-2l", "attn-only-2l-rms")
 PREV, INDUCTION = "previous-token", "induction"
@@ -113,6 +113,24 @@ def _final(where: str, name: str):
 def weights(name: str, step: int | None):
     """The folded model at checkpoint ``step`` (None: final weights), cached."""
     return _loaded(_where(), name, step)
+
+
+#: The fixed, seeded batch path ablation is measured on: random tokens whose second half repeats
+#: the first (so induction matters), another seed than the one that finds the heads.
+EVAL_BATCH, EVAL_SEED = 32, 1
+
+
+@lru_cache(maxsize=None)
+def _eval_batch(d_vocab: int, n_ctx: int) -> np.ndarray:
+    toks = repeated_tokens(d_vocab, n_ctx, batch=EVAL_BATCH, seed=EVAL_SEED)
+    toks.setflags(write=False)
+    return toks
+
+
+def eval_batch(name: str) -> np.ndarray:
+    """``[32, n_ctx]`` int64 tokens for model ``name``: ``heads.repeated_tokens`` with seed 1."""
+    cfg = _final(_where(), name).config
+    return _eval_batch(cfg["d_vocab"], cfg["n_ctx"])
 
 
 def embedding_seen(m) -> np.ndarray:

@@ -6,14 +6,15 @@ numbers the composition-scores heatmap shows at that step. The right panel is th
 repeated random text from the model's ``training_curve.json``: the first half cannot be predicted
 (its loss stays near ln d_vocab); the repeated half falls once an induction circuit forms. The
 shaded band is the phase change recorded there (the best induction score rising from 10 % to 90 %
-of the way up).
+of the way up). The orange line there is the causal ground truth for the pair, ``scores["causal"]``:
+``headspace.causal.path_ablation`` at each checkpoint, in nats.
 
 Defaults: the previous-token head and the induction head of the model, found from the final
 weights' attention patterns (``headspace.heads``).
 
 >>> from headspace.demos import REGISTRY
 >>> out = REGISTRY["composition-over-training"].run({})["outputs"]
->>> sorted(out["scores"]) == sorted(METRICS), len(out["steps"]) == len(out["scores"]["frobenius"])
+>>> sorted(out["scores"]) == sorted(METRICS + ("causal",)), len(out["steps"]) == len(out["scores"]["frobenius"])
 (True, True)
 """
 
@@ -30,10 +31,12 @@ from .metric_lab import METRIC_COLORS
 
 
 def pair_over_training(model: str, mode: str, pair: tuple[int, int, int, int]) -> tuple[list[int], dict]:
-    """``(steps, {metric: [score at each step]})`` for one pair ``(l1, h1, l2, h2)``."""
+    """``(steps, {metric: [score at each step]})`` for one pair ``(l1, h1, l2, h2)``; ``"causal"`` is
+    the pair's path-ablation effect (nats)."""
     steps = list(_shipped.checkpoint_steps(model))
     l1, h1, l2, h2 = pair
-    return steps, {m: [float(_shipped.scores(model, s, mode, m)[l1, h1, l2, h2]) for s in steps] for m in METRICS}
+    return steps, {m: [float(_shipped.scores(model, s, mode, m)[l1, h1, l2, h2]) for s in steps]
+                   for m in _shipped.SCORE_OPTIONS}
 
 
 @register(
@@ -64,7 +67,9 @@ def _figure(model, mode, a, b, steps, s) -> dict:
     right = [scatter(c["step"], c["first_half_loss"], name="loss, first (random) half", color=COLORS["muted"],
                      mode="lines", width=1.5),
              scatter(c["step"], c["repeated_half_loss"], name="loss, repeated half", color=COLORS["ink"],
-                     mode="lines", width=2)]
+                     mode="lines", width=2),
+             scatter(steps, s[_shipped.CAUSAL], name="path ablation of this pair (Δ loss)",
+                     color=COLORS["orange"], mode="lines+markers", size=5, width=2)]
     shapes = []
     if c.get("phase_change_steps"):
         lo, hi = c["phase_change_steps"][:2]
@@ -78,7 +83,7 @@ def _figure(model, mode, a, b, steps, s) -> dict:
     ymin = min(0.0, float(np.floor(min(vals) * 10) / 10))
     fig = two_panels(left, right,
                      titles=(f"{mode}-composition of {_shipped.head_label(*a, model)} → "
-                             f"{_shipped.head_label(*b, model)}", "loss on repeated random text"),
+                             f"{_shipped.head_label(*b, model)}", "loss and path ablation (nats)"),
                      split=0.56, gap=0.12, height=440,
                      xaxis={"title": {"text": "training step"}, "zeroline": False},
                      yaxis={"title": {"text": "score"}, "range": [ymin, 1.02], "zeroline": True},

@@ -1,7 +1,9 @@
 """Composition scores of every earlier head against every later head of a shipped toy model.
 
 ``scores`` is exactly ``headspace.composition.all_composition_scores`` of the model's weights (norm
-scale folded in, see ``_shipped``) at the chosen training step, for the chosen mode and metric:
+scale folded in, see ``_shipped``) at the chosen training step, for the chosen mode and metric
+(``token`` and ``whitened`` through the embedding the heads see; ``causal`` is
+``headspace.causal.path_ablation`` on the site's fixed seeded batch, in nats):
 ``scores[l1][h1][l2][h2]`` scores head ``h1`` of layer ``l1`` writing (its ``W_V W_O``) against
 head ``h2`` of layer ``l2`` reading, through ``W_Q W_K^T`` (Q), ``W_K W_Q^T`` (K) or ``W_V W_O``
 (V); it is 0 unless ``l2 > l1``. ``top_pair`` is ``[l1, h1, l2, h2]`` of the largest score.
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from headspace.composition import METRICS, MODES
+from headspace.composition import MODES
 
 from . import _shipped
 from ._figure import COLORS, figure
@@ -51,8 +53,9 @@ def top_pair(s: np.ndarray) -> list[int]:
         Param("model", "Model", "select", _shipped.DEFAULT_MODEL, options=_shipped.MODEL_NAMES,
               help="a shipped toy model: attention only, two layers"),
         Param("mode", "Composition", "select", "K", options=MODES, help=_MODE_HELP),
-        Param("metric", "Metric", "select", "frobenius", options=METRICS,
-              help="how the score of a pair of heads is computed"),
+        Param("metric", "Metric", "select", "frobenius", options=_shipped.SCORE_OPTIONS,
+              help="how the score of a pair of heads is computed; 'causal' is the ground truth: the loss "
+                   "increase (nats) when the writer's output is mean-ablated in the reader's input only"),
         Param("step", "Training step", "select", "final", options=_shipped.STEP_OPTIONS,
               help="final weights, or a training checkpoint (a model's latest checkpoint not after this step)"),
     ],
@@ -87,7 +90,9 @@ def _figure(s, top, model, mode, metric, step, at) -> dict:
     box = {"type": "rect", "xref": "x", "yref": "y", "x0": tj - 0.5, "x1": tj + 0.5, "y0": ti - 0.5,
            "y1": ti + 0.5, "line": {"color": COLORS["orange"], "width": 3}}
     when = "final weights" if at is None else f"step {at}" + ("" if step == at else f" (latest checkpoint before {step})")
-    title = f"{mode}-composition, {metric}: {model}, {when}"
+    unit = "Δ loss (nats)" if metric == _shipped.CAUSAL else metric
+    heat["colorbar"]["title"]["text"] = unit
+    title = f"{mode}-composition, {'path ablation' if metric == _shipped.CAUSAL else metric}: {model}, {when}"
     fig = figure([heat], title=title, height=430, showlegend=False,
                  xaxis={"title": {"text": "later head (reads)"}, "tickvals": list(range(len(cols))),
                         "ticktext": xlab, "zeroline": False, "showgrid": False, "tickangle": 0},

@@ -1,0 +1,81 @@
+"""How well each weight-based score ranks pairs of heads as the causal ground truth does, over training.
+
+For the chosen model and mode, at every training checkpoint, every pair of heads (writer in an
+earlier layer, reader in a later one) gets a score from each metric of ``headspace.composition``
+(``_shipped.scores``) and a ground-truth effect from ``headspace.causal.path_ablation`` (the loss
+increase, in nats, when the writer's output is mean-ablated in the reader's input only, on the
+site's fixed seeded batch). ``rank_correlation[metric][i]`` is Spearman's rank correlation of the
+two over all pairs at ``steps[i]``; ``final`` is the same for the final weights. With only 16
+pairs, and four induction heads that nearly tie, a single correlation is a noisy number: read the
+curves, not one point.
+
+>>> from headspace.demos import REGISTRY
+>>> out = REGISTRY["metric-agreement"].run({"mode": "K"})["outputs"]
+>>> sorted(out["final"]) == sorted(METRICS)
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from headspace.causal import rank_correlation
+from headspace.composition import METRICS, MODES
+
+from . import _shipped
+from ._figure import COLORS, scatter, figure
+from ._registry import Param, register
+from .metric_lab import METRIC_COLORS
+
+
+def _later_pairs(s: np.ndarray) -> np.ndarray:
+    n = s.shape[0]
+    later = (np.arange(n)[:, None] < np.arange(n)[None, :])[:, None, :, None]
+    return np.asarray(s)[np.broadcast_to(later, s.shape)]
+
+
+def agreement(model: str, step, mode: str) -> dict:
+    """``{metric: Spearman rho}`` of each metric against path ablation over every pair, at ``step``."""
+    truth = _later_pairs(_shipped.scores(model, step, mode, _shipped.CAUSAL))
+    return {m: rank_correlation(_later_pairs(_shipped.scores(model, step, mode, m)), truth) for m in METRICS}
+
+
+@register(
+    "metric-agreement", "Which score ranks pairs of heads as path ablation does, over training",
+    params=[
+        Param("model", "Model", "select", _shipped.DEFAULT_MODEL, options=_shipped.MODEL_NAMES,
+              help="a shipped toy model: attention only, two layers"),
+        Param("mode", "Composition", "select", "K", options=MODES,
+              help="which input of the later head reads the earlier head's output"),
+    ],
+    outputs=["steps", "rank_correlation", "final"],
+    needs_models=True,
+)
+def metric_agreement(model: str, mode: str) -> dict:
+    steps = list(_shipped.checkpoint_steps(model))
+    per_step = [agreement(model, s, mode) for s in steps]
+    rho = {m: [a[m] for a in per_step] for m in METRICS}
+    final = agreement(model, None, mode)
+    return {"figure": _figure(model, mode, steps, rho), "outputs": {"steps": steps, "rank_correlation": rho,
+                                                                    "final": final}}
+
+
+def _figure(model, mode, steps, rho) -> dict:
+    lines = [scatter(steps, [0.0 if v is None else v for v in rho[m]], name=m, color=METRIC_COLORS[m],
+                     mode="lines+markers", size=5) for m in METRICS]
+    for trace in lines:
+        trace["hoverinfo"] = "x+y+name"
+    c = _shipped.curve(model)
+    shapes = []
+    if c.get("phase_change_steps"):
+        lo, hi = c["phase_change_steps"][:2]
+        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": lo, "x1": hi, "y0": 0, "y1": 1,
+                       "fillcolor": "rgba(224,123,36,0.15)", "line": {"width": 0}, "layer": "below"})
+    fig = figure(lines, title=f"{mode}-composition: rank agreement with path ablation, {model}", height=420,
+                 xaxis={"title": {"text": "training step"}, "zeroline": False},
+                 yaxis={"title": {"text": "Spearman ρ with path ablation"}, "range": [-1.05, 1.05],
+                        "zeroline": True, "zerolinecolor": COLORS["muted"]},
+                 shapes=shapes)
+    fig["layout"]["legend"] = {**fig["layout"]["legend"], "y": -0.2, "yanchor": "top"}
+    fig["layout"]["margin"] = {**fig["layout"]["margin"], "b": 120}
+    return fig
