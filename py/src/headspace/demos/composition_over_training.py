@@ -6,7 +6,7 @@ numbers the composition-scores heatmap shows at that step. The right panel is th
 repeated random text from the model's ``training_curve.json``: the first half cannot be predicted
 (its loss stays near ln d_vocab); the repeated half falls once an induction circuit forms. The
 shaded band is the phase change recorded there (the best induction score rising from 10 % to 90 %
-of the way up). The orange line there is the causal ground truth for the pair, ``scores["causal"]``:
+of the way up). The line "path ablation of this pair" there is the causal ground truth for the pair, ``scores["causal"]``:
 ``headspace.causal.path_ablation`` at each checkpoint, in nats.
 
 Defaults: the previous-token head and the induction head of the model, found from the final
@@ -27,7 +27,7 @@ from headspace.composition import METRICS, MODES
 from . import _shipped
 from ._figure import COLORS, scatter, two_panels
 from ._registry import Param, register
-from .metric_lab import METRIC_COLORS
+from .metric_lab import METRIC_COLORS, METRIC_DASH
 
 
 def pair_over_training(model: str, mode: str, pair: tuple[int, int, int, int]) -> tuple[list[int], dict]:
@@ -61,7 +61,8 @@ def composition_over_training(model: str, mode: str, head1: str, head2: str) -> 
 
 
 def _figure(model, mode, a, b, steps, s) -> dict:
-    left = [scatter(steps, s[m], name=m, color=METRIC_COLORS[m], mode="lines+markers", size=5)
+    left = [scatter(steps, s[m], name=m, color=METRIC_COLORS[m], mode="lines+markers", size=5,
+                    line={"color": METRIC_COLORS[m], "width": 2, "dash": METRIC_DASH.get(m, "solid")})
             for m in METRICS]
     c = _shipped.curve(model)
     right = [scatter(c["step"], c["first_half_loss"], name="loss, first (random) half", color=COLORS["muted"],
@@ -69,7 +70,7 @@ def _figure(model, mode, a, b, steps, s) -> dict:
              scatter(c["step"], c["repeated_half_loss"], name="loss, repeated half", color=COLORS["ink"],
                      mode="lines", width=2),
              scatter(steps, s[_shipped.CAUSAL], name="path ablation of this pair (Δ loss)",
-                     color=COLORS["orange"], mode="lines+markers", size=5, width=2)]
+                     color=METRIC_COLORS[_shipped.CAUSAL], mode="lines+markers", size=5, width=2)]
     shapes = []
     if c.get("phase_change_steps"):
         lo, hi = c["phase_change_steps"][:2]

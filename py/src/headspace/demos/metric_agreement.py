@@ -25,7 +25,7 @@ from headspace.composition import METRICS, MODES
 from . import _shipped
 from ._figure import COLORS, scatter, figure
 from ._registry import Param, register
-from .metric_lab import METRIC_COLORS
+from .metric_lab import METRIC_COLORS, METRIC_DASH
 
 
 def _later_pairs(s: np.ndarray) -> np.ndarray:
@@ -61,8 +61,9 @@ def metric_agreement(model: str, mode: str) -> dict:
 
 
 def _figure(model, mode, steps, rho) -> dict:
-    lines = [scatter(steps, [0.0 if v is None else v for v in rho[m]], name=m, color=METRIC_COLORS[m],
-                     mode="lines+markers", size=5) for m in METRICS]
+    lines = [scatter(steps, rho[m], name=m, color=METRIC_COLORS[m], mode="lines+markers", size=5,
+                     line={"color": METRIC_COLORS[m], "width": 2, "dash": METRIC_DASH.get(m, "solid")})
+             for m in METRICS]
     for trace in lines:
         trace["hoverinfo"] = "x+y+name"
     c = _shipped.curve(model)
@@ -71,7 +72,7 @@ def _figure(model, mode, steps, rho) -> dict:
         lo, hi = c["phase_change_steps"][:2]
         shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": lo, "x1": hi, "y0": 0, "y1": 1,
                        "fillcolor": "rgba(224,123,36,0.15)", "line": {"width": 0}, "layer": "below"})
-    fig = figure(lines, title=f"{mode}-composition: rank agreement with path ablation, {model}", height=420,
+    fig = figure(lines, title=f"{mode}: rank agreement with path ablation", height=420,
                  xaxis={"title": {"text": "training step"}, "zeroline": False},
                  yaxis={"title": {"text": "Spearman ρ with path ablation"}, "range": [-1.05, 1.05],
                         "zeroline": True, "zerolinecolor": COLORS["muted"]},

@@ -56,7 +56,9 @@ D_MODEL = 8
 D_VOCAB = 16
 METRIC_COLORS = {"frobenius": COLORS["blue"], "frobenius_baseline": COLORS["orange"],
                  "svd_bound": COLORS["green"], "subspace": COLORS["purple"], "token": COLORS["red"],
-                 "whitened": COLORS["muted"]}
+                 "whitened": COLORS["muted"], "causal": "#a0741c"}
+#: token and whitened agree exactly for Q and K, so whitened is dashed to let token show through.
+METRIC_DASH = {"whitened": "dash"}
 
 
 @lru_cache(maxsize=None)
@@ -142,11 +144,12 @@ def _figure(s: dict, table: dict) -> dict:
              "text": [f"{s[m]:.3f}" for m in names], "textposition": "outside", "cliponaxis": False,
              "hoverinfo": "x+y"}]
     keys = list(AXIOMS)
-    label = {"1": "1", "1-strict": "1 strict", "2": "2", "3": "3", "4": "4"}
+    label = {"1": "A1", "1-strict": "A1 strict", "2": "A2", "3": "A3", "4": "A4"}
     # 1 = proved, 0.75 = no counterexample in the trials (evidence only), 0 = a counterexample
     level = lambda v: 0 if not v["meets"] else 1 if v["known"] == "proved" else 0.75  # noqa: E731
     z = [[level(table[m][k]) for k in keys] for m in names]
-    text = [["proved" if v["meets"] and v["known"] == "proved" else "holds?" if v["meets"] else "fails"
+    # short marks that fit a phone's cells; the hover text says it in words
+    text = [["✓" if v["meets"] and v["known"] == "proved" else "✓?" if v["meets"] else "✗"
              for v in (table[m][k] for k in keys)] for m in names]
     hover = [[f"{m}, Axiom {label[k]}: {'meets' if table[m][k]['meets'] else 'fails'} "
               f"({table[m][k]['known']})<br>{AXIOMS[k]}" for k in keys] for m in names]
@@ -155,13 +158,14 @@ def _figure(s: dict, table: dict) -> dict:
              "xgap": 3, "ygap": 3, "customdata": hover, "hovertemplate": "%{customdata}<extra></extra>",
              "name": "axioms"}]
     notes = [{"x": label[k], "y": m, "xref": "x2", "yref": "y2", "showarrow": False,
-              "text": text[i][j], "font": {"size": 11, "color": "#111111"}}  # on pastel cells in both schemes
+              "text": text[i][j], "font": {"size": 14, "color": "#111111"}}  # on pastel cells in both schemes
              for i, m in enumerate(names) for j, k in enumerate(keys)]
-    fig = two_panels(bars, grid, titles=("score of this pair", "axioms: proved, or fails by counterexample"),
+    fig = two_panels(bars, grid, titles=("score of this pair", "axioms"),
                      split=0.5, gap=0.22, height=360,
                      xaxis={"range": [-0.25, 1.25], "zeroline": True, "title": {"text": "score"}},
                      yaxis={"zeroline": False, "automargin": True},
-                     xaxis2={"zeroline": False, "showgrid": False, "ticks": "", "title": {"text": "axiom"}},
+                     xaxis2={"zeroline": False, "showgrid": False, "ticks": "", "title": {"text": "axiom"},
+                             "type": "category"},   # "1" and "2" are names, not numbers
                      yaxis2={"zeroline": False, "showticklabels": False, "showgrid": False, "ticks": ""},
                      annotations=notes)
     fig["layout"]["showlegend"] = False

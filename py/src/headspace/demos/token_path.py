@@ -103,10 +103,9 @@ def _figure(M, model, mode, a, b, step, at, frac) -> dict:
             "hovertemplate": f"{rows[0].split(' (')[0]} %{{y}}<br>{cols[0].split(' (')[0]} %{{x}}"
                              "<br>%{z}<extra></extra>"}
     when = "final weights" if at is None else f"step {at}"
-    title = (f"{mode} path {_shipped.head_label(*a, model)} → {_shipped.head_label(*b, model)}, "
-             f"{when}: diagonal wins for {100 * frac:.0f}% of tokens")
-    return figure([heat], title=title, height=460, showlegend=False,
+    title = f"{mode} path {a[0]}.{a[1]} → {b[0]}.{b[1]}, {when}"
+    return figure([heat], title=title, height=440, showlegend=False,
                   xaxis={"title": {"text": cols}, "zeroline": False, "showgrid": False},
                   yaxis={"title": {"text": rows}, "autorange": "reversed", "zeroline": False,
-                         "showgrid": False, "scaleanchor": "x", "scaleratio": 1},
+                         "showgrid": False},
                   annotations=[])
