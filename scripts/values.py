@@ -23,6 +23,7 @@ article's function below, with a comment saying what it is, and write
 
 from __future__ import annotations
 
+import inspect
 import math
 from fractions import Fraction
 
@@ -132,9 +133,128 @@ def subspaces() -> dict:
     }
 
 
+def _head(pair) -> str:
+    """A head as the articles name it: ``(1, 2)`` -> ``"1.2"``."""
+    return f"{pair[0]}.{pair[1]}"
+
+
+def _later(s) -> np.ndarray:
+    """Every earlier-later pair of a two-layer score array [2, n_heads, 2, n_heads], flattened."""
+    return np.asarray(s)[0, :, 1, :].ravel()
+
+
 def measuring() -> dict:
     """site/content/posts/measuring-composition.md"""
-    return {}
+    from headspace.composition import METRICS, random_baseline
+    from headspace.demos import _shipped
+    from headspace.demos.metric_agreement import agreement
+    from headspace.heads import head_scores
+
+    plain, rms = _shipped.MODEL_NAMES
+    cfg = _shipped.weights(plain, None).config
+    (l1, h1), (l2, h2) = prev, ind = _shipped.roles(plain)
+    over = _outputs("composition-over-training", model=plain, mode="K")
+    steps, fro = over["steps"], over["scores"]["frobenius"]
+    peak = int(np.argmax(fro))
+    curve = _shipped.curve(plain)
+    at = lambda step: curve["repeated_half_loss"][curve["step"].index(step)]  # noqa: E731
+    final_k = np.asarray(_outputs("composition-scores", model=plain, mode="K")["scores"])
+    rows = final_k[0, :, 1, :]
+    others = np.delete(rows, h1, axis=0)
+    order = np.argsort(-rows[h1])
+    base = _outputs("composition-scores", model=plain, mode="K", metric="frobenius_baseline")
+    base_rows = np.asarray(base["scores"])[0, :, 1, :]
+    top = _outputs("composition-scores", model=plain, mode="K")["top_pair"]
+    q_v = {m: _outputs("composition-over-training", model=plain, mode=m)["scores"]["frobenius"] for m in "QV"}
+    q_v_base = {m: _later(_outputs("composition-scores", model=plain, mode=m, metric="frobenius_baseline")["scores"])
+                for m in "QV"}
+    prev_scores, ind_scores = head_scores(_shipped.weights(plain, None))
+    r_prev, r_ind = _shipped.roles(rms)
+    rms_prev_scores, _ = head_scores(_shipped.weights(rms, None))
+    runner_up = sorted(range(cfg["n_heads"]), key=lambda h: -rms_prev_scores[0, h])[1]
+    rms_over = _outputs("composition-over-training", model=rms, mode="K")
+    d_param = next(p for p in REGISTRY["identity-paradox"].params if p.name == "d")
+    corrected = [abs(_outputs("identity-paradox", d=d)["frobenius_baseline"]) for d in d_param.options if d >= 8]
+    # the faithful token path over training: copying fraction of the pair at each checkpoint
+    copying = [_outputs("token-path", model=plain, step=s)["copying_fraction"] for s in steps]
+    if _outputs("token-path", model=plain)["copying_fraction"] != 1.0:
+        raise ValueError("measuring: the prose says the final diagonal wins in every row of the token path")
+    first_full = next(s for s, c in zip(steps, copying) if c == 1.0)
+    other_writers = [_outputs("token-path", model=plain, head1=f"0.{h}")["copying_fraction"]
+                     for h in range(cfg["n_heads"]) if h != h1]
+    token_k = _later(_outputs("composition-scores", model=plain, mode="K", metric="token")["scores"])
+    causal = {m: np.asarray(_outputs("composition-scores", model=plain, mode=m, metric="causal")["scores"])
+              for m in "QKV"}
+    ck = causal["K"][0, :, 1, :]
+    pair_causal = over["scores"]["causal"]
+    out = {
+        # model shape
+        "d_model": cfg["d_model"], "d_head": cfg["d_head"], "d_vocab": cfg["d_vocab"],
+        "one_over_sqrt_d_head": f"1/{int(round(cfg['d_head'] ** 0.5))}",
+        # untrained model (step 0): range of the K frobenius scores over every pair
+        "init_min": float(_later(_outputs("composition-scores", model=plain, mode="K", step=0)["scores"]).min()),
+        "init_max": float(_later(_outputs("composition-scores", model=plain, mode="K", step=0)["scores"]).max()),
+        # the random baseline: samples, for our heads' shapes, for GPT-2 small's
+        "baseline_samples": inspect.signature(random_baseline).parameters["samples"].default,
+        "baseline_ours": random_baseline((cfg["d_model"],) * 2, (cfg["d_model"],) * 2,
+                                         ranks=(cfg["d_head"], cfg["d_head"]))[0],
+        "baseline_gpt2": random_baseline((GPT2_SMALL["d_model"],) * 2, (GPT2_SMALL["d_model"],) * 2,
+                                         ranks=(GPT2_SMALL["d_head"], GPT2_SMALL["d_head"]))[0],
+        "gpt2_d_model": GPT2_SMALL["d_model"], "gpt2_d_head": GPT2_SMALL["d_head"],
+        # largest |baseline-corrected identity score| from d = 8 on (identity-paradox figure)
+        "identity_corrected_max": max(corrected),
+        # the probe's repeated-half loss at step 0 and at the end; the phase-change band
+        "loss_init": curve["repeated_half_loss"][0], "loss_final": curve["repeated_half_loss"][-1],
+        "phase_lo": curve["phase_change_steps"][0], "phase_hi": curve["phase_change_steps"][1],
+        # the two heads: names and attention scores
+        "prev": _head(prev), "ind": _head(ind), "prev_attention": float(prev_scores[l1, h1]),
+        "induction_lo": float(ind_scores[1].min()), "induction_hi": float(ind_scores[1].max()),
+        # the pair's K frobenius over training: start, peak, end, and the loss at those steps
+        "k_step0": fro[0], "k_peak": fro[peak], "k_peak_step": steps[peak], "k_final": fro[-1],
+        "k_final_step": steps[-1], "loss_at_peak": at(steps[peak]),
+        # the final K heatmap: the previous-token head's row against every other row
+        "prev_row_lo": float(rows[h1].min()), "prev_row_hi": float(rows[h1].max()),
+        "other_rows_lo": float(others.min()), "other_rows_hi": float(others.max()),
+        "labelled_rank": int(np.where(order == h2)[0][0]) + 1, "n_pairs": int(rows.size),
+        "top_pair": f"{_head(top[:2])} and {_head(top[2:])}",
+        "best_corrected": float(base_rows.max()), "labelled_corrected": float(base_rows[h1, h2]),
+        # the pair's Q and V frobenius from step 0 to the end; baseline-corrected at the end
+        "q_step0": q_v["Q"][0], "q_final": q_v["Q"][-1], "v_step0": q_v["V"][0], "v_final": q_v["V"][-1],
+        "qv_corrected_final": float(np.mean([q_v_base["Q"][h1 * cfg["n_heads"] + h2],
+                                             q_v_base["V"][h1 * cfg["n_heads"] + h2]])),
+        # the normalised model
+        "rms_prev": _head((r_prev)), "rms_ind": _head(r_ind), "rms_runner_up": f"0.{runner_up}",
+        "rms_prev_attention": float(rms_prev_scores[r_prev]), "rms_runner_up_attention": float(rms_prev_scores[0, runner_up]),
+        "rms_k_step0": rms_over["scores"]["frobenius"][0], "rms_k_final": rms_over["scores"]["frobenius"][-1],
+        # other metrics of the pair over training (plain model, K)
+        "subspace_step0": over["scores"]["subspace"][0], "subspace_final": over["scores"]["subspace"][-1],
+        "subspace_chance": str(Fraction(cfg["d_head"], cfg["d_model"])),
+        "svd_step0": over["scores"]["svd_bound"][0], "svd_peak": max(over["scores"]["svd_bound"]),
+        "svd_final": over["scores"]["svd_bound"][-1],
+        # the faithful token path of the pair (K): copying fraction over training
+        "copy_step0": copying[0], "copy_first_full": first_full,
+        "copy_other_max": max(other_writers),
+        "copy_rms_final": _outputs("token-path", model=rms)["copying_fraction"],
+        # the normalised token score does not single the pair out by its value
+        "token_pair": float(token_k[h1 * cfg["n_heads"] + h2]), "token_best": float(token_k.max()),
+        "token_pair_rank": int(np.sum(token_k > token_k[h1 * cfg["n_heads"] + h2])) + 1,
+        # path ablation (nats) on the eval batch
+        "eval_batch": _shipped.EVAL_BATCH, "eval_seq": cfg["n_ctx"],
+        "causal_pair_final": pair_causal[-1], "causal_pair_peak_step": pair_causal[peak],
+        "causal_prev_row_lo": float(ck[h1].min()), "causal_other_rows_max": float(np.abs(np.delete(ck, h1, 0)).max()),
+        "causal_q_max": float(np.abs(causal["Q"]).max()), "causal_v_max": float(np.abs(causal["V"]).max()),
+        "causal_rms_pair_final": rms_over["scores"]["causal"][-1],
+    }
+    for model, tag in ((plain, "plain"), (rms, "rms")):
+        for mode in "QKV":
+            for metric, rho in agreement(model, None, mode).items():
+                if metric != "frobenius_baseline":          # ranks exactly as frobenius
+                    out[f"rho_{tag}_{mode}_{metric}"] = rho
+    # the copying fraction at the first three checkpoints from the start of the phase change
+    during = [s for s in steps if s >= out["phase_lo"]][:3]
+    for i, step in enumerate(during):
+        out[f"copy_step_{i}"], out[f"copy_at_{i}"] = step, copying[steps.index(step)]
+    return out
 
 
 def formalising() -> dict:
