@@ -257,9 +257,55 @@ def measuring() -> dict:
     return out
 
 
+#: How the article's axiom table marks each verdict (the metric lab uses the same marks).
+_MARK = {"proved": "✓ proved", "counterexample": "✗"}
+
+
 def formalising() -> dict:
     """site/content/posts/formalising-composition.md"""
-    return {}
+    from headspace.axioms import axiom_3_as_posed_counterexample, axiom_table, inclusion_swap
+    from headspace.composition import composition_score
+    from headspace.demos import _shipped
+
+    table = axiom_table()
+    out = {f"axiom_{m}_{k.replace('-', '_')}": _MARK.get(v["known"], "✓ " + v["known"]) if v["meets"] else "✗"
+           for m, row in table.items() for k, v in row.items()}
+    trials = inspect.signature(axiom_table).parameters["trials"].default
+    out["trials"] = trials
+    # the basis change that swaps which reader the writer is "inside"
+    out["swap_condition_45"] = inclusion_swap(45.0)["condition"]
+    out["swap_condition_60"] = inclusion_swap(60.0)["condition"]
+    ex = axiom_3_as_posed_counterexample()
+    out["posed_delta"] = 90.0 - ex["limit_angles"][1]
+    # the old token score through W_U W_E, on the shipped model: a reader that reads only what the
+    # writer leaves out (A B = 0 exactly in exact arithmetic) still scored well above 0
+    m = _shipped.weights(_shipped.DEFAULT_MODEL, None)
+    (l1, h1), (l2, h2) = _shipped.roles(_shipped.DEFAULT_MODEL)
+    A = m.W_V[l1, h1] @ m.W_O[l1, h1]
+    W = np.linalg.svd(A)[2][: m.config["d_head"]]                    # rows: the write space
+    kernel = np.eye(m.config["d_model"]) - W.T @ W
+    B = kernel @ (m.W_Q[l2, h2] @ m.W_K[l2, h2].T)                     # reads only what A cannot write
+    E, U = _shipped.embedding_seen(m), m.W_U
+    old_writer, old_reader = E @ A @ U, E @ B @ E.T
+    out["trap_product_order"] = _power_of_ten(np.linalg.norm(A @ B) / (np.linalg.norm(A) * np.linalg.norm(B)))
+    out["trap_old_token"] = float(np.linalg.norm(old_writer @ old_reader)
+                                  / (np.linalg.norm(old_writer) * np.linalg.norm(old_reader)))
+    if composition_score(A, B, "token", W_E=E, mode="Q") > 1e-12:
+        raise ValueError("formalising: the faithful token score of the trap pair should be 0")
+    # the metric lab at a few settings the text walks through
+    lab = lambda **p: _outputs("metric-lab", **p)["scores"]  # noqa: E731
+    aligned = lab(angle=0, decay=0.5, rank=2)
+    out["lab_reversed_decay2_svd"] = lab(angle=0, decay=2, order="reversed", rank=2)["svd_bound"]
+    turned, turned_t = lab(angle=30, decay=0.5, rank=2), lab(angle=30, decay=0.5, rank=2, stretch=100)
+    aligned_t = lab(angle=0, decay=0.5, rank=2, stretch=100)
+    out["lab_sub_30"], out["lab_sub_30_t"], out["lab_sub_0_t"] = (
+        turned["subspace"], turned_t["subspace"], aligned_t["subspace"])
+    out["lab_stretch"] = 100
+    # the prose says the token score of the turned pair is the same in both bases
+    out["lab_token_30"] = _the_same("formalising.lab_token_30", [turned["token"], turned_t["token"]])
+    if not (out["lab_sub_0_t"] < out["lab_sub_30_t"] and aligned["subspace"] > turned["subspace"]):
+        raise ValueError("formalising: the prose says the stretch reverses the subspace order of the two pairs")
+    return out
 
 
 ARTICLES = {"polariser": polariser, "subspaces": subspaces, "measuring": measuring, "formalising": formalising}
