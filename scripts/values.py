@@ -250,6 +250,13 @@ def measuring() -> dict:
             for metric, rho in agreement(model, None, mode).items():
                 if metric != "frobenius_baseline":          # ranks exactly as frobenius
                     out[f"rho_{tag}_{mode}_{metric}"] = rho
+    # the lowest K rank correlation of any score with path ablation after the phase change, both models
+    after = []
+    for model in (plain, rms):
+        agree = _outputs("metric-agreement", model=model, mode="K")
+        late = [i for i, s in enumerate(agree["steps"]) if s >= out["phase_hi"]]
+        after += [agree["rank_correlation"][m][i] for m in METRICS for i in late]
+    out["rho_k_after_min"] = min(after)
     # the copying fraction at the first three checkpoints from the start of the phase change
     during = [s for s in steps if s >= out["phase_lo"]][:3]
     for i, step in enumerate(during):
