@@ -439,7 +439,8 @@ def whitened(left, right, *, mode, W_E=None, gram=None):
     (paper, basis change ``S = F^-T``): ``W_OV' = F^-T W_OV F^T`` and ``W_QK' = F W_QK F^T``,
     product ``W_QK'^T W_OV'``. Under a basis change T (``A -> T^-1 A T``, ``W_E -> W_E T``) the
     factor becomes ``F T`` up to a rotation, which cancels: C is invariant under every invertible T
-    (proved by that identity; tested to 1e-9 on random T). It equals ``frobenius`` when G = I and is
+    whose reference moves with it (``W_E -> W_E T``, or ``gram -> T^T gram T``; a fixed ``gram`` does
+    not move), proved by that identity and tested to 1e-9 on random T. It equals ``frobenius`` when G = I and is
     0 exactly when ``A B = 0`` (F is invertible). For Q and K with the default G it equals
     ``token`` (see there). Source: ours, after seed 000's call for a basis-free score.
     Axioms (``headspace.axioms``): meets 2 and 4 (both proved); fails 1, 1-strict and 3

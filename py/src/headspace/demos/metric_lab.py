@@ -17,7 +17,7 @@ same list (``order = "same"``: the loudest written direction is the most
 attended one) or reversed. ``stretch`` applies a change of residual basis T
 of that condition number (``symmetry.adversarial_basis``, seeded by ``seed``):
 ``A -> T^-1 A T``, ``B -> T^-1 B T^-T``, ``W_E -> W_E T``, ``W_U -> T^-1 W_U``.
-It leaves the model's function unchanged; stretch 1 is a pure rotation.
+It leaves the model's function unchanged; stretch 1 applies no change of basis.
 
 Outputs:
 
