@@ -38,7 +38,7 @@ from headspace._validate import as_number
 from headspace.composition import METRICS, composition_score
 from headspace.symmetry import adversarial_basis
 
-__all__ = ["AXIOMS", "PROOFS", "Verdict", "axiom_1", "axiom_1_strict", "axiom_2", "axiom_3", "axiom_4",
+__all__ = ["AXIOMS", "PROOFS", "Verdict", "axiom_1", "axiom_1_strict", "axiom_2", "axiom_3", "axiom_4", "ordering_flips",
            "axiom_table", "inclusion_swap", "axiom_3_as_posed_counterexample", "principal_angles"]
 
 #: What each axiom demands of a score C(A, B), in one line each (for tables and captions).
@@ -368,6 +368,26 @@ def axiom_4(metric, *, trials=32, seed=0, d_model=8, d_head=2, d_vocab=None, con
                               f"{after[t, k]:.4g} < {after[t, l]:.4g} (trial {t})")
     return Verdict(True, f"no ordering flipped in {trials * 6} comparisons "
                          f"(largest change {np.abs(after - before).max():.2g})")
+
+
+def ordering_flips(before, after, *, rtol=1e-9) -> int:
+    """How many pairs of scores change order: Axiom 4 checked on one real change of basis.
+
+    Counts index pairs (i, j) with ``before[i] > before[j]`` and ``after[i] < after[j]``, each gap
+    larger than ``rtol`` times the largest absolute score on its side, so float rounding of an
+    invariant score never counts as a flip.
+
+    >>> ordering_flips([0.3, 0.2, 0.1], [0.1, 0.2, 0.3]), ordering_flips([1.0, 0.5], [2.0, 1.0])
+    (3, 0)
+    """
+    before = np.asarray(before, dtype=float).ravel()
+    after = np.asarray(after, dtype=float).ravel()
+    if before.shape != after.shape:
+        raise ValueError(f"before and after must hold the same number of scores; got {before.size} and {after.size}")
+    tol_b = rtol * max(float(np.abs(before).max(initial=0.0)), np.finfo(float).tiny)
+    tol_a = rtol * max(float(np.abs(after).max(initial=0.0)), np.finfo(float).tiny)
+    gap, gap2 = before[:, None] - before[None, :], after[:, None] - after[None, :]
+    return int(np.count_nonzero((gap > tol_b) & (gap2 < -tol_a)))
 
 
 _SETTING = ("trials", "seed", "d_model", "d_head", "d_vocab", "condition")

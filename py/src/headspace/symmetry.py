@@ -29,7 +29,7 @@ import numpy as np
 from headspace._validate import as_array, as_number
 
 __all__ = ["random_orthogonal", "scale_directions", "shear", "adversarial_basis", "invert",
-           "change_residual_basis", "transform_ov", "transform_qk", "ov_hidden_basis", "qk_hidden_basis",
+           "change_residual_basis", "transform_model", "rotation", "permutation", "stretch", "transform_ov", "transform_qk", "ov_hidden_basis", "qk_hidden_basis",
            "WRITERS", "READERS", "UNCHANGED"]
 
 #: Weight names (last component of a TransformerLens state-dict key) that write to the residual stream.
@@ -250,3 +250,82 @@ def qk_hidden_basis(W_Q, W_K, A):
         raise ValueError(f"A must be [d_head, d_head] with d_head = {W_Q.shape[-1]} (W_Q) = "
                          f"{W_K.shape[-1]} (W_K); got {list(A.shape)}")
     return W_Q @ A, W_K @ _T(Ai)
+
+
+def transform_model(model, T):
+    """The model with its residual basis changed by T: writers ``W @ T``, readers ``T^-1 @ W``.
+
+    ``model`` is a ``headspace.model.Model``; its learned norm scales are folded into the readers
+    first (``Model.fold_norm``), so every reader is a plain matrix. Writers: ``W_E, W_pos, W_O,
+    b_O``; readers: ``W_Q, W_K, W_V, W_U``; the biases inside heads and ``b_U`` do not change.
+
+    Without normalisation the new model computes the same logits for any invertible T (tested to
+    1e-12 relative). With RMSNorm the readers see ``norm(x T)``, and ``norm(alpha x R) = norm(x) R``
+    for R orthogonal and alpha > 0 (up to the norm's eps): the global scale is removed by the norm,
+    so the readers must not undo it. They get ``s T^-1 @ W`` with ``s`` the root mean square of T's
+    singular values (``alpha`` for ``T = alpha R``, which makes that case exact). Any other T gives a
+    different model; ``norm-symmetry`` measures how different.
+
+    >>> from headspace.model import load
+    >>> m = load("attn-only-2l")
+    >>> T = adversarial_basis(m.config["d_model"], condition=100.0, seed=0)
+    >>> moved = transform_model(m, T)
+    >>> bool(np.allclose(moved.logits([3, 1, 4, 1]), m.logits([3, 1, 4, 1]), atol=1e-9))
+    True
+    """
+    T, Ti = invert("T", T)
+    d_model = model.config["d_model"]
+    if T.shape != (d_model, d_model):
+        raise ValueError(f"T must be [d_model, d_model] = {[d_model, d_model]}; got {list(T.shape)}")
+    moved = model.fold_norm()
+    if moved.config.get("normalization_type") is not None:
+        Ti = Ti * np.sqrt(np.mean(np.linalg.svd(T, compute_uv=False) ** 2))
+    for name in ("W_E", "W_pos", "W_O", "b_O"):
+        setattr(moved, name, getattr(moved, name) @ T)
+    for name in ("W_Q", "W_K", "W_V", "W_U"):
+        setattr(moved, name, Ti @ getattr(moved, name))
+    return moved
+
+
+def rotation(d_model, degrees, seed=0):
+    """A rotation by ``degrees`` in each of ``d_model // 2`` orthogonal planes of a seeded basis.
+
+    ``T = Q blockdiag(R(degrees), ...) Q^T`` with Q Haar-random: 0 degrees is the identity, and the
+    angle between any vector and its image is at most ``degrees``.
+
+    >>> R = rotation(4, 30.0, seed=2)
+    >>> bool(np.allclose(R @ R.T, np.eye(4))), round(float(np.trace(R)), 6)   # 4 cos 30
+    (True, 3.464102)
+    """
+    d_model = int(as_number("d_model", d_model, lo=1))
+    t = np.deg2rad(as_number("degrees", degrees))
+    block = np.eye(d_model)
+    for i in range(0, d_model - 1, 2):
+        block[i:i + 2, i:i + 2] = [[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]
+    Q = random_orthogonal(d_model, seed)
+    return Q @ block @ Q.T
+
+
+def permutation(d_model, seed=0):
+    """A seeded random permutation of the residual axes (``x @ P`` relabels them): seed 000's
+    relabelling, under which every score should keep its value.
+
+    >>> permutation(3, seed=1).sum(axis=0).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    d_model = int(as_number("d_model", d_model, lo=1))
+    return np.eye(d_model)[np.random.default_rng(seed).permutation(d_model)]
+
+
+def stretch(d_model, condition, seed=0):
+    """A pure stretch with condition number ``condition``: ``Q diag(s) Q^T``, Q Haar-random and
+    ``s`` log-spaced from 1 to ``condition``, one factor per direction.
+
+    >>> S = stretch(4, 100.0, seed=0)
+    >>> round(float(np.linalg.cond(S)), 6), bool(np.allclose(S, S.T))
+    (100.0, True)
+    """
+    d_model = int(as_number("d_model", d_model, lo=1))
+    condition = as_number("condition", condition, lo=1.0)
+    Q = random_orthogonal(d_model, seed)
+    return scale_directions(d_model, Q.T, condition ** np.linspace(0.0, 1.0, d_model))

@@ -17,5 +17,8 @@ from . import composition_scores  # noqa: F401
 from . import composition_over_training  # noqa: F401
 from . import token_path  # noqa: F401
 from . import metric_agreement  # noqa: F401
+from . import residual_basis  # noqa: F401
+from . import norm_symmetry  # noqa: F401
+from . import transform_rules  # noqa: F401
 
 __all__ = ["REGISTRY", "Demo", "Param", "register", "to_json_value"]

@@ -38,11 +38,13 @@ def _manifest() -> dict | None:
 
 
 def _declarations():
-    """(model names, default model, step options, head1 options, head2 options) from the manifest."""
+    """(model names, default model, step options, head1 options, head2 options, names of the
+    models with a normalisation) from the manifest."""
     manifest = _manifest()
     entries = (manifest or {}).get("models") or {n: {} for n in FALLBACK_MODELS}
     names = tuple(entries)
     plain = [n for n, e in entries.items() if e.get("normalization_type") is None]
+    normed = tuple(n for n in names if n not in plain) or names[-1:]
     default = plain[0] if plain else names[0]
     steps = sorted({int(s) for e in entries.values() for s in e.get("checkpoint_steps", ())})
     layers, heads = 2, 4
@@ -52,10 +54,10 @@ def _declarations():
         heads = min(c["n_heads"] for c in configs)
     head1 = (PREV,) + tuple(f"{l}.{h}" for l in range(layers - 1) for h in range(heads))
     head2 = (INDUCTION,) + tuple(f"{l}.{h}" for l in range(1, layers) for h in range(heads))
-    return names, default, ("final",) + tuple(steps), head1, head2
+    return names, default, ("final",) + tuple(steps), head1, head2, normed
 
 
-MODEL_NAMES, DEFAULT_MODEL, STEP_OPTIONS, HEAD1_OPTIONS, HEAD2_OPTIONS = _declarations()
+MODEL_NAMES, DEFAULT_MODEL, STEP_OPTIONS, HEAD1_OPTIONS, HEAD2_OPTIONS, NORMALISED_MODELS = _declarations()
 
 
 def _where() -> str:

@@ -1,0 +1,118 @@
+"""How each circuit transforms when a toy 2-D residual stream changes basis, and what stays fixed.
+
+In the paper's column vectors the residual stream ``x`` becomes ``T x``. A writer's OV circuit
+then becomes ``T W_OV T^-1`` (it reads and writes the stream), a reader's QK circuit ``T^-T W_QK
+T^-1`` (a bilinear form ``x_q^T W_QK x_k`` must give the same attention score), and their composite
+(K-composition: the reader's keys are what the writer wrote) ``W_QK W_OV`` becomes ``T^-T (W_QK
+W_OV) T^-1``. The embedding ``W_E`` (columns are tokens) becomes ``T W_E``, so the token-space
+composite ``W_E^T W_QK W_OV W_E`` does not change: every T cancels.
+
+``T = R(rotation) F H(shear) S(stretch)``, the same family as ``hidden-symmetry``
+(``hidden_symmetry.basis_change``). Outputs:
+
+- ``T``: the matrix.
+- ``ov_after``, ``qk_after``, ``composite_after``: the three residual-space matrices after T.
+- ``token_change``: the largest change of any entry of the token-space composite; zero to rounding.
+- ``frobenius_before``, ``frobenius_after``: the Frobenius composition score
+  ``||W_QK W_OV|| / (||W_QK|| ||W_OV||)`` of the pair, which does change.
+
+>>> from headspace.demos import REGISTRY
+>>> out = REGISTRY["transform-rules"].run({"scale": 3.0})["outputs"]
+>>> out["token_change"] < 1e-12, round(out["frobenius_before"], 3) != round(out["frobenius_after"], 3)
+(True, True)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._figure import figure
+from ._registry import Param, register
+from .hidden_symmetry import basis_change
+from .residual_basis import CELL_INK
+
+#: The toy: one writer's OV circuit, one reader's QK circuit, three tokens' embeddings (columns).
+W_OV = np.array([[0.9, 0.4], [-0.3, 0.5]])
+W_QK = np.array([[0.2, 1.1], [0.7, -0.4]])
+W_E = np.array([[1.0, 0.0, 0.7], [0.0, 1.0, 0.7]])
+DIVERGING = [[0.0, "#2166ac"], [0.5, "#f7f7f7"], [1.0, "#b2182b"]]
+
+
+def frobenius_pair(qk: np.ndarray, ov: np.ndarray) -> float:
+    """``||qk ov||_F / (||qk||_F ||ov||_F)``."""
+    return float(np.linalg.norm(qk @ ov) / (np.linalg.norm(qk) * np.linalg.norm(ov)))
+
+
+def transformed(T: np.ndarray) -> dict:
+    """Every matrix of the toy before and after T: ``{name: (before, after)}``."""
+    Ti = np.linalg.inv(T)
+    ov, qk = T @ W_OV @ Ti, Ti.T @ W_QK @ Ti
+    E = T @ W_E
+    return {"W_OV": (W_OV, ov), "W_QK": (W_QK, qk), "W_QK W_OV": (W_QK @ W_OV, qk @ ov),
+            "W_Eᵀ W_QK W_OV W_E": (W_E.T @ W_QK @ W_OV @ W_E, E.T @ qk @ ov @ E)}
+
+
+@register(
+    "transform-rules", "How OV, QK and their product move under a change of residual basis",
+    params=[
+        Param("rotation", "Rotation", "range", 0, min=-180, max=180, step=1, unit="°"),
+        Param("scale", "Stretch", "range", 2.0, min=0.25, max=4, step=0.05,
+              help="stretch of the first residual axis"),
+        Param("shear", "Shear", "range", 0.0, min=-2, max=2, step=0.05),
+        Param("flip", "Reflect", "checkbox", False),
+    ],
+    outputs=["T", "ov_after", "qk_after", "composite_after", "token_change", "frobenius_before",
+             "frobenius_after"],
+)
+def transform_rules(rotation: float, scale: float, shear: float, flip: bool) -> dict:
+    T = basis_change(rotation, scale, shear, flip)
+    mats = transformed(T)
+    token_before, token_after = mats["W_Eᵀ W_QK W_OV W_E"]
+    outputs = {"T": T, "ov_after": mats["W_OV"][1], "qk_after": mats["W_QK"][1],
+               "composite_after": mats["W_QK W_OV"][1],
+               "token_change": float(np.abs(token_after - token_before).max()),
+               "frobenius_before": frobenius_pair(W_QK, W_OV),
+               "frobenius_after": frobenius_pair(mats["W_QK"][1], mats["W_OV"][1])}
+    return {"figure": _figure(mats, outputs), "outputs": outputs}
+
+
+RULES = {"W_OV": "T (·) T⁻¹", "W_QK": "T⁻ᵀ (·) T⁻¹", "W_QK W_OV": "T⁻ᵀ (·) T⁻¹", "W_Eᵀ W_QK W_OV W_E": "fixed"}
+
+
+def _figure(mats: dict, outputs: dict) -> dict:
+    names = list(mats)
+    rows = len(names)
+    gap = 0.07
+    h = (1.0 - gap * (rows - 1)) / rows
+    traces, notes, layout = [], [], {}
+    for r, name in enumerate(names):
+        lim = max(1e-9, float(max(np.abs(m).max() for m in mats[name])))
+        top = 1.0 - r * (h + gap)
+        for c, M in enumerate(mats[name]):
+            k = 2 * r + c + 1
+            ax = "" if k == 1 else str(k)
+            n = M.shape[0]
+            traces.append({"type": "heatmap", "z": np.round(M, 4).tolist(), "xaxis": "x" + ax, "yaxis": "y" + ax,
+                           "zmin": -lim, "zmax": lim, "colorscale": DIVERGING, "showscale": False,
+                           "xgap": 2, "ygap": 2, "name": name, "text": [[f"{v:.2f}" for v in row] for row in M],
+                           "hovertemplate": f"{name}" + " [%{y}, %{x}] = %{z:.4f}<extra></extra>"})
+            layout["xaxis" + ax] = {"domain": [0.0, 0.46] if c == 0 else [0.54, 1.0], "anchor": "y" + ax,
+                                    "showticklabels": False, "showgrid": False, "zeroline": False}
+            layout["yaxis" + ax] = {"domain": [round(top - h, 4), round(top, 4)], "anchor": "x" + ax,
+                                    "autorange": "reversed", "showticklabels": False, "showgrid": False,
+                                    "zeroline": False}
+            for i in range(n):
+                for j in range(M.shape[1]):
+                    notes.append({"x": j, "y": i, "xref": "x" + ax, "yref": "y" + ax, "text": f"{M[i, j]:.2f}",
+                                  "showarrow": False, "font": {"size": 11, "color": CELL_INK}})
+        notes.append({"text": f"{name}: {RULES[name]}", "xref": "paper", "yref": "paper", "x": 0.5,
+                      "y": round(top, 4), "xanchor": "center", "yanchor": "bottom", "showarrow": False,
+                      "font": {"size": 12}})
+    heads = [{"text": t, "xref": "paper", "yref": "paper", "x": x, "y": 1.0, "yshift": 18, "xanchor": "center",
+              "yanchor": "bottom", "showarrow": False, "font": {"size": 13}}
+             for t, x in (("before", 0.23), ("after T", 0.77))]
+    title = (f"Frobenius score of the pair {outputs['frobenius_before']:.3f} → {outputs['frobenius_after']:.3f}; "
+             f"token space unchanged (largest change {outputs['token_change']:.1e})")
+    fig = figure(traces, title=title, height=620, showlegend=False, annotations=heads + notes, **layout)
+    fig["layout"]["margin"] = {"l": 8, "r": 8, "t": 86, "b": 10}
+    return fig
