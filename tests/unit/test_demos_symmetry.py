@@ -1,0 +1,182 @@
+"""The residual stream's symmetries on the shipped models: what the article "Why Is Measuring
+Composition So Difficult?" claims, checked on the real weights."""
+
+import numpy as np
+import pytest
+
+from headspace import symmetry as S
+from headspace.axioms import ordering_flips
+from headspace.causal import path_ablation
+from headspace.demos import REGISTRY, _shipped
+from headspace.demos import norm_symmetry as NS
+from headspace.demos.residual_basis import _later, basis_change, mean_loss, model_scores, ranks
+
+PLAIN, RMS = "attn-only-2l", "attn-only-2l-rms"
+#: Every kind of transform residual-basis offers, each at the end of its slider, and all at once.
+TRANSFORMS = [dict(rotation=-175), dict(rotation=60), dict(log_condition=3.0), dict(shear=3.0), dict(shear=-3.0),
+              dict(permute=True), dict(rotation=-95, log_condition=3.0, shear=-3.0, permute=True, seed=7)]
+
+
+def _T(d_model, **kw):
+    p = dict(rotation=0, log_condition=0.0, shear=0.0, permute=False, seed=0)
+    p.update(kw)
+    return basis_change(d_model, **p)
+
+
+def _float32(m):
+    """The model with every weight rounded to float32, as a researcher would store it."""
+    for k in ("W_E", "W_pos", "W_O", "b_O", "W_Q", "W_K", "W_V", "W_U", "b_Q", "b_K", "b_V", "b_U"):
+        setattr(m, k, getattr(m, k).astype(np.float32).astype(np.float64))
+    return m
+
+
+@pytest.mark.parametrize("kw", TRANSFORMS, ids=str)
+def test_plain_model_computes_the_same_function_after_every_transform(kw):
+    m = _shipped.weights(PLAIN, None)
+    T = _T(m.config["d_model"], **kw)
+    loss, logits = mean_loss(m, PLAIN)
+    loss2, logits2 = mean_loss(S.transform_model(m, T), PLAIN)
+    assert abs(loss2 - loss) / loss < 1e-12
+    assert np.abs(logits2 - logits).max() / np.abs(logits).max() < 1e-12
+    # stored in float32: the loss to 1e-6 relative; the logits to 1e-6 relative times cond(T) / 100
+    # (float32 rounding of a T with condition number c is amplified up to c times)
+    loss32, logits32 = mean_loss(_float32(m.fold_norm()), PLAIN)
+    loss3, logits3 = mean_loss(_float32(S.transform_model(m, T)), PLAIN)
+    assert abs(loss3 - loss32) / loss32 < 1e-6
+    assert np.abs(logits3 - logits32).max() / np.abs(logits32).max() < 1e-6 * max(1.0, np.linalg.cond(T) / 100)
+
+
+@pytest.mark.parametrize("kw", TRANSFORMS, ids=str)
+@pytest.mark.parametrize("mode", "QKV")
+def test_token_whitened_and_path_ablation_do_not_notice_what_the_model_does_not(kw, mode):
+    m = _shipped.weights(PLAIN, None)
+    moved = S.transform_model(m, _T(m.config["d_model"], **kw))
+    for metric in ("token", "whitened", _shipped.CAUSAL):
+        before, after = model_scores(m, PLAIN, mode, metric), model_scores(moved, PLAIN, mode, metric)
+        np.testing.assert_allclose(after, before, rtol=1e-7, atol=1e-10 * np.abs(before).max(), err_msg=metric)
+
+
+def test_frobenius_reorders_pairs_under_a_stretch_the_model_does_not_notice():
+    out = REGISTRY["residual-basis"].run({"model": PLAIN, "metric": "frobenius", "log_condition": 1.0})["outputs"]
+    assert abs(out["loss_after"] - out["loss_before"]) < 1e-12 and out["max_logit_change"] < 1e-10
+    assert out["order_changed"]
+    assert ordering_flips(_later(out["scores_before"]), _later(out["scores_after"])) > 0
+    for metric in ("token", "whitened", _shipped.CAUSAL):
+        assert not REGISTRY["residual-basis"].run({"metric": metric, "log_condition": 3.0, "shear": 3.0})[
+            "outputs"]["order_changed"], metric
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.3, 2.5])
+def test_rms_model_keeps_its_function_under_rotation_times_a_positive_scalar(alpha):
+    m = _shipped.weights(RMS, None)
+    d = m.config["d_model"]
+    T = alpha * S.rotation(d, 40.0, seed=1) @ S.permutation(d, seed=2)
+    loss, logits = mean_loss(m, RMS)
+    moved = S.transform_model(m, T)
+    # the norm is sqrt(mean(x^2) + eps): a scale alpha is exact once eps scales by alpha^2 too ...
+    exact = S.transform_model(m, T)
+    exact.eps = m.eps * alpha ** 2
+    loss2, logits2 = mean_loss(exact, RMS)
+    assert abs(loss2 - loss) / loss < 1e-12
+    assert np.abs(logits2 - logits).max() / np.abs(logits).max() < 1e-12
+    # ... and with the model's own eps the difference is eps's share of mean(x^2), a few 1e-6
+    loss3, _ = mean_loss(moved, RMS)
+    assert abs(loss3 - loss) / loss < 1e-5
+    for metric in ("token", "whitened", _shipped.CAUSAL):
+        before, after = model_scores(m, RMS, "K", metric), model_scores(exact, RMS, "K", metric)
+        np.testing.assert_allclose(after, before, rtol=1e-7, atol=1e-12, err_msg=metric)
+
+
+@pytest.mark.parametrize("kw", [dict(log_condition=1.0), dict(shear=2.0)], ids=str)
+def test_rms_model_changes_under_a_stretch_or_shear(kw):
+    out = REGISTRY["residual-basis"].run({"model": RMS, **kw})["outputs"]
+    assert out["loss_after"] - out["loss_before"] > 1e-3
+    assert out["max_logit_change"] > 0.1
+
+
+def test_transform_model_matches_change_residual_basis_on_a_plain_model():
+    """The Model path and the state-dict path of ``symmetry`` apply the same T."""
+    m = _shipped.weights(PLAIN, None)
+    T = _T(m.config["d_model"], log_condition=1.0, shear=1.0)
+    moved = S.transform_model(m, T)
+    w = S.change_residual_basis({"W_E": m.W_E, "W_pos": m.W_pos, "W_Q": m.W_Q, "W_K": m.W_K, "W_V": m.W_V,
+                                 "W_O": m.W_O, "b_O": m.b_O, "W_U": m.W_U}, T)
+    for k, v in w.items():
+        np.testing.assert_allclose(getattr(moved, k), v, rtol=1e-12, atol=1e-12, err_msg=k)
+
+
+def test_transform_model_refuses_a_wrong_shape_or_a_singular_T():
+    m = _shipped.weights(PLAIN, None)
+    with pytest.raises(ValueError, match=r"T must be \[d_model, d_model\] = \[64, 64\]; got \[3, 3\]"):
+        S.transform_model(m, np.eye(3))
+    with pytest.raises(ValueError, match="T must be invertible"):
+        S.transform_model(m, np.zeros((64, 64)))
+
+
+def test_norm_symmetry_loss_curve_starts_at_zero_and_the_slider_reads_it():
+    for stretch in NS.STRETCHES:
+        losses = NS.loss_curve(RMS, stretch, 0)
+        assert abs(losses[0]) < 1e-12
+        out = REGISTRY["norm-symmetry"].run({"stretch": stretch, "log_condition": 1.2})["outputs"]
+        assert out["loss_change"] == pytest.approx(losses[12], abs=1e-15)
+
+
+def test_norm_symmetry_first_reorder_is_where_the_top_pair_changes():
+    out = REGISTRY["norm-symmetry"].run({"stretch": "shrink one direction", "mode": "K", "seed": 0})["outputs"]
+    c = out["first_reorder_condition"]
+    assert c is not None and 1 < c <= 100
+    m = _shipped.weights(RMS, None)
+    d = m.config["d_model"]
+    top = lambda cond: np.argmax(_later(NS._frobenius(m, NS.stretch_matrix(d, "shrink one direction", cond, 0), "K")))
+    assert top(c) != top(1.0)
+    assert top(c / 10 ** 0.01) == top(1.0)
+    # the scores shown are frobenius of the fully transformed model (the readers' global scale cancels)
+    moved = S.transform_model(m, NS.stretch_matrix(d, "shrink one direction", 10 ** 1.5, 0))
+    np.testing.assert_allclose(REGISTRY["norm-symmetry"].run({"seed": 0})["outputs"]["scores"],
+                               model_scores(moved, RMS, "K", "frobenius"), rtol=1e-9, atol=1e-12)
+
+
+def test_shrinking_one_direction_barely_moves_the_rms_model_growing_it_does():
+    """The article's empirical answer: shrink one residual direction and the top pair changes while
+    the loss moves by about a hundredth of a nat; grow it and the model breaks."""
+    shrink = [max(abs(x) for x in NS.loss_curve(RMS, "shrink one direction", s)) for s in range(3)]
+    grow = [NS.loss_curve(RMS, "grow one direction", s)[-1] for s in range(3)]
+    assert max(shrink) < 0.02 and min(grow) > 1.0
+
+
+def test_transform_rules_fixed_products():
+    out = REGISTRY["transform-rules"].run({"rotation": 30, "scale": 3.0, "shear": 1.0, "flip": True})["outputs"]
+    T = np.array(out["T"])
+    Ti = np.linalg.inv(T)
+    from headspace.demos.transform_rules import W_E, W_OV, W_QK
+    np.testing.assert_allclose(out["ov_after"], T @ W_OV @ Ti, atol=1e-12)
+    np.testing.assert_allclose(out["composite_after"], Ti.T @ W_QK @ W_OV @ Ti, atol=1e-12)
+    assert out["token_change"] < 1e-12
+    # the eigenvalues of W_OV are fixed (a similarity); its Frobenius norm is not
+    np.testing.assert_allclose(np.sort_complex(np.linalg.eigvals(out["ov_after"])),
+                               np.sort_complex(np.linalg.eigvals(W_OV)), atol=1e-12)
+    assert abs(np.linalg.norm(out["ov_after"]) - np.linalg.norm(W_OV)) > 1e-3
+    assert out["frobenius_after"] != pytest.approx(out["frobenius_before"], abs=1e-3)
+    rot = REGISTRY["transform-rules"].run({"rotation": 50, "scale": 1.0})["outputs"]
+    assert rot["frobenius_after"] == pytest.approx(rot["frobenius_before"], abs=1e-12)
+
+
+def test_ranks_and_ordering_flips_agree_with_a_slow_reference():
+    rng = np.random.default_rng(0)
+    s = rng.standard_normal((2, 3, 2, 3))
+    r = ranks(s)
+    later = _later(s)
+    for v, k in zip(later, _later(r)):
+        assert k == 1 + np.sum(later > v)
+    a, b = rng.standard_normal(9), rng.standard_normal(9)
+    slow = sum(1 for i in range(9) for j in range(9) if a[i] > a[j] and b[i] < b[j])
+    assert ordering_flips(a, b) == slow
+    with pytest.raises(ValueError, match="same number of scores; got 9 and 3"):
+        ordering_flips(a, b[:3])
+
+
+def test_path_ablation_of_the_plain_model_is_basis_free_in_every_mode_at_once():
+    m = _shipped.weights(PLAIN, None)
+    toks = _shipped.eval_batch(PLAIN)
+    moved = S.transform_model(m, S.stretch(m.config["d_model"], 1e3, seed=4))
+    np.testing.assert_allclose(path_ablation(moved, toks, "QKV"), path_ablation(m, toks, "QKV"), atol=1e-10)
