@@ -270,9 +270,9 @@ def _lab(**changes) -> dict:
 
 
 def _holds(claim: bool, what: str) -> None:
-    """Fail the build when a claim the formalising article makes in words no longer holds."""
+    """Fail the build when a claim an article makes in words no longer holds."""
     if not claim:
-        raise ValueError(f"formalising: the article says {what}, but the library no longer agrees")
+        raise ValueError(f"an article says {what}, but the library no longer agrees")
 
 
 #: What the article's prose says each score meets, all by proof. The table itself is drawn from the
@@ -396,8 +396,89 @@ def formalising() -> dict:
     _holds(out["lab_token_aligned"] < out["lab_token_turned"], "token scores the aligned pair below the turned one")
     return out
 
+SYMMETRY_SEEDS = range(10)  # the seeds of norm-symmetry's slider: every direction the reader can pick
 
-ARTICLES = {"polariser": polariser, "subspaces": subspaces, "measuring": measuring, "formalising": formalising}
+
+def difficult() -> dict:
+    """site/content/posts/why-measuring-composition-is-difficult.md"""
+    from headspace import symmetry
+    from headspace.axioms import ordering_flips
+    from headspace.demos import _shipped
+    from headspace.demos import norm_symmetry as ns
+    from headspace.demos.metric_agreement import agreement
+    from headspace.demos.residual_basis import _later, mean_loss
+
+    plain, rms = _shipped.MODEL_NAMES
+    cfg = _shipped.weights(plain, None).config
+    rb = {m: _outputs("residual-basis", model=plain, metric=m) for m in _shipped.SCORE_OPTIONS}
+    flips = {m: ordering_flips(_later(o["scores_before"]), _later(o["scores_after"])) for m, o in rb.items()}
+    n_pairs = _later(rb["frobenius"]["scores_before"]).size
+    default_log = next(p for p in REGISTRY["residual-basis"].params if p.name == "log_condition").default
+    for m in ("token", "whitened", _shipped.CAUSAL):
+        _holds(flips[m] == 0, f"difficult: {m} keeps every ordering under the default T")
+    worst = max(abs(o["loss_after"] - o["loss_before"]) for o in rb.values())
+    worst_logit = max(o["max_logit_change"] for o in rb.values())
+    # a stretch over all directions of the plain model: where the top K pair first changes, per seed
+    m = _shipped.weights(plain, None)
+    d = cfg["d_model"]
+    plain_first = [ns.first_reorder(np.stack([ns._frobenius(m, ns.stretch_matrix(d, "all directions", 10.0 ** lc, s), "K")
+                                              for lc in ns.FINE])) for s in SYMMETRY_SEEDS]
+    plain_moved = [c for c in plain_first if c is not None]
+    # the RMS model: a rotation times a scalar moves the loss only through the norm's eps
+    r = _shipped.weights(rms, None)
+    base, _ = mean_loss(r, rms)
+    scaled, _ = mean_loss(symmetry.transform_model(r, 2.5 * symmetry.rotation(d, 40.0, seed=1)), rms)
+    rotated, _ = mean_loss(symmetry.transform_model(r, symmetry.rotation(d, 40.0, seed=1)), rms)
+
+    def sweep(stretch, mode):
+        firsts = [_outputs("norm-symmetry", stretch=stretch, mode=mode, seed=s)["first_reorder_condition"]
+                  for s in SYMMETRY_SEEDS]
+        curves = [ns.loss_curve(rms, stretch, s) for s in SYMMETRY_SEEDS]
+        at = [c[min(int(np.ceil(np.log10(f) / 0.1 - 1e-9)), len(c) - 1)] for f, c in zip(firsts, curves) if f]
+        return firsts, curves, at
+
+    shrink_k, shrink_curves, shrink_at = sweep("shrink one direction", "K")
+    grow_k, _, grow_at = sweep("grow one direction", "K")
+    all_k, _, all_at = sweep("all directions", "K")
+    shrink_q = sweep("shrink one direction", "Q")[0]
+    shrink_v = sweep("shrink one direction", "V")[0]
+    shrink_max = max(abs(x) for c in shrink_curves for x in c)
+    _holds(all(f is not None for f in shrink_k), "difficult: shrinking one direction reorders the top K pair for every seed")
+    rho = agreement(plain, None, "K")
+    tr = _outputs("transform-rules")
+    return {
+        "d_model": d, "n_pairs": n_pairs, "comparisons": n_pairs * (n_pairs - 1) // 2,
+        "n_seeds": len(SYMMETRY_SEEDS),
+        # residual-basis at its defaults on the plain model
+        "default_condition": 10.0 ** default_log,
+        "loss": rb["frobenius"]["loss_before"],
+        "worst_loss_change": _power_of_ten(max(worst, 1e-300)),
+        "worst_logit_change": _power_of_ten(worst_logit),
+        "flips_frobenius": flips["frobenius"], "flips_svd_bound": flips["svd_bound"],
+        "flips_subspace": flips["subspace"], "flips_baseline": flips["frobenius_baseline"],
+        # a stretch over all directions of the plain model
+        "plain_top_moves": len(plain_moved), "plain_top_smallest": min(plain_moved),
+        # the RMS model
+        "rms_loss": base,
+        "rms_rotation_change": _power_of_ten(max(abs(rotated - base), 1e-300)),
+        "rms_scale_change": abs(scaled - base),
+        "shrink_reorders": sum(f is not None for f in shrink_k),
+        "shrink_median": float(np.median([f for f in shrink_k if f])),
+        "shrink_smallest": min(f for f in shrink_k if f),
+        "shrink_max_loss": shrink_max, "shrink_max_pct": shrink_max / base,
+        "shrink_q_reorders": sum(f is not None for f in shrink_q),
+        "shrink_v_reorders": sum(f is not None for f in shrink_v),
+        "grow_reorders": sum(f is not None for f in grow_k), "grow_min_loss": min(grow_at),
+        "all_reorders": sum(f is not None for f in all_k), "all_min_loss": min(all_at),
+        # rank agreement with path ablation, K, final weights of the plain model
+        "rho_frobenius": rho["frobenius"], "rho_token": rho["token"], "rho_whitened": rho["whitened"],
+        # transform-rules at its defaults
+        "toy_before": tr["frobenius_before"], "toy_after": tr["frobenius_after"],
+    }
+
+
+ARTICLES = {"polariser": polariser, "subspaces": subspaces, "measuring": measuring, "difficult": difficult,
+            "formalising": formalising}
 
 
 def compute() -> dict:

@@ -174,7 +174,9 @@ def test_every_value_is_used(computed):
 
 
 def test_values_are_numbers_or_short_strings(computed):
-    assert set(computed) == {"polariser", "subspaces", "measuring", "formalising"}
+    assert set(computed) == set(values.ARTICLES)
+    for article, fn in values.ARTICLES.items():  # each article's function names its post, which exists
+        assert (POSTS[0].parents[3] / fn.__doc__.strip()).is_file(), (article, fn.__doc__)
     for article, vs in computed.items():
         for name, v in vs.items():
             assert isinstance(v, (int, float, str)) and not isinstance(v, bool), f"{article}.{name} = {v!r}"
