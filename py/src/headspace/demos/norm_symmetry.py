@@ -1,7 +1,8 @@
 """How far can the residual basis of an RMSNorm model be nudged before the model notices?
 
 With RMSNorm only ``T = alpha R`` (R orthogonal, alpha > 0) is an exact symmetry. Here the reader
-applies a stretch T with condition number ``10 ** log_condition`` to a shipped model with RMSNorm
+applies a stretch T with condition number ``10 ** log_condition`` to the shipped model with RMSNorm
+(``MODEL``, ``attn-only-2l-rms``)
 (``symmetry.transform_model``: writers ``W @ T``, readers ``s T^-1 @ W`` with ``s`` the RMS of T's
 singular values) and watches two things at once:
 
@@ -41,6 +42,8 @@ from ._figure import COLORS, scatter, two_panels
 from ._registry import Param, register
 from .residual_basis import mean_loss
 
+#: The shipped model with RMSNorm (the first, if the manifest lists several).
+MODEL = _shipped.NORMALISED_MODELS[0]
 STRETCHES = ("shrink one direction", "grow one direction", "all directions")
 #: Slider positions (log10 of the condition number); the loss curve is computed at each.
 GRID = np.round(np.arange(0.0, 2.0001, 0.1), 2)
@@ -105,8 +108,6 @@ def first_reorder(curve: np.ndarray) -> float | None:
 @register(
     "norm-symmetry", "Nudge the basis of a model with RMSNorm: when does the model notice?",
     params=[
-        Param("model", "Model", "select", _shipped.NORMALISED_MODELS[0], options=_shipped.NORMALISED_MODELS,
-              help="a shipped toy model with RMSNorm before every head and the unembedding"),
         Param("stretch", "Stretch", "select", STRETCHES[0], options=STRETCHES,
               help="which directions of the residual stream T scales"),
         Param("log_condition", "Condition number, log₁₀", "range", 1.5, min=0.0, max=2.0, step=0.1,
@@ -118,7 +119,8 @@ def first_reorder(curve: np.ndarray) -> float | None:
     outputs=["loss_change", "first_reorder_condition", "scores"],
     needs_models=True,
 )
-def norm_symmetry(model: str, stretch: str, log_condition: float, mode: str, seed: int) -> dict:
+def norm_symmetry(stretch: str, log_condition: float, mode: str, seed: int) -> dict:
+    model = MODEL
     losses = loss_curve(model, stretch, seed)
     curve = score_curve(model, stretch, seed, mode)
     i = int(np.argmin(np.abs(GRID - log_condition)))
@@ -150,19 +152,21 @@ def _figure(losses, curve, i, j, first, mode, stretch) -> dict:
     right.append(scatter(fine, flat[(slice(None),) + top], mode="lines", color=COLORS["orange"], width=3,
                          name=f"top pair at the start, {top[0]}.{top[1]} → {top[2]}.{top[3]}",
                          hovertemplate="top pair: %{y:.3f}<extra></extra>"))
-    lines = [{"type": "line", "xref": "x2", "yref": "paper", "x0": fine[j], "x1": fine[j], "y0": 0, "y1": 1,
-              "line": {"color": COLORS["ink"], "width": 1.5}}]
+    top_y = float(flat.max()) * 1.05
+    right.append(scatter([fine[j], fine[j]], [0.0, top_y], mode="lines", color=COLORS["ink"], width=1.5,
+                         name="this stretch", showlegend=False, hoverinfo="skip"))
+    lines = []
     if first is not None:
         for axis in ("x", "x2"):
             lines.append({"type": "line", "xref": axis, "yref": "paper", "x0": np.log10(first), "x1": np.log10(first), "y0": 0,
                           "y1": 1, "line": {"color": COLORS["orange"], "width": 1.5, "dash": "dash"}})
-    log_x = {"title": {"text": "condition number of T"}, "zeroline": False, "range": [-0.05, 2.05],
+    log_x = {"title": {"text": "cond(T)"}, "zeroline": False, "range": [-0.05, 2.05],
              "tickvals": [0, 0.5, 1, 1.5, 2], "ticktext": ["1", "3.2", "10", "32", "100"]}
     fig = two_panels(left, right, titles=("loss change (nats)", f"{mode}-composition, frobenius"),
                      xaxis=log_x, xaxis2=log_x, yaxis={"rangemode": "tozero"}, yaxis2={"zeroline": False},
                      shapes=lines, height=400)
-    where = "the top pair holds to condition 100" if first is None else \
-        f"the top pair first changes at condition {first:.3g} (dashed)"
+    where = "top pair holds to 100" if first is None else f"top pair changes at {first:.3g}"
     fig["layout"]["title"] = {"text": f"{stretch}: {where}", "font": {"size": 13}}
-    fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 60}
+    fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 60, "l": 52}
+    fig["layout"]["yaxis"]["automargin"] = True
     return fig

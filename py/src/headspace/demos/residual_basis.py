@@ -100,7 +100,7 @@ def _before(name: str, mode: str, metric: str):
               help="which input of the later head reads the earlier head's output"),
         Param("rotation", "Rotate by", "range", 0, min=-180, max=180, step=5, unit="°",
               help="rotation in every plane of a seeded orthonormal frame"),
-        Param("log_condition", "Stretch: condition number, log₁₀", "range", 1.0, min=0.0, max=3.0, step=0.1,
+        Param("log_condition", "Stretch, log₁₀ cond", "range", 1.0, min=0.0, max=3.0, step=0.1,
               help="directions of the frame scaled by factors from 1 to 10^this"),
         Param("shear", "Shear", "range", 0.0, min=-3.0, max=3.0, step=0.1,
               help="adds this times the frame's first direction to its second"),
@@ -153,7 +153,7 @@ def ranks(s) -> np.ndarray:
 
 def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str) -> dict:
     """Two heatmaps of pair scores on one colour scale, each cell labelled with its rank; cells whose
-    rank changed are outlined on the right."""
+    rank changed are outlined on the right. No colour bar: the ranks carry the order, hover the value."""
     n_layers, n_heads = before.shape[:2]
     rows = [(l, h) for l in range(n_layers - 1) for h in range(n_heads)]
     cols = [(l, h) for l in range(1, n_layers) for h in range(n_heads)]
@@ -168,9 +168,8 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
         traces.append({"type": "heatmap", "z": z, "x": list(range(len(cols))), "y": list(range(len(rows))),
                        "customdata": [[[*names[i][j], rk[i][j]] for j in range(len(cols))] for i in range(len(rows))],
                        "zmin": round(lo, 6), "zmax": round(hi, 6), "colorscale": SCALE, "xgap": 2, "ygap": 2,
-                       "showscale": k == 1, "name": titles[k], "xaxis": "x" + axis, "yaxis": "y" + axis,
-                       "colorbar": {"title": {"text": unit}, "thickness": 10},
-                       "hovertemplate": "writer %{customdata[0]} → reader %{customdata[1]}<br>score %{z}"
+                       "showscale": False, "name": titles[k], "xaxis": "x" + axis, "yaxis": "y" + axis,
+                                              "hovertemplate": "writer %{customdata[0]} → reader %{customdata[1]}<br>" + unit + " %{z}"
                                         "<br>rank %{customdata[2]}<extra></extra>"})
         for i, row in enumerate(z):
             for j, v in enumerate(row):
@@ -187,10 +186,11 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
     yticks = {"tickvals": list(range(len(rows))), "ticktext": [f"{l}.{h}" for l, h in rows], "showgrid": False,
               "zeroline": False, "autorange": "reversed"}
     heads = [{"text": t, "xref": "paper", "yref": "paper", "x": x, "y": 1.0, "xanchor": "center",
-              "yanchor": "bottom", "showarrow": False, "font": {"size": 13}} for t, x in zip(titles, (0.21, 0.73))]
+              "yanchor": "bottom", "showarrow": False, "font": {"size": 13}} for t, x in zip(titles, (0.235, 0.765))]
     fig = figure(traces, title=title, height=360, showlegend=False, annotations=heads + notes, shapes=shapes,
-                 xaxis={**ticks, "domain": [0.0, 0.42]}, yaxis={**yticks, "title": {"text": "writer"}},
-                 xaxis2={**ticks, "domain": [0.52, 0.94], "anchor": "y2"}, yaxis2={**yticks, "anchor": "x2"})
+                 xaxis={**ticks, "domain": [0.0, 0.47]}, yaxis={**yticks, "title": {"text": "writer"}},
+                 xaxis2={**ticks, "domain": [0.53, 1.0], "anchor": "y2"},
+                 yaxis2={**yticks, "anchor": "x2", "showticklabels": False})
     fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 76, "l": 50, "r": 6}
     return fig
 
@@ -198,7 +198,5 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
 def _figure(before, after, model, mode, metric, loss_before, loss_after, cond) -> dict:
     label = "path ablation" if metric == _shipped.CAUSAL else metric
     unit = "Δ loss (nats)" if metric == _shipped.CAUSAL else metric
-    title = (f"{mode}-composition, {label}, ranks in cells<br>"
-             f"<span style='font-size:12px'>loss {loss_before:.4f} → {loss_after:.4f} nats; "
-             f"cond(T) = {cond:.3g}</span>")
-    return rank_heatmaps(before, after, ("before", "after T (changed ranks outlined)"), unit, title)
+    title = f"{mode}, {label}: loss {loss_before:.4f} → {loss_after:.4f}"
+    return rank_heatmaps(before, after, ("before", f"after T, cond {cond:.3g}"), unit, title)

@@ -97,10 +97,11 @@ def _figure(mats: dict, outputs: dict) -> dict:
                            "xgap": 2, "ygap": 2, "name": name, "text": [[f"{v:.2f}" for v in row] for row in M],
                            "hovertemplate": f"{name}" + " [%{y}, %{x}] = %{z:.4f}<extra></extra>"})
             layout["xaxis" + ax] = {"domain": [0.0, 0.46] if c == 0 else [0.54, 1.0], "anchor": "y" + ax,
-                                    "showticklabels": False, "showgrid": False, "zeroline": False}
+                                    "showticklabels": False, "showgrid": False, "zeroline": False,
+                                    "ticks": ""}
             layout["yaxis" + ax] = {"domain": [round(top - h, 4), round(top, 4)], "anchor": "x" + ax,
                                     "autorange": "reversed", "showticklabels": False, "showgrid": False,
-                                    "zeroline": False}
+                                    "zeroline": False, "ticks": ""}
             for i in range(n):
                 for j in range(M.shape[1]):
                     notes.append({"x": j, "y": i, "xref": "x" + ax, "yref": "y" + ax, "text": f"{M[i, j]:.2f}",
@@ -111,8 +112,7 @@ def _figure(mats: dict, outputs: dict) -> dict:
     heads = [{"text": t, "xref": "paper", "yref": "paper", "x": x, "y": 1.0, "yshift": 18, "xanchor": "center",
               "yanchor": "bottom", "showarrow": False, "font": {"size": 13}}
              for t, x in (("before", 0.23), ("after T", 0.77))]
-    title = (f"Frobenius score of the pair {outputs['frobenius_before']:.3f} → {outputs['frobenius_after']:.3f}; "
-             f"token space unchanged (largest change {outputs['token_change']:.1e})")
+    title = f"Frobenius score {outputs['frobenius_before']:.3f} → {outputs['frobenius_after']:.3f}"
     fig = figure(traces, title=title, height=620, showlegend=False, annotations=heads + notes, **layout)
     fig["layout"]["margin"] = {"l": 8, "r": 8, "t": 86, "b": 10}
     return fig
