@@ -130,7 +130,7 @@ SLIDER_JS = """async ([index, moves]) => {
 }"""
 
 
-def slider_latency(browser, base, moves: int) -> dict:
+def slider_latency(browser, base, moves: int, only=None) -> dict:
     context = browser.new_context(reduced_motion="reduce", viewport={"width": 1100, "height": 900})
     page = context.new_page()
     page.goto(f"{base}/gallery/")
@@ -138,6 +138,8 @@ def slider_latency(browser, base, moves: int) -> dict:
     names = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo)")
     out = {}
     for i, name in enumerate(names):
+        if only and name not in only:
+            continue
         page.evaluate("i => document.querySelectorAll('figure.demo')[i].scrollIntoView()", i)
         page.evaluate(SLIDER_JS, [i, 5])  # warm caches (first call may load a model)
         r = page.evaluate(SLIDER_JS, [i, moves])
@@ -179,6 +181,10 @@ def composition_bench() -> dict:
     return json.loads(out.read_text())
 
 
+class _Done(Exception):
+    """Leave the browser session early (``--slider-only``)."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="headspace benchmarks")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "bench.json"))
@@ -186,7 +192,10 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=60, help="slider moves per demo")
     parser.add_argument("--heap-moves", type=int, default=2000)
     parser.add_argument("--skip-composition", action="store_true")
+    parser.add_argument("--slider-only", metavar="DEMOS", default="",
+                        help="comma-separated demo names: measure only their slider latency (quick look at new demos)")
     args = parser.parse_args()
+    only = [d for d in args.slider_only.split(",") if d]
 
     plain_dir = PUBLIC / "_bench-plain"
     shutil.rmtree(plain_dir, ignore_errors=True)
@@ -198,6 +207,12 @@ def main() -> None:
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            if only:
+                report["slider"] = slider_latency(browser, base, args.moves, only)
+                for name, r in report["slider"].items():
+                    print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  ({r['control']}, {r['moves']} moves)"))
+                args.skip_composition = True
+                raise _Done
             ours = [ours_cold(browser, base) for _ in range(args.runs)]
             plain = [plain_cold(browser, base) for _ in range(args.runs)]
             med = lambda runs, key: statistics.median(r[key] for r in runs)  # noqa: E731
@@ -218,6 +233,8 @@ def main() -> None:
             report["heap"] = heap_growth(browser, base, args.heap_moves)
             print(f"wasm heap after {report['heap']['moves']} moves: +{report['heap']['growth_bytes']} bytes (target < 1 MB)")
             browser.close()
+    except _Done:
+        pass
     finally:
         server.shutdown()
         shutil.rmtree(plain_dir, ignore_errors=True)

@@ -162,7 +162,7 @@ def _figure(losses, curve, i, j, first, mode, stretch) -> dict:
                           "y1": 1, "line": {"color": COLORS["orange"], "width": 1.5, "dash": "dash"}})
     log_x = {"title": {"text": "cond(T)"}, "zeroline": False, "range": [-0.05, 2.05],
              "tickvals": [0, 0.5, 1, 1.5, 2], "ticktext": ["1", "3.2", "10", "32", "100"]}
-    fig = two_panels(left, right, titles=("loss change (nats)", f"{mode}-composition, frobenius"),
+    fig = two_panels(left, right, titles=("loss change (nats)", f"frobenius, {mode}"),
                      xaxis=log_x, xaxis2=log_x, yaxis={"rangemode": "tozero"}, yaxis2={"zeroline": False},
                      shapes=lines, height=400)
     where = "top pair holds to 100" if first is None else f"top pair changes at {first:.3g}"
