@@ -40,6 +40,7 @@ import io
 import json
 import os
 import zipfile
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -264,11 +265,11 @@ class Model:
         k = xk @ self.W_K[l, heads] + self.b_K[l, heads][..., None, :]
         v = xv @ self.W_V[l, heads] + self.b_V[l, heads][..., None, :]
         seq = q.shape[-2]
-        scores = q @ k.swapaxes(-1, -2) / np.sqrt(self.config["d_head"])
-        scores[..., np.triu(np.ones((seq, seq), dtype=bool), k=1)] = -np.inf   # key after query: masked
-        scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
-        pattern = scores / scores.sum(axis=-1, keepdims=True)
-        return pattern, pattern @ v @ self.W_O[l, heads]
+        scores = q @ k.swapaxes(-1, -2) / np.sqrt(self.config["d_head"]) + _causal_mask(seq)
+        scores -= scores.max(axis=-1, keepdims=True)      # in place: this is the forward pass's hot spot
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=-1, keepdims=True)
+        return scores, scores @ v @ self.W_O[l, heads]
 
     def unembed(self, resid: np.ndarray) -> np.ndarray:
         """Logits from the final residual stream (through the final norm, if any)."""
@@ -350,6 +351,15 @@ class Model:
             raise ValueError(f"tokens must be in [0, d_vocab={d_vocab}); got {toks[where]} at index {where}")
         single = toks.ndim == 1
         return (toks[None] if single else toks).astype(np.int64), single
+
+
+@lru_cache(maxsize=8)
+def _causal_mask(seq: int) -> np.ndarray:
+    """[seq, seq]: 0 where a query may attend, -inf where the key comes after it (added to the scores,
+    which is faster than assigning through a boolean mask)."""
+    mask = np.where(np.triu(np.ones((seq, seq), dtype=bool), k=1), -np.inf, 0.0)
+    mask.setflags(write=False)
+    return mask
 
 
 def cross_entropy(logits: np.ndarray, tokens: np.ndarray) -> np.ndarray:
