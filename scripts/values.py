@@ -406,13 +406,14 @@ def difficult() -> dict:
     from headspace.demos import _shipped
     from headspace.demos import norm_symmetry as ns
     from headspace.demos.metric_agreement import agreement
-    from headspace.demos.residual_basis import _later, mean_loss
+    from headspace.demos.residual_basis import mean_loss
 
     plain, rms = _shipped.MODEL_NAMES
     cfg = _shipped.weights(plain, None).config
     rb = {m: _outputs("residual-basis", model=plain, metric=m) for m in _shipped.SCORE_OPTIONS}
-    flips = {m: ordering_flips(_later(o["scores_before"]), _later(o["scores_after"])) for m, o in rb.items()}
-    n_pairs = _later(rb["frobenius"]["scores_before"]).size
+    flips = {m: ordering_flips(_shipped.later_pairs(o["scores_before"]), _shipped.later_pairs(o["scores_after"]))
+             for m, o in rb.items()}
+    n_pairs = _shipped.later_pairs(rb["frobenius"]["scores_before"]).size
     default_log = next(p for p in REGISTRY["residual-basis"].params if p.name == "log_condition").default
     for m in ("token", "whitened", _shipped.CAUSAL):
         _holds(flips[m] == 0, f"difficult: {m} keeps every ordering under the default T")
@@ -430,20 +431,24 @@ def difficult() -> dict:
     scaled, _ = mean_loss(symmetry.transform_model(r, 2.5 * symmetry.rotation(d, 40.0, seed=1)), rms)
     rotated, _ = mean_loss(symmetry.transform_model(r, symmetry.rotation(d, 40.0, seed=1)), rms)
 
-    def sweep(stretch, mode):
-        firsts = [_outputs("norm-symmetry", stretch=stretch, mode=mode, seed=s)["first_reorder_condition"]
-                  for s in SYMMETRY_SEEDS]
+    def first_reorders(stretch, mode):
+        return [_outputs("norm-symmetry", stretch=stretch, mode=mode, seed=s)["first_reorder_condition"]
+                for s in SYMMETRY_SEEDS]
+
+    def sweep(stretch):
+        """K: where the top pair first changes, each direction's loss curve, and the loss change
+        exactly where the top pair changes (one forward pass per direction)."""
+        firsts = first_reorders(stretch, "K")
         curves = [ns.loss_curve(rms, stretch, s) for s in SYMMETRY_SEEDS]
-        # the loss change exactly where the top pair first changes (one forward pass per direction)
         at = [mean_loss(symmetry.transform_model(r, ns.stretch_matrix(d, stretch, f, s)), rms)[0] - base
               for s, f in zip(SYMMETRY_SEEDS, firsts) if f]
         return firsts, curves, at
 
-    shrink_k, shrink_curves, shrink_at = sweep("shrink one direction", "K")
-    grow_k, _, grow_at = sweep("grow one direction", "K")
-    all_k, _, all_at = sweep("all directions", "K")
-    shrink_q = sweep("shrink one direction", "Q")[0]
-    shrink_v = sweep("shrink one direction", "V")[0]
+    shrink_k, shrink_curves, shrink_at = sweep("shrink one direction")
+    grow_k, _, grow_at = sweep("grow one direction")
+    all_k, _, all_at = sweep("all directions")
+    shrink_q = first_reorders("shrink one direction", "Q")
+    shrink_v = first_reorders("shrink one direction", "V")
     shrink_max = max(max(abs(x) for c in shrink_curves for x in c), max(abs(x) for x in shrink_at))
     _holds(all(f is not None for f in shrink_k), "difficult: shrinking one direction reorders the top K pair for every seed")
     rho = agreement(plain, None, "K")

@@ -9,7 +9,9 @@ from headspace.axioms import ordering_flips
 from headspace.causal import path_ablation
 from headspace.demos import REGISTRY, _shipped
 from headspace.demos import norm_symmetry as NS
-from headspace.demos.residual_basis import _later, basis_change, mean_loss, model_scores, ranks
+from headspace.demos.residual_basis import basis_change, mean_loss, ranks
+
+_later, model_scores = _shipped.later_pairs, _shipped.model_scores
 
 PLAIN, RMS = "attn-only-2l", "attn-only-2l-rms"
 #: Every kind of transform residual-basis offers, each at the end of its slider, and all at once.

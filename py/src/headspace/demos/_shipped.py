@@ -147,18 +147,40 @@ def embedding_seen(m) -> np.ndarray:
     return m.W_E / np.sqrt((m.W_E ** 2).mean(axis=-1, keepdims=True) + m.eps)
 
 
-@lru_cache(maxsize=None)
-def _scores(where: str, name: str, step: int | None, mode: str, metric: str) -> np.ndarray:
-    m = _loaded(where, name, step)
+def model_scores(m, name: str, mode: str, metric: str) -> np.ndarray:
+    """``metric`` (or ``"causal"``) for every pair of heads of the folded model ``m``, which may be a
+    shipped model with its basis changed (``symmetry.transform_model``); ``name`` picks the batch
+    path ablation runs on. [n_layers, n_heads, n_layers, n_heads], not cached."""
     if metric == CAUSAL:
         from headspace.causal import path_ablation
-        out = path_ablation(m, eval_batch(name), mode)
-    else:
-        kw = {"token": {"W_E": embedding_seen(m), "W_U": m.W_U},
-              "whitened": {"W_E": embedding_seen(m)}}.get(metric, {})
-        out = all_composition_scores(m.W_Q, m.W_K, m.W_V, m.W_O, mode, metric, **kw)
+        return path_ablation(m, eval_batch(name), mode)
+    kw = {"token": {"W_E": embedding_seen(m), "W_U": m.W_U},
+          "whitened": {"W_E": embedding_seen(m)}}.get(metric, {})
+    return all_composition_scores(m.W_Q, m.W_K, m.W_V, m.W_O, mode, metric, **kw)
+
+
+@lru_cache(maxsize=None)
+def _scores(where: str, name: str, step: int | None, mode: str, metric: str) -> np.ndarray:
+    out = model_scores(_loaded(where, name, step), name, mode, metric)
     out.setflags(write=False)
     return out
+
+
+def later_pairs(s) -> np.ndarray:
+    """The scores of the pairs whose reader is in a later layer than its writer, flattened (the
+    only pairs that can compose; ``all_composition_scores`` is 0 elsewhere).
+
+    >>> later_pairs(np.arange(16.0).reshape(2, 2, 2, 2)).tolist()
+    [2.0, 3.0, 6.0, 7.0]
+    """
+    s = np.asarray(s)
+    return s[later_mask(s.shape)]
+
+
+def later_mask(shape) -> np.ndarray:
+    """[n_layers, n_heads, n_layers, n_heads] booleans: True where the reader's layer is after the writer's."""
+    n = shape[0]
+    return np.broadcast_to((np.arange(n)[:, None] < np.arange(n)[None, :])[:, None, :, None], tuple(shape))
 
 
 def scores(name: str, step: int | None, mode: str, metric: str) -> np.ndarray:

@@ -61,14 +61,20 @@ def basis_change(rotation: float, scale: float, shear: float, flip: bool) -> np.
     return _rotation(rotation) @ f @ np.array([[1.0, shear], [0.0, 1.0]]) @ np.diag([scale, 1.0])
 
 
+def basis_params(rotation: float, scale: float, axis: str) -> list[Param]:
+    """The controls of ``basis_change`` (rotation, stretch, shear, reflect), with these defaults;
+    ``axis`` names the space the stretch acts on. Shared by every demo of a 2-D change of basis."""
+    return [Param("rotation", "Rotation", "range", rotation, min=-180, max=180, step=1, unit="°"),
+            Param("scale", "Stretch", "range", scale, min=0.25, max=4, step=0.05,
+                  help=f"stretch of the first {axis} axis"),
+            Param("shear", "Shear", "range", 0.0, min=-2, max=2, step=0.05),
+            Param("flip", "Reflect", "checkbox", False)]
+
+
 @register(
     "hidden-symmetry", "Change the hidden basis: the output never notices",
     params=[
-        Param("rotation", "Rotation", "range", 30, min=-180, max=180, step=1, unit="°"),
-        Param("scale", "Stretch", "range", 1.5, min=0.25, max=4, step=0.05,
-              help="stretch of the first hidden axis"),
-        Param("shear", "Shear", "range", 0.0, min=-2, max=2, step=0.05),
-        Param("flip", "Reflect", "checkbox", False),
+        *basis_params(rotation=30, scale=1.5, axis="hidden"),
         Param("view", "Circuit", "select", "OV", options=("OV", "QK"),
               help="OV: a bottleneck's output; QK: attention scores"),
         Param("dual", "Keys change by Aᵀ (QK)", "checkbox", False,

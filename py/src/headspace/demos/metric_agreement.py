@@ -28,16 +28,10 @@ from ._registry import Param, register
 from .metric_lab import METRIC_COLORS, METRIC_DASH
 
 
-def _later_pairs(s: np.ndarray) -> np.ndarray:
-    n = s.shape[0]
-    later = (np.arange(n)[:, None] < np.arange(n)[None, :])[:, None, :, None]
-    return np.asarray(s)[np.broadcast_to(later, s.shape)]
-
-
 def agreement(model: str, step, mode: str) -> dict:
     """``{metric: Spearman rho}`` of each metric against path ablation over every pair, at ``step``."""
-    truth = _later_pairs(_shipped.scores(model, step, mode, _shipped.CAUSAL))
-    return {m: rank_correlation(_later_pairs(_shipped.scores(model, step, mode, m)), truth) for m in METRICS}
+    truth = _shipped.later_pairs(_shipped.scores(model, step, mode, _shipped.CAUSAL))
+    return {m: rank_correlation(_shipped.later_pairs(_shipped.scores(model, step, mode, m)), truth) for m in METRICS}
 
 
 @register(

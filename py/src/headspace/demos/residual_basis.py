@@ -36,7 +36,7 @@ import numpy as np
 
 from headspace import symmetry
 from headspace.axioms import ordering_flips
-from headspace.composition import MODES, all_composition_scores
+from headspace.composition import MODES
 from headspace.model import cross_entropy
 
 from . import _shipped
@@ -65,16 +65,6 @@ def basis_change(d_model: int, rotation: float, log_condition: float, shear: flo
     return T @ symmetry.shear(d_model, Q[:, 0], Q[:, 1], shear)
 
 
-def model_scores(m, name: str, mode: str, metric: str) -> np.ndarray:
-    """``metric`` (or ``"causal"``) for every pair of heads of the (possibly transformed) model ``m``."""
-    if metric == _shipped.CAUSAL:
-        from headspace.causal import path_ablation
-        return path_ablation(m, _shipped.eval_batch(name), mode)
-    kw = {"token": {"W_E": _shipped.embedding_seen(m), "W_U": m.W_U},
-          "whitened": {"W_E": _shipped.embedding_seen(m)}}.get(metric, {})
-    return all_composition_scores(m.W_Q, m.W_K, m.W_V, m.W_O, mode, metric, **kw)
-
-
 def mean_loss(m, name: str) -> tuple[float, np.ndarray]:
     """(mean loss in nats, logits) of model ``m`` on the site's fixed batch."""
     toks = _shipped.eval_batch(name)
@@ -86,7 +76,7 @@ def mean_loss(m, name: str) -> tuple[float, np.ndarray]:
 def _before(name: str, mode: str, metric: str):
     m = _shipped.weights(name, None)
     loss, logits = mean_loss(m, name)
-    return m, loss, logits, model_scores(m, name, mode, metric)
+    return m, loss, logits, _shipped.scores(name, None, mode, metric)
 
 
 @register(
@@ -116,21 +106,13 @@ def residual_basis(model: str, metric: str, mode: str, rotation: float, log_cond
     T = basis_change(m.config["d_model"], rotation, log_condition, shear, permute, seed)
     moved = symmetry.transform_model(m, T)
     loss_after, logits_after = mean_loss(moved, model)
-    after = model_scores(moved, model, mode, metric)
-    flips = ordering_flips(_later(before), _later(after), rtol=ORDER_RTOL)
+    after = _shipped.model_scores(moved, model, mode, metric)
+    flips = ordering_flips(_shipped.later_pairs(before), _shipped.later_pairs(after), rtol=ORDER_RTOL)
     outputs = {"loss_before": loss_before, "loss_after": loss_after,
                "max_logit_change": float(np.abs(logits_after - logits_before).max()),
                "scores_before": before, "scores_after": after, "order_changed": flips > 0}
     return {"figure": _figure(before, after, model, mode, metric, loss_before, loss_after, float(np.linalg.cond(T))),
             "outputs": outputs}
-
-
-def _later(s) -> np.ndarray:
-    """The scores of pairs whose reader is in a later layer than the writer, flattened."""
-    s = np.asarray(s)
-    n = s.shape[0]
-    later = (np.arange(n)[:, None] < np.arange(n)[None, :])[:, None, :, None]
-    return s[np.broadcast_to(later, s.shape)]
 
 
 def ranks(s) -> np.ndarray:
@@ -141,13 +123,11 @@ def ranks(s) -> np.ndarray:
     1
     """
     s = np.asarray(s, dtype=float)
-    n = s.shape[0]
-    later = np.broadcast_to((np.arange(n)[:, None] < np.arange(n)[None, :])[:, None, :, None], s.shape)
-    out = np.zeros(s.shape, dtype=int)
-    order = np.argsort(-s[later], kind="stable")
+    order = np.argsort(-_shipped.later_pairs(s), kind="stable")
     r = np.empty_like(order)
     r[order] = np.arange(1, order.size + 1)
-    out[later] = r
+    out = np.zeros(s.shape, dtype=int)
+    out[_shipped.later_mask(s.shape)] = r
     return out
 
 
@@ -157,7 +137,7 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
     n_layers, n_heads = before.shape[:2]
     rows = [(l, h) for l in range(n_layers - 1) for h in range(n_heads)]
     cols = [(l, h) for l in range(1, n_layers) for h in range(n_heads)]
-    vals = np.concatenate([_later(before), _later(after)])
+    vals = np.concatenate([_shipped.later_pairs(before), _shipped.later_pairs(after)])
     lo, hi = min(0.0, float(vals.min())), max(float(vals.max()), 1e-12)
     r_before, r_after = ranks(before), ranks(after)
     traces, notes, shapes = [], [], []

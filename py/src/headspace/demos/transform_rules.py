@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._figure import figure
-from ._registry import Param, register
-from .hidden_symmetry import basis_change
+from ._registry import register
+from .hidden_symmetry import basis_change, basis_params
 from .residual_basis import CELL_INK
 
 #: The toy: one writer's OV circuit, one reader's QK circuit, three tokens' embeddings (columns).
@@ -54,13 +54,7 @@ def transformed(T: np.ndarray) -> dict:
 
 @register(
     "transform-rules", "How OV, QK and their product move under a change of residual basis",
-    params=[
-        Param("rotation", "Rotation", "range", 0, min=-180, max=180, step=1, unit="°"),
-        Param("scale", "Stretch", "range", 2.0, min=0.25, max=4, step=0.05,
-              help="stretch of the first residual axis"),
-        Param("shear", "Shear", "range", 0.0, min=-2, max=2, step=0.05),
-        Param("flip", "Reflect", "checkbox", False),
-    ],
+    params=basis_params(rotation=0, scale=2.0, axis="residual"),
     outputs=["T", "ov_after", "qk_after", "composite_after", "token_change", "frobenius_before",
              "frobenius_after"],
 )
