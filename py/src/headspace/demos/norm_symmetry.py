@@ -167,6 +167,7 @@ def _figure(losses, curve, i, j, first, mode, stretch) -> dict:
                      shapes=lines, height=400)
     where = "top pair holds to 100" if first is None else f"top pair changes at {first:.3g}"
     fig["layout"]["title"] = {"text": f"{stretch}: {where}", "font": {"size": 13}}
-    fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 60, "l": 52}
+    fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 60, "l": 52, "b": 96}
+    fig["layout"]["legend"] = {**fig["layout"]["legend"], "y": -0.26}   # clear of the axis titles
     fig["layout"]["yaxis"]["automargin"] = True
     return fig
