@@ -16,9 +16,12 @@ True
 
 from __future__ import annotations
 
+import base64
 import html
 import math
 import re
+import struct
+import zlib
 
 WIDTH = 640  # the nominal width; the SVG scales to its box (viewBox)
 PHONE_WIDTH = 360  # a second drawing for narrow screens, so the swap to plotly keeps its size
@@ -101,16 +104,19 @@ class Axis:
 
 
 def _hex_to_rgb(color: str):
+    """(r, g, b, alpha) of a ``#rrggbb``, ``rgb(...)`` or ``rgba(...)`` colour."""
     color = color.strip()
     if color.startswith("#") and len(color) == 7:
-        return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+        return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5)) + (1.0,)
     m = re.match(r"rgba?\(([^)]+)\)", color)
     if m:
-        return tuple(int(float(c)) for c in m.group(1).split(",")[:3])
-    return (128, 128, 128)
+        parts = [float(c) for c in m.group(1).split(",")]
+        return tuple(int(c) for c in parts[:3]) + (parts[3] if len(parts) > 3 else 1.0,)
+    return (128, 128, 128, 1.0)
 
 
-def _colorscale(scale, t: float) -> str:
+def _colorscale(scale, t: float) -> tuple[str, float]:
+    """The colour at ``t`` in [0, 1] and its opacity (a scale may fade to transparent)."""
     if not isinstance(scale, list) or not scale:
         scale = [[0, "#f7fbff"], [1, "#08306b"]]
     t = min(1.0, max(0.0, t))
@@ -118,8 +124,9 @@ def _colorscale(scale, t: float) -> str:
         if a <= t <= b:
             u = (t - a) / ((b - a) or 1)
             c0, c1 = _hex_to_rgb(ca), _hex_to_rgb(cb)
-            return "rgb({},{},{})".format(*(round(x + u * (y - x)) for x, y in zip(c0, c1)))
-    return scale[-1][1]
+            r, g, b_, alpha = (x + u * (y - x) for x, y in zip(c0, c1))
+            return f"rgb({round(r)},{round(g)},{round(b_)})", alpha
+    return scale[-1][1], _hex_to_rgb(scale[-1][1])[3]
 
 
 def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide") -> str:
@@ -259,6 +266,9 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
         zmin = tr.get("zmin", min(flat) if flat else 0)
         zmax = tr.get("zmax", max(flat) if flat else 1)
         gx, gy = tr.get("xgap", 0) / 2, tr.get("ygap", 0) / 2
+        image = _heatmap_image(z, xs, ys, xa, ya, tr.get("colorscale"), zmin, zmax) if not (gx or gy) else None
+        if image:
+            return [image]
         for i, row in enumerate(z):
             for j, v in enumerate(row):
                 if v is None:
@@ -266,9 +276,12 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
                 cx, cy = xa.pos(xs[j]), ya.pos(ys[i])
                 px0, px1 = sorted((_px(xa, cx - 0.5), _px(xa, cx + 0.5)))
                 py0, py1 = sorted((_px(ya, cy - 0.5), _px(ya, cy + 0.5)))
-                color = _colorscale(tr.get("colorscale"), (v - zmin) / ((zmax - zmin) or 1))
+                color, alpha = _colorscale(tr.get("colorscale"), (v - zmin) / ((zmax - zmin) or 1))
+                if alpha < 0.02:
+                    continue  # the page shows through: nothing to draw
+                fade = f' fill-opacity="{alpha:.2f}"' if alpha < 0.99 else ""
                 out.append(f'<rect x="{px0 + gx:.1f}" y="{py0 + gy:.1f}" width="{max(0, px1 - px0 - 2 * gx):.1f}" '
-                           f'height="{max(0, py1 - py0 - 2 * gy):.1f}" fill="{color}"/>')
+                           f'height="{max(0, py1 - py0 - 2 * gy):.1f}" fill="{color}"{fade}/>')
         return out
     if kind == "bar":
         horizontal = tr.get("orientation") == "h"
@@ -282,11 +295,11 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
             c0, c1 = sorted((_px(ca, ca.pos(c) - 0.4), _px(ca, ca.pos(c) + 0.4)))
             v0, v1 = sorted((va.px(0), va.px(v)))
             if horizontal:
-                out.append(f'<rect x="{v0:.1f}" y="{c0:.1f}" width="{v1 - v0:.1f}" height="{c1 - c0:.1f}" fill="{color}"/>')
+                out.append(f'<rect x="{v0:.1f}" y="{c0:.1f}" width="{v1 - v0:.1f}" height="{c1 - c0:.1f}" fill="{_paint(color)}"/>')
                 if k < len(texts):
                     out.append(f'<text x="{v1 + 4:.1f}" y="{(c0 + c1) / 2 + 4:.1f}">{_esc(texts[k])}</text>')
             else:
-                out.append(f'<rect x="{c0:.1f}" y="{v0:.1f}" width="{c1 - c0:.1f}" height="{v1 - v0:.1f}" fill="{color}"/>')
+                out.append(f'<rect x="{c0:.1f}" y="{v0:.1f}" width="{c1 - c0:.1f}" height="{v1 - v0:.1f}" fill="{_paint(color)}"/>')
                 if k < len(texts):
                     out.append(f'<text x="{(c0 + c1) / 2:.1f}" y="{v0 - 4:.1f}" text-anchor="middle">{_esc(texts[k])}</text>')
         return out
@@ -313,6 +326,50 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
     return out
 
 
+def _heatmap_image(z, xs, ys, xa: "Axis", ya: "Axis", scale, zmin, zmax) -> str | None:
+    """A large heatmap on evenly spaced numeric axes as one embedded PNG (one pixel per cell,
+    scaled without smoothing): a 32 x 32 map is about 1 kB instead of 70 kB of rectangles.
+    None when the heatmap is small or its cells do not form a regular grid."""
+    rows, cols = len(z), len(z[0]) if z else 0
+    if rows * cols <= 100 or any(len(r) != cols for r in z):
+        return None
+    try:
+        px = [xa.pos(x) for x in xs[:cols]]
+        py = [ya.pos(y) for y in ys[:rows]]
+    except (TypeError, ValueError):
+        return None
+    if any(abs((b - a) - 1) > 1e-9 for a, b in zip(px, px[1:])) or any(abs((b - a) - 1) > 1e-9 for a, b in zip(py, py[1:])):
+        return None  # not consecutive cells: draw rectangles instead
+    left, right = sorted((_px(xa, px[0] - 0.5), _px(xa, px[-1] + 0.5)))
+    top, bottom = sorted((_px(ya, py[0] - 0.5), _px(ya, py[-1] + 0.5)))
+    flip_x = _px(xa, px[0]) > _px(xa, px[-1])
+    flip_y = _px(ya, py[0]) > _px(ya, py[-1])  # row 0 drawn lowest: write it last
+    pixels = []
+    for i in (range(rows - 1, -1, -1) if flip_y else range(rows)):
+        line = bytearray()
+        for j in (range(cols - 1, -1, -1) if flip_x else range(cols)):
+            v = z[i][j]
+            if v is None:
+                line += b"\0\0\0\0"
+                continue
+            color, alpha = _colorscale(scale, (v - zmin) / ((zmax - zmin) or 1))
+            r, g, b, _ = _hex_to_rgb(color)
+            line += bytes((r, g, b, round(255 * alpha)))
+        pixels.append(bytes(line))
+    data = base64.b64encode(_png(pixels, cols, rows)).decode("ascii")
+    return (f'<image x="{left:.1f}" y="{top:.1f}" width="{right - left:.1f}" height="{bottom - top:.1f}" '
+            f'preserveAspectRatio="none" style="image-rendering:pixelated" href="data:image/png;base64,{data}"/>')
+
+
+def _png(rows: list[bytes], width: int, height: int) -> bytes:
+    """An RGBA PNG from ``height`` rows of ``4 * width`` bytes (no filter, deflated)."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    raw = zlib.compress(b"".join(b"\0" + row for row in rows), 9)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+            + chunk(b"IDAT", raw) + chunk(b"IEND", b""))
+
+
 def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, legend: list) -> tuple[list[str], float]:
     """Shapes, annotations, the title and the legend, drawn over the traces; and
     the lowest pixel the legend reaches."""
@@ -330,7 +387,7 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
         except (KeyError, ValueError, TypeError):
             continue
         ln = shape.get("line", {})
-        stroke = f'stroke="{ln["color"]}" stroke-width="{ln.get("width", 1)}"' if ln.get("color") and ln.get("width", 1) else 'stroke="none"'
+        stroke = f'stroke="{_paint(ln["color"])}" stroke-width="{ln.get("width", 1)}"' if ln.get("color") and ln.get("width", 1) else 'stroke="none"'
         if shape.get("type", "rect") == "line":
             out.append(f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" {stroke}/>')
         else:

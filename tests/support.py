@@ -30,6 +30,13 @@ def sample_param(p, rng: random.Random):
         return rng.random() < 0.5
     if p.kind == "select":
         return rng.choice(list(p.options))
+    if p.kind == "tokens":  # what a reader types: ids, sometimes a repeated span, spaces or commas
+        lo, hi, n = int(p.min), int(p.max), rng.randint(2, p.shape[0])
+        ids = [rng.randint(lo, hi) for _ in range(n)]
+        if n >= 6 and rng.random() < 0.5:
+            span = ids[: n // 2]
+            ids = span + span
+        return rng.choice([" ", ", "]).join(map(str, ids))
     if p.kind == "matrix":
         return [[round(rng.uniform(-5, 5), 3) for _ in range(p.shape[1])] for _ in range(p.shape[0])]
     if p.kind == "range" and p.step:

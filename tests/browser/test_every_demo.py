@@ -27,6 +27,10 @@ def another_value(p, current):
         return options[(options.index(current) + 1) % len(options)]
     if kind == "matrix":
         return [[v + 0.5 for v in row] for row in current]
+    if kind == "tokens":  # the same ids, rotated by one (or the first one changed if that is no change)
+        ids = current.split()
+        turned = ids[1:] + ids[:1]
+        return " ".join(turned if turned != ids else [str((int(ids[0]) + 1) % (p["max"] + 1))] + ids[1:])
     lo, hi = p["min"], p["max"]
     step = p.get("step") or (hi - lo) / 10
     n = round((hi - lo) / step)

@@ -31,7 +31,7 @@ import numpy as np
 
 from headspace._validate import as_number
 
-__all__ = ["repeated_tokens", "head_scores", "previous_token_head", "induction_head", "find_pair"]
+__all__ = ["repeated_tokens", "repeated_span", "head_scores", "sequence_scores", "previous_token_head", "induction_head", "find_pair"]
 
 
 def repeated_tokens(d_vocab: int, n_ctx: int, batch: int = 16, seed: int = 0) -> np.ndarray:
@@ -46,6 +46,24 @@ def repeated_tokens(d_vocab: int, n_ctx: int, batch: int = 16, seed: int = 0) ->
     batch = int(as_number("batch", batch, lo=1))
     half = np.random.default_rng(seed).integers(0, d_vocab, (batch, n_ctx // 2))
     return np.concatenate([half, half], axis=1)
+
+
+def repeated_span(d_vocab: int, prefix: int, span: int, seed: int = 0) -> np.ndarray:
+    """``[prefix + 2 * span]`` int64: ``prefix`` seeded random tokens, then a random span twice.
+
+    A single sequence for looking at heads by eye: in the second copy of the span an induction
+    head attends to the token after the current token's first copy.
+
+    >>> t = repeated_span(50, 3, 5)
+    >>> t.shape, bool((t[3:8] == t[8:]).all())
+    ((13,), True)
+    """
+    d_vocab = int(as_number("d_vocab", d_vocab, lo=1))
+    prefix = int(as_number("prefix", prefix, lo=0))
+    span = int(as_number("span", span, lo=1))
+    rng = np.random.default_rng(seed)
+    head, body = rng.integers(0, d_vocab, prefix), rng.integers(0, d_vocab, span)
+    return np.concatenate([head, body, body])
 
 
 def head_scores(model, tokens=None) -> tuple[np.ndarray, np.ndarray]:
@@ -63,6 +81,38 @@ def head_scores(model, tokens=None) -> tuple[np.ndarray, np.ndarray]:
     pattern = model.attention_patterns(toks).mean(axis=0)            # [n_layers, n_heads, seq, seq]
     prev = np.diagonal(pattern, offset=-1, axis1=-2, axis2=-1).mean(-1)
     induction = np.diagonal(pattern, offset=-(T - 1), axis1=-2, axis2=-1)[..., 1:].mean(-1)
+    return prev, induction
+
+
+def sequence_scores(pattern, tokens) -> tuple[np.ndarray, np.ndarray]:
+    """``(previous_token, induction)`` scores, each ``[n_layers, n_heads]``, on any one sequence.
+
+    ``pattern`` is ``[n_layers, n_heads, seq, seq]`` (``Model.attention_patterns`` of ``tokens
+    [seq]``). The previous-token score is the mean of ``pattern[i, i - 1]`` over ``i >= 1``. The
+    induction score generalises ``head_scores`` to sequences that need not repeat exactly: over
+    the queries ``i`` whose token occurred before, the mean attention paid to the keys just after
+    those earlier occurrences (``j <= i`` with ``tokens[j - 1] == tokens[i]``, ``j - 1 < i``). It
+    is 0 where no token repeats: there is nothing to induct from.
+
+    >>> p = np.zeros((1, 1, 4, 4)); p[0, 0, 0, 0] = p[0, 0, 1, 0] = p[0, 0, 2, 1] = p[0, 0, 3, 2] = 1
+    >>> [s.tolist() for s in sequence_scores(p, [7, 8, 9, 7])]   # always the previous token: no induction
+    [[[1.0]], [[0.0]]]
+    """
+    pattern = np.asarray(pattern, dtype=float)
+    toks = np.asarray(tokens)
+    seq = toks.shape[-1]
+    if toks.ndim != 1 or pattern.ndim != 4 or pattern.shape[-2:] != (seq, seq):
+        raise ValueError(f"pattern must have shape [n_layers, n_heads, seq, seq] with seq={seq} from tokens [seq]; "
+                         f"got pattern {list(pattern.shape)} and tokens {list(toks.shape)}")
+    if seq < 2:
+        raise ValueError(f"tokens must have at least 2 positions; got seq={seq}")
+    prev = np.diagonal(pattern, offset=-1, axis1=-2, axis2=-1).mean(-1)
+    i, j = np.indices((seq, seq))
+    after_copy = (j >= 1) & (j <= i) & (toks[np.maximum(j - 1, 0)] == toks[i]) & (j - 1 < i)
+    queries = after_copy.any(axis=1)
+    if not queries.any():
+        return prev, np.zeros_like(prev)
+    induction = (pattern * after_copy).sum(-1)[..., queries].mean(-1)
     return prev, induction
 
 

@@ -51,6 +51,7 @@ function readParams(fig) {
       }
       params[name] = rows;
     } else if (el.type === "checkbox") params[name] = el.checked;
+    else if (el.dataset.kind === "tokens") params[name] = el.value; // Python checks it and names a bad token
     else if (el.tagName === "SELECT") params[name] = JSON.parse(el.selectedOptions[0].dataset.value);
     else params[name] = Number(el.value);
   }
@@ -84,7 +85,7 @@ function setStatus(state, status, message) {
 // dark scheme those marks take the page's text colour instead.
 const INK = "#1f2933";
 function inked(value, fg) {
-  if (Array.isArray(value)) return value.map((v) => inked(v, fg));
+  if (Array.isArray(value)) return value.map((v) => (v === INK ? fg : inked(v, fg))); // per-bar colours
   if (value && typeof value === "object") {
     const out = {};
     for (const [k, v] of Object.entries(value)) out[k] = v === INK ? fg : inked(v, fg);
@@ -96,8 +97,10 @@ function inked(value, fg) {
 function draw(state, figure) {
   if (!window.Plotly) return plotlyReady.then(() => draw(state, figure));
   for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
-  const layout = themed(figure.layout);
-  const data = palette.fg.toLowerCase() === INK ? figure.data : inked(figure.data, palette.fg);
+  const themedLayout = themed(figure.layout); // reads the palette
+  const dark = palette.fg.toLowerCase() !== INK; // ink marks (traces, shapes, notes) take the text colour
+  const layout = dark ? inked(themedLayout, palette.fg) : themedLayout;
+  const data = dark ? inked(figure.data, palette.fg) : figure.data;
   return Plotly.react(state.plot, data, layout, PLOT_CONFIG);
 }
 
@@ -188,7 +191,12 @@ function onReply(data) {
   pending.delete(data.id);
   state.inFlight = false;
   if (data.type === "result") render(state, JSON.parse(data.json));
-  else setStatus(state, "error", `Python raised an error: ${data.message}`);
+  else {
+    // A parameter Python refused (a mistyped token, say) is the reader's input, not a fault.
+    const bad = /^ValueError: (parameter .*)$/s.exec(data.message);
+    setStatus(state, "error", bad ? `${bad[1]}. The figure still shows the last valid input.`
+      : `Python raised an error: ${data.message}`);
+  }
   if (state.queued) send(state);
 }
 
@@ -225,6 +233,20 @@ function setupPlay(state, button) {
   state.stopAnimation = stop;
   state.startAnimation = () => { if (!timer && !reducedMotion.matches) start(); };
   reducedMotion.addEventListener("change", () => reducedMotion.matches && stop());
+}
+
+// ---------- a token sequence: "Random repeat" writes a random span twice ----------
+function setupRandomTokens(state, button) {
+  const input = state.fig.querySelector(`input[name="${button.dataset.for}"]`);
+  button.addEventListener("click", () => {
+    const lo = Number(input.dataset.min), hi = Number(input.dataset.max);
+    const most = Number(input.dataset.length);
+    const token = () => lo + Math.floor(Math.random() * (hi - lo + 1));
+    const span = Array.from({ length: Math.min(12, Math.floor(most / 3)) }, token);
+    const prefix = Array.from({ length: Math.min(4, most - 2 * span.length) }, token);
+    input.value = [...prefix, ...span, ...span].join(" ");
+    request(state);
+  });
 }
 
 // ---------- start ----------
@@ -264,6 +286,7 @@ if (states.length) {
     controls.addEventListener("input", () => request(state));
     controls.addEventListener("change", () => request(state));
     for (const button of state.fig.querySelectorAll('[data-role="play"]')) setupPlay(state, button);
+    for (const button of state.fig.querySelectorAll('[data-role="random-tokens"]')) setupRandomTokens(state, button);
   }
   // Animations start when their figure comes into view (never under reduced motion).
   const near = new IntersectionObserver((entries) => {

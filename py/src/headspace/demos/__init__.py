@@ -20,5 +20,8 @@ from . import metric_agreement  # noqa: F401
 from . import residual_basis  # noqa: F401
 from . import norm_symmetry  # noqa: F401
 from . import transform_rules  # noqa: F401
+from . import attention_explorer  # noqa: F401
+from . import path_expansion  # noqa: F401
+from . import circuits  # noqa: F401
 
 __all__ = ["REGISTRY", "Demo", "Param", "register", "to_json_value"]

@@ -18,14 +18,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-KINDS = ("range", "number", "select", "checkbox", "matrix")
+KINDS = ("range", "number", "select", "checkbox", "matrix", "tokens")
 
 
 @dataclass(frozen=True)
 class Param:
     """One control of a demo. ``kind`` picks the native HTML control:
     range -> slider, number -> number box, select -> drop-down,
-    checkbox -> tick box, matrix -> a grid of number boxes of ``shape``."""
+    checkbox -> tick box, matrix -> a grid of number boxes of ``shape``, tokens -> a text box of
+    token ids (whole numbers from ``min`` to ``max``, between 2 and ``shape[0]`` of them, separated
+    by spaces or commas; the page sends the text, the demo receives a list of ints)."""
 
     name: str
     label: str
@@ -62,11 +64,36 @@ class Param:
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"parameter {name!r} must be true or false; got {value!r}")
             return bool(value)
+        if self.kind == "tokens":
+            return self._tokens(value)
         arr = np.asarray(value, dtype=object)
         if arr.shape != tuple(self.shape) or not all(
                 isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in arr.flat):
             raise ValueError(f"parameter {name!r} must be a {self.shape} matrix of finite numbers; got {value!r}")
         return [[float(v) for v in row] for row in arr.tolist()]
+
+    def _tokens(self, value) -> list[int]:
+        """Token ids from text (``"5 9, 2"``) or a list of ints, each in [min, max]; messages number
+        the tokens from 1, as a reader counts them."""
+        name, lo, hi, most = self.name, int(self.min), int(self.max), int(self.shape[0])
+        if isinstance(value, str):
+            items = [t for t in value.replace(",", " ").split() if t]
+        elif isinstance(value, (list, tuple)):
+            items = list(value)
+        else:
+            raise ValueError(f"parameter {name!r} must be token ids separated by spaces; got {value!r}")
+        ids = []
+        for i, item in enumerate(items, start=1):
+            text = str(item)
+            if isinstance(item, bool) or not (text.isdigit() or (text[:1] == "-" and text[1:].isdigit())):
+                raise ValueError(f"parameter {name!r}: token {i} must be a whole number from {lo} to {hi}; "
+                                 f"got {text!r}")
+            if not lo <= int(text) <= hi:
+                raise ValueError(f"parameter {name!r}: token {i} must be from {lo} to {hi}; got {int(text)}")
+            ids.append(int(text))
+        if not 2 <= len(ids) <= most:
+            raise ValueError(f"parameter {name!r} must hold from 2 to {most} tokens; got {len(ids)}")
+        return ids
 
     def to_json(self) -> dict:
         out = {"name": self.name, "label": self.label, "kind": self.kind, "default": self.default}

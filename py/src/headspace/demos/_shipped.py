@@ -20,7 +20,9 @@ import numpy as np
 
 from headspace import model as _model
 from headspace.composition import METRICS, all_composition_scores
-from headspace.heads import find_pair, repeated_tokens
+from headspace.heads import find_pair, repeated_span, repeated_tokens
+
+from ._registry import Param
 
 FALLBACK_MODELS = ("attn-only-2l", "attn-only-2l-rms")
 PREV, INDUCTION = "previous-token", "induction"
@@ -39,7 +41,7 @@ def _manifest() -> dict | None:
 
 def _declarations():
     """(model names, default model, step options, head1 options, head2 options, names of the
-    models with a normalisation) from the manifest."""
+    models with a normalisation, the d_vocab and n_ctx every model accepts) from the manifest."""
     manifest = _manifest()
     entries = (manifest or {}).get("models") or {n: {} for n in FALLBACK_MODELS}
     names = tuple(entries)
@@ -47,17 +49,20 @@ def _declarations():
     normed = tuple(n for n in names if n not in plain) or names[-1:]
     default = plain[0] if plain else names[0]
     steps = sorted({int(s) for e in entries.values() for s in e.get("checkpoint_steps", ())})
-    layers, heads = 2, 4
+    layers, heads, vocab, ctx = 2, 4, 128, 64
     if manifest:
         configs = [json.loads((_model.models_dir() / n / _model.CONFIG).read_text()) for n in names]
         layers = min(c["n_layers"] for c in configs)
         heads = min(c["n_heads"] for c in configs)
+        vocab = min(c["d_vocab"] for c in configs)
+        ctx = min(c["n_ctx"] for c in configs)
     head1 = (PREV,) + tuple(f"{l}.{h}" for l in range(layers - 1) for h in range(heads))
     head2 = (INDUCTION,) + tuple(f"{l}.{h}" for l in range(1, layers) for h in range(heads))
-    return names, default, ("final",) + tuple(steps), head1, head2, normed
+    return names, default, ("final",) + tuple(steps), head1, head2, normed, vocab, ctx
 
 
-MODEL_NAMES, DEFAULT_MODEL, STEP_OPTIONS, HEAD1_OPTIONS, HEAD2_OPTIONS, NORMALISED_MODELS = _declarations()
+(MODEL_NAMES, DEFAULT_MODEL, STEP_OPTIONS, HEAD1_OPTIONS, HEAD2_OPTIONS, NORMALISED_MODELS,
+ D_VOCAB, N_CTX) = _declarations()
 
 
 def _where() -> str:
@@ -224,3 +229,29 @@ def parse_head(value: str, name: str) -> tuple[int, int]:
         return roles(name)[1]
     layer, head = (int(x) for x in value.split("."))
     return layer, head
+
+
+# -- the controls every model demo shares, declared once ------------------------------------------
+
+def model_param(default: str = DEFAULT_MODEL, options=MODEL_NAMES):
+    """The model drop-down."""
+    return Param("model", "Model", "select", default, options=options,
+                 help="a shipped toy model: attention only, two layers")
+
+
+def step_param():
+    """The training-checkpoint drop-down ("final" or a step)."""
+    return Param("step", "Training step", "select", "final", options=STEP_OPTIONS,
+                 help="final weights, or a training checkpoint (a model's latest checkpoint not after this step)")
+
+
+def default_tokens() -> str:
+    """The sequence the token demos open with: 4 seeded random tokens, then a 10-token span twice."""
+    return " ".join(str(int(t)) for t in repeated_span(D_VOCAB, 4, 10, seed=0))
+
+
+def tokens_param():
+    """The token-sequence text box (ids 0 to d_vocab - 1, at most n_ctx of them)."""
+    return Param("tokens", "Tokens", "tokens", default_tokens(), min=0, max=D_VOCAB - 1, shape=(N_CTX,),
+                 help=f"token ids from 0 to {D_VOCAB - 1}, separated by spaces, at most {N_CTX}; "
+                      "the button makes a random span and repeats it")

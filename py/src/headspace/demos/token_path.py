@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from headspace.circuits import diagonal_top_fraction
 from headspace.composition import MODES, composition_score, token_path as _token_path
 
 from . import _shipped
@@ -42,17 +43,6 @@ def path_matrix(model: str, step, mode: str, writer: tuple[int, int], reader: tu
          "V": m.W_V[l2, h2] @ m.W_O[l2, h2]}[mode]
     M = _token_path(A, B, W_E=_shipped.embedding_seen(m), W_U=m.W_U, mode=mode)
     return M.T if mode == "K" else M
-
-
-def copying_fraction(M: np.ndarray) -> float:
-    """Share of rows whose largest entry sits on the diagonal.
-
-    >>> copying_fraction(np.array([[2.0, 1.0], [0.0, -1.0]]))
-    0.5
-    """
-    M = np.asarray(M)
-    n = min(M.shape)
-    return float(np.mean(np.argmax(M[:n], axis=1) == np.arange(n)))
 
 
 def _check_layers(writer, reader):
@@ -86,7 +76,7 @@ def token_path(model: str, mode: str, head1: str, head2: str, step, tokens: int)
     at = _shipped.resolve_step(model, step)
     M = path_matrix(model, at, mode, a, b)
     score = float(_shipped.scores(model, at, mode, "token")[a[0], a[1], b[0], b[1]])
-    frac = copying_fraction(M)
+    frac = diagonal_top_fraction(M)
     return {"figure": _figure(M[:tokens, :tokens], model, mode, a, b, step, at, frac),
             "outputs": {"copying_fraction": frac, "token_score": score}}
 

@@ -1,0 +1,131 @@
+"""One head's full OV and QK circuits as token x token maps, its OV eigenvalues, and a pair's token path.
+
+Four panels for a head of a shipped model (``headspace.circuits``):
+
+* OV circuit ``W_E W_V W_O W_U``: row = the token attended to, column = the logit it raises (red)
+  or lowers (blue). A copying head has a red diagonal.
+* QK circuit ``W_E W_Q W_K^T W_E^T``: row = query token, column = key token.
+* the OV circuit's nonzero eigenvalues in the complex plane: a copying head's sit to the right
+  of zero; the copying score sums them over the sum of their sizes.
+* the token path from an earlier head (the writer) into this head (``composition.token_path``,
+  as the token-path demo draws it); empty when this head is in layer 0.
+
+The maps use the embedding the heads see (``_shipped.embedding_seen``) and the folded ``W_U``;
+positional embeddings are left out, as in Elhage et al. 2021. The heatmaps show the first
+``shown`` tokens; the outputs use every token.
+
+Outputs: ``copying_score``; ``ov_diag_rank``, the share of tokens whose own logit is the one the
+OV circuit raises most; ``qk_diag_rank``, the share of query tokens whose top key is themselves.
+
+>>> from headspace.demos import REGISTRY
+>>> out = REGISTRY["circuits"].run({})["outputs"]
+>>> out["copying_score"] > 0.9
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from headspace.circuits import copying_score, diagonal_top_fraction, full_ov_circuit, full_qk_circuit, ov_eigenvalues
+from headspace.composition import MODES
+
+from . import _shipped
+from ._figure import COLORS, figure
+from ._registry import Param, register
+from .token_path import path_matrix
+
+#: red positive, blue negative, zero transparent (the page's background in either scheme)
+DIVERGING = [[0.0, "rgba(33,102,172,1)"], [0.4999, "rgba(33,102,172,0)"], [0.5001, "rgba(178,24,43,0)"],
+             [1.0, "rgba(178,24,43,1)"]]
+ALL_HEADS = (_shipped.PREV, _shipped.INDUCTION) + tuple(
+    sorted(set(_shipped.HEAD1_OPTIONS[1:]) | set(_shipped.HEAD2_OPTIONS[1:])))
+
+
+@register(
+    "circuits", "A head's OV and QK circuits in token space",
+    params=[
+        Param("head", "Head", "select", _shipped.INDUCTION, options=ALL_HEADS,
+              help="layer.head; 'previous-token' and 'induction' are the model's heads with those roles"),
+        Param("writer", "Writer for the path", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
+              help="an earlier head whose output this head reads (bottom right panel)"),
+        Param("mode", "Path reads in", "select", "K", options=MODES,
+              help="which input of this head reads the writer: queries, keys or values"),
+        _shipped.model_param(),
+        _shipped.step_param(),
+        Param("shown", "Tokens shown", "select", 32, options=(16, 32, 64, 128),
+              help="the heatmaps show the first this many tokens; the outputs use every token"),
+    ],
+    outputs=["copying_score", "ov_diag_rank", "qk_diag_rank"],
+    needs_models=True,
+)
+def circuits(head: str, writer: str, mode: str, model: str, step, shown: int) -> dict:
+    at = _shipped.resolve_step(model, step)
+    m = _shipped.weights(model, at)
+    l, h = _shipped.parse_head(head, model)
+    W_E = _shipped.embedding_seen(m)
+    ov = full_ov_circuit(W_E, m.W_V[l, h], m.W_O[l, h], m.W_U)
+    qk = full_qk_circuit(W_E, m.W_Q[l, h], m.W_K[l, h])
+    eig = ov_eigenvalues(W_E, m.W_V[l, h], m.W_O[l, h], m.W_U)
+    w = _shipped.parse_head(writer, model)
+    path = path_matrix(model, at, mode, w, (l, h)) if w[0] < l else None
+    outputs = {"copying_score": copying_score(W_E, m.W_V[l, h], m.W_O[l, h], m.W_U),
+               "ov_diag_rank": diagonal_top_fraction(ov), "qk_diag_rank": diagonal_top_fraction(qk)}
+    title = f"head {_shipped.head_label(l, h, model)}: copying score {outputs['copying_score']:.2f}"
+    return {"figure": _figure(ov[:shown, :shown], qk[:shown, :shown], eig, path, w, (l, h), mode, title),
+            "outputs": outputs}
+
+
+def _heat(M, axis: int, name: str, rows: str, cols: str) -> dict:
+    lim = float(np.abs(M).max()) or 1.0
+    ax = "" if axis == 1 else str(axis)
+    return {"type": "heatmap", "z": np.round(M, 3).tolist(), "zmin": -round(lim, 3), "zmax": round(lim, 3),
+            "colorscale": DIVERGING, "showscale": False, "xaxis": f"x{ax}", "yaxis": f"y{ax}", "name": name,
+            "hovertemplate": f"{rows} %{{y}}, {cols} %{{x}}<br>%{{z}}<extra>{name}</extra>"}
+
+
+def _figure(ov, qk, eig, path, writer, reader, mode, title) -> dict:
+    n = ov.shape[0]
+    ticks = list(range(0, n, max(4, n // 4)))
+    cols, gap, row_gap = (0.0, 0.46), 0.08, 0.14
+    width = 0.46
+    rows = ((0.56, 1.0), (0.0, 0.44))
+    traces = [_heat(ov, 1, "OV circuit", "attended token", "logit"),
+              _heat(qk, 2, "QK circuit", "query", "key")]
+    size = np.abs(eig)
+    traces.append({"type": "scatter", "x": np.round(eig.real, 4).tolist(), "y": np.round(eig.imag, 4).tolist(),
+                   "mode": "markers", "xaxis": "x3", "yaxis": "y3", "name": "eigenvalue",
+                   "marker": {"size": 7, "color": [COLORS["red"] if r > 0 else COLORS["blue"] for r in eig.real]},
+                   "hovertemplate": "%{x} + %{y}i<extra>eigenvalue</extra>"})
+    notes = []
+    if path is not None:
+        traces.append(_heat(path[:n, :n], 4, "token path", "row", "column"))
+    else:
+        notes.append({"text": "a layer-0 head reads<br>no earlier head", "xref": "x4 domain", "yref": "y4 domain",
+                      "x": 0.5, "y": 0.5, "showarrow": False, "font": {"size": 11, "color": COLORS["muted"]}})
+    layout = {}
+    for k, (x, y) in enumerate([(0, 0), (1, 0), (0, 1), (1, 1)], start=1):
+        ax = "" if k == 1 else str(k)
+        x0 = round(x * (width + gap), 4)
+        layout[f"xaxis{ax}"] = {"domain": [x0, round(x0 + width, 4)], "anchor": f"y{ax}", "zeroline": False,
+                                "showgrid": False, "tickfont": {"size": 9}}
+        layout[f"yaxis{ax}"] = {"domain": list(rows[y]), "anchor": f"x{ax}", "zeroline": False, "showgrid": False,
+                                "tickfont": {"size": 9}}
+        if k != 3:
+            layout[f"xaxis{ax}"].update({"tickvals": ticks, "range": [-0.5, n - 0.5]})
+            layout[f"yaxis{ax}"].update({"tickvals": ticks, "range": [n - 0.5, -0.5]})
+    lim = float(size.max()) * 1.1 or 1.0
+    layout["xaxis3"].update({"range": [-lim, lim], "zeroline": True, "showgrid": True, "nticks": 5,
+                             "title": {"text": "real part", "font": {"size": 10}}})
+    layout["yaxis3"].update({"range": [-lim, lim], "zeroline": True, "showgrid": True, "nticks": 5,
+                             "title": {"text": "imaginary part", "font": {"size": 10}, "standoff": 2}})
+    path_title = (f"{mode} path {writer[0]}.{writer[1]} → {reader[0]}.{reader[1]}" if path is not None
+                  else "token path")
+    for text, x, y in [("OV: token → logit", 0.23, 1.0), ("QK: query × key", 0.77, 1.0),
+                       ("OV eigenvalues", 0.23, 0.44), (path_title, 0.77, 0.44)]:
+        notes.append({"text": text, "xref": "paper", "yref": "paper", "x": x, "y": y, "xanchor": "center",
+                      "yanchor": "bottom", "showarrow": False, "font": {"size": 11}})
+    fig = figure(traces, title=title, height=640, showlegend=False, annotations=notes,
+                 margin={"l": 34, "r": 8, "t": 60, "b": 40}, **layout)
+    fig["layout"].pop("legend", None)
+    return fig

@@ -1,0 +1,98 @@
+"""A two-layer model's logit for the correct next token, split into its paths (``paths.path_terms``).
+
+For the reader's sequence and position ``i``, the left panel shows how much each path adds to the
+logit of the token that really comes next (``tokens[i + 1]``): the direct path, each single head,
+each virtual head (a layer-0 head followed by a layer-1 head), and all the biases together. The
+right panel shows how the loss at ``i`` changes when that one term is removed from the logits,
+attention patterns held fixed.
+
+Outputs: ``terms`` {label: contribution to the correct logit}, which sum to the model's logit;
+``ablated_loss`` {label: loss without that term}, plus ``"none"``: the loss with every term.
+
+>>> from headspace.demos import REGISTRY
+>>> out = REGISTRY["path-expansion"].run({"tokens": "1 2 3 1 2 3", "position": 3})["outputs"]
+>>> len(out["terms"]), sorted(out["ablated_loss"])[:3]
+(26, ['0.0', '0.0>1.0', '0.0>1.1'])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from headspace.paths import BIAS, DIRECT, VIRTUAL, path_terms
+
+from . import _shipped
+from ._figure import COLORS, figure
+from ._registry import Param, register
+
+
+@register(
+    "path-expansion", "The logit split into direct, single-head and virtual-head paths",
+    params=[
+        _shipped.tokens_param(),
+        Param("position", "Position", "range", 18, min=0, max=_shipped.N_CTX - 2, step=1,
+              help="where the next token is predicted (the last but one if the sequence is shorter)"),
+        _shipped.model_param(),
+        _shipped.step_param(),
+    ],
+    outputs=["terms", "ablated_loss"],
+    needs_models=True,
+)
+def path_expansion(tokens: list[int], position: int, model: str, step) -> dict:
+    m = _shipped.weights(model, _shipped.resolve_step(model, step))
+    toks = np.asarray(tokens)
+    i = min(position, len(toks) - 2)
+    at_i = {k: v[i] for k, v in path_terms(m, toks).items()}      # position i: [d_vocab] each
+    target = int(toks[i + 1])
+    contribution = {k: float(v[target]) for k, v in at_i.items()}
+    logits = sum(at_i.values())
+    losses = {"none": _loss(logits, target), **{k: _loss(logits - v, target) for k, v in at_i.items()}}
+    prev, ind = _shipped.roles(model)
+    pair = f"{prev[0]}.{prev[1]}{VIRTUAL}{ind[0]}.{ind[1]}"
+    return {"figure": _figure(contribution, losses, pair, toks, i, target, model, step),
+            "outputs": {"terms": contribution, "ablated_loss": losses}}
+
+
+def _loss(logits: np.ndarray, target: int) -> float:
+    """Cross-entropy (nats) of ``target`` under ``logits`` [d_vocab]."""
+    top = logits.max()
+    return float(top + np.log(np.exp(logits - top).sum()) - logits[target])
+
+
+def _color(label: str, pair: str) -> str:
+    if label == pair:
+        return COLORS["green"]
+    if label in (DIRECT, BIAS):
+        return COLORS["ink"] if label == DIRECT else COLORS["muted"]
+    if VIRTUAL in label:
+        return COLORS["purple"]
+    return COLORS["blue"] if label.startswith("0.") else COLORS["orange"]
+
+
+def _figure(contribution, losses, pair, toks, i, target, model, step) -> dict:
+    labels = list(contribution)
+    shown = [label.replace(VIRTUAL, "→") + (" ★" if label == pair else "") for label in labels]
+    colors = [_color(label, pair) for label in labels]
+    bar = {"type": "bar", "orientation": "h", "y": shown, "marker": {"color": colors}, "showlegend": False}
+    left = {**bar, "x": [round(contribution[k], 4) for k in labels], "name": "contribution",
+            "hovertemplate": "%{y}: %{x} to the logit<extra></extra>"}
+    full = losses["none"]
+    right = {**bar, "x": [round(losses[k] - full, 4) for k in labels], "xaxis": "x2", "yaxis": "y2",
+             "customdata": [round(losses[k], 4) for k in labels], "name": "loss change without it",
+             "hovertemplate": "without %{y}: loss %{customdata} nats (%{x:+})<extra></extra>"}
+    rows = {"type": "category", "autorange": "reversed", "tickfont": {"size": 10}, "showgrid": False}
+    at = _shipped.resolve_step(model, step)
+    when = "final weights" if at is None else f"step {at}"
+    total = sum(contribution.values())
+    title = (f"position {i} predicts token {target}, {when}<br>"
+             f"<span style='font-size:11px'>logit {total:.2f}, loss {full:.2f} nats; ★ induction pair</span>")
+    fig = figure([left, right], title=title, height=600, showlegend=False,
+                 margin={"l": 78, "r": 10, "t": 70, "b": 50},
+                 xaxis={"domain": [0, 0.48], "title": {"text": "adds to the correct logit", "font": {"size": 11}},
+                        "zeroline": True},
+                 yaxis=rows,
+                 xaxis2={"domain": [0.56, 1], "anchor": "y2", "zeroline": True,
+                         "title": {"text": "loss change without it", "font": {"size": 11}}},
+                 yaxis2={**rows, "anchor": "x2", "showticklabels": False, "matches": "y"})
+    fig["layout"].pop("legend", None)
+    return fig
