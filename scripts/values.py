@@ -485,7 +485,108 @@ def difficult() -> dict:
     }
 
 
-ARTICLES = {"polariser": polariser, "subspaces": subspaces, "measuring": measuring, "difficult": difficult,
+def virtual_head_effects(name: str) -> dict:
+    """Path expansion of shipped model ``name`` on its evaluation batch (``_shipped.eval_batch``):
+    the repeated-half loss with every term in place (``"none"``), and the increase when each term,
+    or all virtual-head terms together (``"all virtual"``), is removed, patterns held fixed.
+    tests/unit/test_paths.py checks the same numbers."""
+    from headspace.demos import _shipped
+    from headspace.model import cross_entropy
+    from headspace.paths import VIRTUAL, ablated_losses, path_terms
+
+    m, toks = _shipped.weights(name, None), _shipped.eval_batch(name)
+    T = toks.shape[1] // 2
+    terms = path_terms(m, toks)
+    losses = ablated_losses(m, toks, positions=slice(T, None), terms=terms)
+    base = losses.pop("none")
+    out = {k: v - base for k, v in losses.items()}
+    virtual = sum(v for k, v in terms.items() if VIRTUAL in k)
+    out["all virtual"] = float(cross_entropy(sum(terms.values()) - virtual, toks)[:, T:].mean()) - base
+    out["none"] = base
+    return out
+
+
+def primer() -> dict:
+    """site/content/posts/transformer-circuits-primer.md"""
+    from headspace.circuits import diagonal_top_fraction
+    from headspace.demos import _shipped
+    from headspace.demos.token_path import path_matrix
+    from headspace.heads import head_scores
+    from headspace.model import cross_entropy
+    from headspace.paths import BIAS, DIRECT, VIRTUAL, path_terms
+
+    plain, rms = _shipped.MODEL_NAMES
+    m = _shipped.weights(plain, None)
+    cfg = m.config
+    (l1, h1), (l2, h2) = _shipped.roles(plain)
+    pair = f"{l1}.{h1}{VIRTUAL}{l2}.{h2}"
+    prev, ind = head_scores(m)
+    _holds(l1 == 0 and l2 == 1, "primer: the previous-token head is in layer 0 and the induction head in layer 1")
+    # the explorer at its defaults: a random prefix, then a span twice
+    ex = _outputs("attention-explorer")
+    first_copy, span = _shipped.DEFAULT_PREFIX, _shipped.DEFAULT_SPAN
+    loss = ex["loss"]  # position i predicts token i + 1: the repeat is predictable from first_copy + span on
+    # circuits of every head
+    circ = {f"{l}.{h}": _outputs("circuits", head=f"{l}.{h}") for l in range(cfg["n_layers"]) for h in range(cfg["n_heads"])}
+    layer1 = [circ[f"1.{h}"] for h in range(cfg["n_heads"])]
+    # the path expansion on the evaluation batch
+    fx = virtual_head_effects(plain)
+    others = {k: v for k, v in fx.items() if VIRTUAL in k and k != pair}
+    runner_up = max(others, key=others.get)
+    _holds(fx[pair] > max(others.values()), "primer: on attn-only-2l, removing the induction pair's virtual head "
+                                             "raises the repeated-half loss more than removing any other")
+    fr = virtual_head_effects(rms)
+    (r1, rh1), (r2, rh2) = _shipped.roles(rms)
+    rpair = f"{r1}.{rh1}{VIRTUAL}{r2}.{rh2}"
+    rothers = {k: v for k, v in fr.items() if VIRTUAL in k and k != rpair}
+    _holds(fr[rpair] < max(rothers.values()), "primer: on the RMS model another virtual head matters more than the pair's")
+    _holds(fx["all virtual"] < 0, "primer: removing every virtual-head term lowers attn-only-2l's repeated-half loss")
+    singles = [fx[f"1.{h}"] for h in range(cfg["n_heads"])]
+    toks = _shipped.eval_batch(plain)
+    T = toks.shape[1] // 2
+    terms = path_terms(m, toks)
+    logits = m.logits(toks)
+    sum_error = float(np.abs(sum(terms.values()) - logits).max() / np.abs(logits).max())
+    _holds(sum_error < 1e-9, "primer: the path terms add up to the logits")
+    direct_only = float(cross_entropy(terms[DIRECT] + terms[BIAS], toks)[:, :T - 1].mean())
+    k_path = path_matrix(plain, None, "K", (l1, h1), (l2, h2))
+    return {
+        "n_layers": cfg["n_layers"], "n_heads": cfg["n_heads"], "d_model": cfg["d_model"], "d_head": cfg["d_head"],
+        "d_vocab": cfg["d_vocab"], "n_ctx": cfg["n_ctx"], "uniform_loss": math.log(cfg["d_vocab"]),
+        "n_virtual": cfg["n_heads"] ** 2, "n_terms": len(terms),
+        # the seeded probe of heads.head_scores
+        "prev_head": f"{l1}.{h1}", "induction_head": f"{l2}.{h2}",
+        "prev_score": float(prev[l1, h1]), "prev_next": float(np.sort(prev[0])[-2]),
+        "ind_min": float(ind[1].min()), "ind_max": float(ind[1].max()), "ind_layer0_max": float(ind[0].max()),
+        # the explorer's default sequence
+        "explorer_prefix": first_copy, "explorer_span": span,
+        "explorer_prev": ex["prev_token_scores"][l1][h1],
+        "explorer_loss_before": float(np.mean(loss[:first_copy + span])),
+        "explorer_loss_repeat": float(np.mean(loss[first_copy + span:])),
+        # circuits
+        "copy_prev": circ[f"{l1}.{h1}"]["copying_score"],
+        "copy_layer1_min": min(c["copying_score"] for c in layer1),
+        "ov_diag_layer1_min": min(c["ov_diag_rank"] for c in layer1),
+        "ov_diag_layer1_max": max(c["ov_diag_rank"] for c in layer1),
+        "qk_diag_induction": circ[f"{l2}.{h2}"]["qk_diag_rank"],
+        "k_path_diagonal": diagonal_top_fraction(k_path),
+        # path expansion, repeated half of the evaluation batch
+        "sum_error": _power_of_ten(sum_error),
+        "eval_batch": toks.shape[0], "repeat_loss": fx["none"],
+        "single_min": min(singles), "single_max": max(singles),
+        "pair_virtual": fx[pair], "runner_up": runner_up.replace(VIRTUAL, "→"), "runner_up_virtual": others[runner_up],
+        "all_virtual_drop": -fx["all virtual"],
+        "k_ablation": float(_shipped.scores(plain, None, "K", _shipped.CAUSAL)[l1, h1, l2, h2]),
+        "v_ablation": float(_shipped.scores(plain, None, "V", _shipped.CAUSAL)[l1, h1, l2, h2]),
+        "direct_only_first": direct_only,
+        "first_half_loss": float(cross_entropy(logits, toks)[:, :T - 1].mean()),
+        # the RMS model
+        "rms_pair": rpair.replace(VIRTUAL, "→"), "rms_pair_virtual": fr[rpair],
+        "rms_top": max(rothers, key=rothers.get).replace(VIRTUAL, "→"), "rms_top_virtual": max(rothers.values()),
+    }
+
+
+ARTICLES = {"primer": primer, "polariser": polariser, "subspaces": subspaces, "measuring": measuring, "difficult": difficult,
             "formalising": formalising}
 
 

@@ -285,7 +285,7 @@ def test_model_demos_bad_params():
 # --- token-path ------------------------------------------------------------------
 
 from headspace.composition import token_path as library_token_path  # noqa: E402
-from headspace.demos.token_path import copying_fraction  # noqa: E402
+from headspace.circuits import diagonal_top_fraction as copying_fraction  # noqa: E402
 
 
 @pytest.mark.parametrize("name", list_models())

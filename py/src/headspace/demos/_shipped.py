@@ -245,9 +245,13 @@ def step_param():
                  help="final weights, or a training checkpoint (a model's latest checkpoint not after this step)")
 
 
+#: The token demos open on ``DEFAULT_PREFIX`` seeded random tokens, then a ``DEFAULT_SPAN``-token span twice.
+DEFAULT_PREFIX, DEFAULT_SPAN = 4, 10
+
+
 def default_tokens() -> str:
-    """The sequence the token demos open with: 4 seeded random tokens, then a 10-token span twice."""
-    return " ".join(str(int(t)) for t in repeated_span(D_VOCAB, 4, 10, seed=0))
+    """The sequence the token demos open with, as the text box shows it."""
+    return " ".join(str(int(t)) for t in repeated_span(D_VOCAB, DEFAULT_PREFIX, DEFAULT_SPAN, seed=0))
 
 
 def tokens_param():
