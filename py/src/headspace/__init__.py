@@ -22,7 +22,9 @@ the scores are judged against), ``axioms`` (which metric meets which axiom
 and how that is known: the one source the tests and the metric lab share), ``symmetry`` (changes of basis that leave a
 model's function unchanged), ``model`` (load and run the shipped toy
 transformers), ``heads`` (find previous-token and induction heads from
-attention patterns), ``optics`` (polarisers, the physical picture of a rank-1
+attention patterns), ``paths`` (the path expansion of the logits: direct,
+single-head and virtual-head terms), ``circuits`` (a head's full OV and QK
+circuits in token space and its copying score), ``optics`` (polarisers, the physical picture of a rank-1
 projection) and ``demos`` (the registry every figure on the site runs from).
 """
 
