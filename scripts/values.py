@@ -508,6 +508,7 @@ def virtual_head_effects(name: str) -> dict:
 
 def primer() -> dict:
     """site/content/posts/transformer-circuits-primer.md"""
+    from headspace.causal import path_ablation
     from headspace.circuits import diagonal_top_fraction
     from headspace.demos import _shipped
     from headspace.demos.token_path import path_matrix
@@ -550,6 +551,29 @@ def primer() -> dict:
     _holds(sum_error < 1e-9, "primer: the path terms add up to the logits")
     direct_only = float(cross_entropy(terms[DIRECT] + terms[BIAS], toks)[:, :T - 1].mean())
     k_path = path_matrix(plain, None, "K", (l1, h1), (l2, h2))
+    ablation = path_ablation(m, toks, "QKV", positions=slice(T, None))   # mean-ablation, repeated half
+    _holds(others and min(others.values()) < 0, "primer: some virtual heads lower the loss when removed")
+    virtual = sum(v for k, v in terms.items() if VIRTUAL in k)
+    all_virtual_first = float(cross_entropy(logits - virtual, toks)[:, :T - 1].mean())
+    # where the previous-token head stops working: its mean attention to the previous token, by query
+    per_query = np.diagonal(m.attention_patterns(toks)[:, l1, h1], offset=-1, axis1=-2, axis2=-1).mean(0)
+    # per_query[k] is query position k + 1: the head works (>= 90%) up to prev_good_until and fails
+    # (<= 15%) from prev_fails_from on, with a few mixed positions between
+    prev_good_until = int(np.argmax(per_query < 0.9))                # the last good query position
+    prev_fails_from = int(np.nonzero(per_query > 0.15)[0].max()) + 2  # the first query of the failing tail
+    _holds(prev_fails_from - prev_good_until <= 5, "primer: the previous-token head stops working within a few positions")
+    late_start = prev_fails_from
+
+    def repeat_loss(start: int, span: int = _shipped.DEFAULT_SPAN, batch: int = 32) -> float:
+        """Mean loss on the second copy of a span whose first copy starts at ``start`` (seeded random
+        tokens elsewhere); the first token of the second copy is not counted (it cannot be foreseen)."""
+        rng = np.random.default_rng(7)
+        seqs = rng.integers(0, cfg["d_vocab"], (batch, start + 2 * span))
+        seqs[:, start + span:] = seqs[:, start:start + span]
+        return float(cross_entropy(m.logits(seqs), seqs)[:, start + span:].mean())
+
+    _holds(repeat_loss(late_start) > math.log(cfg["d_vocab"]) > 5 * repeat_loss(4),
+           "primer: a repeat starting after the previous-token head's range is not predicted")
     return {
         "n_layers": cfg["n_layers"], "n_heads": cfg["n_heads"], "d_model": cfg["d_model"], "d_head": cfg["d_head"],
         "d_vocab": cfg["d_vocab"], "n_ctx": cfg["n_ctx"], "uniform_loss": math.log(cfg["d_vocab"]),
@@ -576,8 +600,11 @@ def primer() -> dict:
         "single_min": min(singles), "single_max": max(singles),
         "pair_virtual": fx[pair], "runner_up": runner_up.replace(VIRTUAL, "→"), "runner_up_virtual": others[runner_up],
         "all_virtual_drop": -fx["all virtual"],
-        "k_ablation": float(_shipped.scores(plain, None, "K", _shipped.CAUSAL)[l1, h1, l2, h2]),
-        "v_ablation": float(_shipped.scores(plain, None, "V", _shipped.CAUSAL)[l1, h1, l2, h2]),
+        "k_ablation": float(ablation[1, l1, h1, l2, h2]), "v_ablation": float(ablation[2, l1, h1, l2, h2]),
+        "most_negative_virtual": -min(fx[k] for k in others), "n_virtual_helping": sum(v < 0 for v in others.values()),
+        "all_virtual_first_rise": all_virtual_first - float(cross_entropy(logits, toks)[:, :T - 1].mean()),
+        "prev_good_until": prev_good_until, "prev_fails_from": prev_fails_from,
+        "early_repeat_loss": repeat_loss(4), "late_repeat_loss": repeat_loss(late_start),
         "direct_only_first": direct_only,
         "first_half_loss": float(cross_entropy(logits, toks)[:, :T - 1].mean()),
         # the RMS model

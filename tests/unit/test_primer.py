@@ -205,3 +205,14 @@ def test_demo_terms_sum_to_the_correct_logit(name):
         assert out["ablated_loss"]["none"] == pytest.approx(
             float(cross_entropy(_shipped.weights(name, None).logits(toks), np.array(toks))[i]), rel=1e-9)
         assert set(out["ablated_loss"]) == set(out["terms"]) | {"none"}
+
+
+def test_path_ablation_over_chosen_positions_averages_to_the_whole():
+    """causal.path_ablation(positions=...) averages the same per-position effects over fewer positions."""
+    from headspace.causal import path_ablation
+    m = load("attn-only-2l")
+    toks = repeated_tokens(128, 16, batch=3, seed=4)
+    n, k = toks.shape[1] - 1, 6
+    whole = path_ablation(m, toks, "K")
+    head, tail = path_ablation(m, toks, "K", positions=slice(0, k)), path_ablation(m, toks, "K", positions=slice(k, None))
+    np.testing.assert_allclose(whole, (k * head + (n - k) * tail) / n, atol=1e-12)
