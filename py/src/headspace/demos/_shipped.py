@@ -233,9 +233,9 @@ def parse_head(value: str, name: str) -> tuple[int, int]:
 
 # -- the controls every model demo shares, declared once ------------------------------------------
 
-def model_param(default: str = DEFAULT_MODEL, options=MODEL_NAMES):
+def model_param():
     """The model drop-down."""
-    return Param("model", "Model", "select", default, options=options,
+    return Param("model", "Model", "select", DEFAULT_MODEL, options=MODEL_NAMES,
                  help="a shipped toy model: attention only, two layers")
 
 
@@ -259,3 +259,12 @@ def tokens_param():
     return Param("tokens", "Tokens", "tokens", default_tokens(), min=0, max=D_VOCAB - 1, shape=(N_CTX,),
                  help=f"token ids from 0 to {D_VOCAB - 1}, separated by spaces, at most {N_CTX}; "
                       "the button makes a random span and repeats it")
+
+
+def sequence_params(position: str, label: str, last: int, help: str) -> list:
+    """The controls of a demo that runs a model on the reader's sequence: the tokens, a position
+    slider (0 to ``N_CTX + last``, starting inside the default sequence's repeat), model and step."""
+    return [tokens_param(),
+            Param(position, label, "range", DEFAULT_PREFIX + DEFAULT_SPAN + 4, min=0, max=N_CTX + last, step=1,
+                  help=help),
+            model_param(), step_param()]

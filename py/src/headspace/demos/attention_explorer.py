@@ -25,7 +25,7 @@ from headspace.model import cross_entropy
 
 from . import _shipped
 from ._figure import COLORS, figure
-from ._registry import Param, register
+from ._registry import register
 
 #: attention 0 is the page itself (transparent), 1 the full accent colour: legible in both schemes
 ATTENTION_SCALE = [[0.0, "rgba(47,111,222,0)"], [1.0, "rgba(47,111,222,1)"]]
@@ -33,13 +33,9 @@ ATTENTION_SCALE = [[0.0, "rgba(47,111,222,0)"], [1.0, "rgba(47,111,222,1)"]]
 
 @register(
     "attention-explorer", "Attention patterns of every head on your sequence",
-    params=[
-        _shipped.tokens_param(),
-        Param("query", "Query position", "range", 18, min=0, max=_shipped.N_CTX - 1, step=1,
-              help="the position whose attention is outlined in every head (the last one if the sequence is shorter)"),
-        _shipped.model_param(),
-        _shipped.step_param(),
-    ],
+    params=_shipped.sequence_params(
+        "query", "Query position", last=-1,
+        help="the position whose attention is outlined in every head (the last one if the sequence is shorter)"),
     outputs=["patterns", "loss", "prev_token_scores", "induction_scores"],
     needs_models=True,
 )

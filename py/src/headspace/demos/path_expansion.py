@@ -23,18 +23,14 @@ from headspace.paths import BIAS, DIRECT, VIRTUAL, path_terms
 
 from . import _shipped
 from ._figure import COLORS, figure
-from ._registry import Param, register
+from ._registry import register
 
 
 @register(
     "path-expansion", "The logit split into direct, single-head and virtual-head paths",
-    params=[
-        _shipped.tokens_param(),
-        Param("position", "Position", "range", 18, min=0, max=_shipped.N_CTX - 2, step=1,
-              help="where the next token is predicted (the last but one if the sequence is shorter)"),
-        _shipped.model_param(),
-        _shipped.step_param(),
-    ],
+    params=_shipped.sequence_params(
+        "position", "Position", last=-2,
+        help="where the next token is predicted (the last but one if the sequence is shorter)"),
     outputs=["terms", "ablated_loss"],
     needs_models=True,
 )
