@@ -29,9 +29,14 @@ ensure_venv() {
     "$dir/bin/python" -m pip install -q --disable-pip-version-check -r "$lock"
     stamp_set "$name" "$hash"
   fi
-  # The package itself, editable, pointing at this checkout (a fresh clone moves it).
-  if ! "$dir/bin/python" -c 'import headspace, sys; sys.exit(0 if headspace.__file__.startswith(sys.argv[1]) else 1)' \
-      "$ROOT/py/src/" 2>/dev/null; then
-    "$dir/bin/python" -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e "$ROOT/py"
-  fi
+  # The package itself, from this checkout (a fresh clone moves it): a .pth line, not
+  # `pip install -e`, which would write egg-info into py/src (the build writes nothing there).
+  "$dir/bin/python" - "$ROOT/py/src" <<'PY'
+import sys, sysconfig
+from pathlib import Path
+site = Path(sysconfig.get_paths()["purelib"])
+for old in site.glob("__editable__*headspace*"):
+    old.unlink()
+(site / "headspace-checkout.pth").write_text(sys.argv[1] + "\n")
+PY
 }

@@ -11,9 +11,11 @@ Both variants train in parallel, one process and one torch thread each, from
 fixed seeds, with deterministic algorithms: a re-run on the same machine
 writes byte-identical files (the .npz files carry fixed zip timestamps).
 
-Writes into ``site/static/models/`` (format documented in its README.md):
-``manifest.json`` and per model ``config.json``, ``weights.npz``,
-``checkpoints.npz``, ``training_curve.json`` and ``reference.npz``.
+Writes through ``headspace.store`` into the package's ``headspace/models/``
+(format documented in its README.md): ``manifest.json`` and per model
+``config.json``, ``weights.npz``, ``checkpoints.npz`` and
+``training_curve.json``; torch's outputs on fixed tokens, a test fixture, go
+to ``tests/data/reference/<name>.npz``.
 
     python scripts/train_models.py                 # train both, write the files
     python scripts/train_models.py --check-transformer-lens   # load them into HookedTransformer
@@ -23,20 +25,20 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
-import io
 import json
 import math
 import multiprocessing as mp
 import sys
 import time
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from headspace import store
+
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "site" / "static" / "models"
+OUT = store.SHIPPED
+REFERENCES = ROOT / "tests" / "data" / "reference"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -366,67 +368,40 @@ def _train_worker(args):
 
 # -- export ------------------------------------------------------------------------
 
-def save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """np.savez_compressed with fixed zip timestamps, so equal arrays give equal bytes."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
-        for key, arr in arrays.items():
-            buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
-            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, buf.getvalue())
-
-
-def write_json(path: Path, obj) -> None:
-    path.write_text(json.dumps(obj, indent=1) + "\n")
-
-
-def export(results: list[dict], out: Path) -> None:
+def export(results: list[dict], out: Path, references: Path = REFERENCES) -> None:
+    """Write each model through ``headspace.store`` (files plus manifest sha256) and torch's
+    reference outputs, a test fixture, under ``references``."""
     out.mkdir(parents=True, exist_ok=True)
-    manifest = {"format_version": 1,
-                "description": "Toy transformers trained by scripts/train_models; formats in README.md.",
-                "models": {}}
+    references.mkdir(parents=True, exist_ok=True)
+    (out / "manifest.json").write_text(json.dumps(
+        {"format_version": 1, "description": "Toy transformers trained by scripts/train_models; formats in README.md.",
+         "models": {}}, indent=1) + "\n")
     for r in results:
         spec = Spec(**r["spec"])
-        d = out / spec.name
-        d.mkdir(exist_ok=True)
-        write_json(d / "config.json", spec.config())
-        save_npz(d / "weights.npz", r["final"])
-        save_npz(d / "checkpoints.npz", {f"step_{s}/{k}": v.astype(np.float16)
-                                         for s, state in r["checkpoints"].items() for k, v in state.items()})
-        save_npz(d / "reference.npz", r["reference"])
         training = {k: v for k, v in r["spec"].items() if k not in ("name", "description", "normalization_type")}
-        write_json(d / "training_curve.json", {
-            "model": spec.name,
-            "probe": f"64 sequences of {spec.n_ctx // 2} uniform random tokens repeated once; "
-                     "first_half_loss predicts tokens 1..T-1, repeated_half_loss tokens T+1..2T-1 (T = n_ctx/2); "
-                     "scores are [n_layers][n_heads]",
-            "training": dict(training, optimizer="AdamW(betas=(0.9, 0.98)), linear warmup, weight decay on W_* only",
-                             data="copying_batch in scripts/train_models.py"),
-            "phase_change_steps": r["phase_change"],
-            "checkpoint_steps": sorted(r["checkpoints"]),
-            **r["curve"],
-        })
-        files = {}
-        for f in sorted(d.iterdir()):
-            data = f.read_bytes()
-            files[f.name] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
-        manifest["models"][spec.name] = {
-            "description": spec.description,
-            "normalization_type": spec.normalization_type,
-            "checkpoint_steps": sorted(r["checkpoints"]),
-            "final_step": spec.steps,
-            "trained_with": r["versions"],
-            "files": files,
-        }
-    write_json(out / "manifest.json", manifest)
+        store.write_model(
+            out, spec.name, spec.config(), r["final"],
+            checkpoints=r["checkpoints"],
+            training_curve={
+                "model": spec.name,
+                "probe": f"64 sequences of {spec.n_ctx // 2} uniform random tokens repeated once; "
+                         "first_half_loss predicts tokens 1..T-1, repeated_half_loss tokens T+1..2T-1 (T = n_ctx/2); "
+                         "scores are [n_layers][n_heads]",
+                "training": dict(training, optimizer="AdamW(betas=(0.9, 0.98)), linear warmup, weight decay on W_* only",
+                                 data="copying_batch in scripts/train_models.py"),
+                "phase_change_steps": r["phase_change"],
+                "checkpoint_steps": sorted(r["checkpoints"]),
+                **r["curve"],
+            },
+            description=spec.description, normalization_type=spec.normalization_type,
+            checkpoint_steps=sorted(r["checkpoints"]), final_step=spec.steps, trained_with=r["versions"])
+        store.save_npz(references / f"{spec.name}.npz", r["reference"])
 
 
 # -- TransformerLens check -----------------------------------------------------------
 
 def check_transformer_lens(out: Path) -> None:
-    """Load each shipped model into a HookedTransformer and compare logits with reference.npz."""
+    """Load each shipped model into a HookedTransformer and compare logits with the reference outputs."""
     import torch
     from transformer_lens import HookedTransformer, HookedTransformerConfig
 
@@ -438,7 +413,7 @@ def check_transformer_lens(out: Path) -> None:
         missing, unexpected = model.load_state_dict(state, strict=False)
         missing = [k for k in missing if not k.endswith((".mask", ".IGNORE"))]  # buffers, not weights
         assert not missing and not unexpected, (missing, unexpected)
-        ref = np.load(d / "reference.npz")
+        ref = np.load(REFERENCES / f"{name}.npz")
         with torch.no_grad():
             logits32 = model(torch.tensor(ref["tokens"])).numpy()
             logits64 = model.to(torch.float64)(torch.tensor(ref["tokens"])).numpy()

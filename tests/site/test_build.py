@@ -180,3 +180,13 @@ def test_bad_shortcodes_fail_the_build_naming_the_page(tmp_path, shortcode, mess
     assert proc.returncode != 0
     assert re.search(message, out), out
     assert "broken.md" in out
+
+
+def test_the_build_writes_nothing_into_the_package_source():
+    """scripts/test built the site before this runs: no generated file may sit in py/src (git's
+    ignored files there, caches aside), so the package a researcher installs is the committed one."""
+    out = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all", "py/src"],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout.splitlines()
+    generated = [line[3:] for line in out if line.startswith("!!")
+                 and not any(part in line for part in ("__pycache__", ".pytest_cache", ".hypothesis"))]
+    assert generated == [], f"the build wrote into py/src: {generated}"

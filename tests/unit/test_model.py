@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from headspace import model as hm
+from headspace import store
 
 CFG = dict(n_layers=2, d_model=12, n_heads=3, d_head=4, d_vocab=11, d_vocab_out=11, n_ctx=9,
            attn_only=True, positional_embedding_type="standard", act_fn=None, eps=1e-5)
@@ -292,14 +293,14 @@ def test_bad_config_or_weights(change, message):
 
 def test_models_dir_and_list_models(models, monkeypatch, tmp_path):
     monkeypatch.setenv("HEADSPACE_MODELS", str(models))
-    assert hm.models_dir() == models
-    assert hm.list_models() == ["plain", "rms"]
+    assert store.models_dir() == models
+    assert store.list_models() == ["plain", "rms"]
     assert hm.load("rms").name == "rms"  # a bare name resolves in models_dir()
     with pytest.raises(ValueError, match=r"shipped model name \['plain', 'rms'\]; got 'nope'"):
         hm.load("nope")
     monkeypatch.setenv("HEADSPACE_MODELS", str(tmp_path / "empty"))
     with pytest.raises(ValueError, match="no manifest.json in .*empty \\(from \\$HEADSPACE_MODELS\\)"):
-        hm.models_dir()
+        store.models_dir()
 
 
 def test_load_checkpoints_equals_loading_each_step():

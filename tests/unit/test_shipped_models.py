@@ -1,4 +1,4 @@
-"""The shipped toy transformers (site/static/models/) contain what we say they contain.
+"""The shipped toy transformers (package data, headspace/models/) contain what we say they contain.
 
 Numpy only, on the files as shipped. Head scores, on sequences of T = n_ctx/2
 uniform random tokens followed by the same T tokens again:
@@ -23,10 +23,12 @@ import numpy as np
 import pytest
 
 from headspace import model as hm
+from headspace import store
 from headspace.composition import all_composition_scores
 
-MODELS = hm.models_dir()
-NAMES = hm.list_models()
+MODELS = store.SHIPPED
+NAMES = store.list_models()
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference"
 MANIFEST = json.loads((MODELS / "manifest.json").read_text())
 
 PREV = 0.4        # previous-token score a layer-0 head must exceed
@@ -131,7 +133,7 @@ def test_k_composition_peaks_between_previous_token_and_induction_head(final):
 def test_numpy_forward_matches_torch_reference(final):
     """Stored torch outputs always; a fresh torch forward as well when torch is importable."""
     m, _ = final
-    ref = np.load(MODELS / m.name / "reference.npz")
+    ref = np.load(REFERENCE / f"{m.name}.npz")
     logits, patterns = m.run(ref["tokens"])
     np.testing.assert_allclose(logits, ref["logits"], rtol=0, atol=1e-5)       # torch in float64
     np.testing.assert_allclose(logits, ref["logits_float32"], rtol=0, atol=1e-4)  # torch in float32

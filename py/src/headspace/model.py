@@ -1,8 +1,9 @@
 """Load and run the toy transformers shipped with the site: a numpy forward pass.
 
 The models are small attention-only transformers trained by
-``scripts/train_models`` and stored in ``site/static/models/`` in the
-TransformerLens layout (see that directory's README.md). This module needs
+``scripts/train_models`` and shipped inside the package (``headspace/models/``,
+TransformerLens layout, formats in that directory's README.md);
+``headspace.store`` reads and checks the files, this module runs them. It needs
 only numpy and the standard library, so the same code runs natively and in
 the browser under Pyodide.
 
@@ -35,131 +36,37 @@ is computed in float64.
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
-import os
-import zipfile
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
+from headspace import store
 from headspace._validate import as_array
 
-__all__ = ["Model", "load", "list_models", "models_dir"]
+__all__ = ["Model", "load", "load_checkpoints", "cross_entropy"]
 
-MANIFEST = "manifest.json"
-CONFIG = "config.json"
-WEIGHTS = "weights.npz"
-CHECKPOINTS = "checkpoints.npz"
-TRAINING_CURVE = "training_curve.json"
 _NORMS = (None, "RMS", "RMSPre")
-
-
-def models_dir() -> Path:
-    """The directory holding the shipped models and their ``manifest.json``.
-
-    ``$HEADSPACE_MODELS`` if set (the browser worker sets it to where it copied
-    the files), else ``site/static/models`` of the repository this package
-    lives in.
-    """
-    env = os.environ.get("HEADSPACE_MODELS")
-    where = Path(env) if env else Path(__file__).resolve().parents[3] / "site" / "static" / "models"
-    if not (where / MANIFEST).is_file():
-        source = "$HEADSPACE_MODELS" if env else "the repository"
-        raise ValueError(f"no {MANIFEST} in {where} (from {source}); set HEADSPACE_MODELS to the "
-                         f"directory of the shipped models, or run scripts/train_models")
-    return where
-
-
-def list_models() -> list[str]:
-    """Names of the shipped models, in manifest order.
-
-    >>> list_models()
-    ['attn-only-2l', 'attn-only-2l-rms']
-    """
-    return list(_read_manifest(models_dir() / MANIFEST)["models"])
 
 
 def load(path, step: int | None = None, *, verify: bool = True) -> "Model":
     """Load a model from its directory: final weights, or the checkpoint at training ``step``.
 
-    ``path`` is a model directory (``.../models/<name>``) or the bare name of a
-    shipped model. Every file read is checked against the sha256 that
-    ``manifest.json`` (in the parent directory) records for it, unless
-    ``verify=False`` (for a model directory of your own, without a manifest).
-    Missing files, checksum mismatches and unreadable files raise ValueError.
+    ``path`` is a model directory or the bare name of a model shipped with the
+    package (``headspace.store.list_models()``). Files are read and sha256-checked
+    by ``headspace.store.read_model`` (``verify=False`` for a directory of your
+    own without a manifest); missing files, checksum mismatches and unreadable
+    files raise ValueError.
     """
-    directory, config, steps, read = _open(path, verify)
-    if step is None:
-        state, _ = _read_npz(directory / WEIGHTS, read(WEIGHTS))
-    else:
-        if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
-            raise ValueError(f"step must be an integer training step or None; got {type(step).__name__} {step!r}")
-        prefix = f"step_{int(step)}/"
-        state, keys = _read_npz(directory / CHECKPOINTS, read(CHECKPOINTS), prefix)
-        steps = steps or _steps_of(keys)
-        if not state:
-            raise ValueError(f"step must be one of the checkpoint steps {list(steps)}; got {step}")
-    return Model(config, state, name=directory.name, step=None if step is None else int(step), steps=steps)
+    return Model.from_stored(store.read_model(path, step, verify=verify))
 
 
 def load_checkpoints(path, *, verify: bool = True) -> dict[int, "Model"]:
     """Every training checkpoint of a model, ``{step: Model}``, from one read of its file.
 
-    ``load(path, step)`` reads (and checks) the whole checkpoint file for one
-    step; a curve over all checkpoints wants this instead.
-
     >>> sorted(load_checkpoints("attn-only-2l"))[:2]
     [0, 600]
     """
-    directory, config, steps, read = _open(path, verify)
-    arrays, keys = _read_npz(directory / CHECKPOINTS, read(CHECKPOINTS))
-    steps = steps or _steps_of(keys)
-    by_step: dict[int, dict] = {}
-    for key, value in arrays.items():
-        head, rest = key.split("/", 1)
-        by_step.setdefault(int(head[len("step_"):]), {})[rest] = value
-    return {s: Model(config, state, name=directory.name, step=s, steps=steps) for s, state in sorted(by_step.items())}
-
-
-def load_training_curve(path, *, verify: bool = True) -> dict:
-    """The model's ``training_curve.json`` (losses and head scores during training), checked.
-
-    >>> sorted(load_training_curve("attn-only-2l"))[:2]
-    ['checkpoint_steps', 'first_half_loss']
-    """
-    directory, _, _, read = _open(path, verify)
-    try:
-        return json.loads(read(TRAINING_CURVE))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{directory / TRAINING_CURVE} is not valid JSON: {exc}") from None
-
-
-def _open(path, verify: bool):
-    """(directory, config, checkpoint steps, a checked file reader) for a model directory."""
-    directory = _model_directory(path)
-    entry = None
-    if verify:
-        manifest = _read_manifest(directory.parent / MANIFEST)
-        entry = manifest["models"].get(directory.name)
-        if entry is None:
-            raise ValueError(f"model {directory.name!r} is not in {directory.parent / MANIFEST}; "
-                             f"it lists {sorted(manifest['models'])}")
-    read = lambda filename: _read_file(directory, filename, entry)  # noqa: E731
-    try:
-        config = json.loads(read(CONFIG))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{directory / CONFIG} is not valid JSON: {exc}") from None
-    if not isinstance(config, dict):
-        raise ValueError(f"{directory / CONFIG} must hold a JSON object; got {type(config).__name__}")
-    steps: tuple[int, ...] = tuple(entry.get("checkpoint_steps", ())) if entry else ()
-    return directory, config, steps, read
-
-
-def _steps_of(keys) -> tuple[int, ...]:
-    return tuple(sorted({int(k.split("/")[0][len("step_"):]) for k in keys}))
+    return {s.step: Model.from_stored(s) for s in store.read_checkpoints(path, verify=verify)}
 
 
 class Model:
@@ -222,6 +129,11 @@ class Model:
         learned = cfg.get("normalization_type") == "RMS"
         self.ln1_w = stack("ln1.w", (M,)) if learned else None
         self.ln_final_w = get("ln_final.w", (M,)) if learned else None
+
+    @classmethod
+    def from_stored(cls, stored: "store.Stored") -> "Model":
+        """The model of what ``headspace.store`` read from a model directory."""
+        return cls(stored.config, stored.state, name=stored.name, step=stored.step, steps=stored.steps)
 
     def __repr__(self) -> str:
         c = self.config
@@ -368,56 +280,3 @@ def cross_entropy(logits: np.ndarray, tokens: np.ndarray) -> np.ndarray:
     logits = logits - logits.max(axis=-1, keepdims=True)
     logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
     return -np.take_along_axis(logp, np.asarray(tokens)[..., 1:, None], axis=-1)[..., 0]
-
-
-def _model_directory(path) -> Path:
-    if isinstance(path, (str, os.PathLike)) and Path(path).is_dir():
-        return Path(path)
-    if isinstance(path, str) and path and "/" not in path and os.sep not in path:
-        where = models_dir()
-        if (where / path).is_dir():
-            return where / path
-        raise ValueError(f"path must be a model directory or a shipped model name "
-                         f"{list_models()}; got {path!r}")
-    raise ValueError(f"path must be a model directory or a shipped model name; got {path!r}")
-
-
-def _read_manifest(path: Path) -> dict:
-    try:
-        manifest = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise ValueError(f"no manifest at {path}: it records the sha256 of every model file "
-                         f"(pass verify=False to load an unlisted model)") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not valid JSON: {exc}") from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("models"), dict):
-        raise ValueError(f"{path} must hold an object with a 'models' object")
-    return manifest
-
-
-def _read_file(directory: Path, filename: str, entry: dict | None) -> bytes:
-    """The bytes of ``directory/filename``, checked against the manifest ``entry`` when given."""
-    path = directory / filename
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ValueError(f"model file {path} is missing") from None
-    if entry is not None:
-        want = entry.get("files", {}).get(filename, {}).get("sha256")
-        if want is None:
-            raise ValueError(f"the manifest records no sha256 for {path}")
-        got = hashlib.sha256(data).hexdigest()
-        if got != want:
-            raise ValueError(f"checksum mismatch for {path}: manifest sha256 {want}, file sha256 {got} "
-                             f"({len(data)} bytes); the file is corrupt or was changed without "
-                             f"re-running scripts/train_models")
-    return data
-
-
-def _read_npz(path: Path, data: bytes, prefix: str = "") -> tuple[dict[str, np.ndarray], list[str]]:
-    """The arrays whose key starts with ``prefix`` (the prefix removed), and all keys in the file."""
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            return {k[len(prefix):]: npz[k] for k in npz.files if k.startswith(prefix)}, list(npz.files)
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
-        raise ValueError(f"{path} is not a readable .npz file: {exc}") from None

@@ -119,7 +119,7 @@ class Demo:
     params: tuple[Param, ...]
     outputs: tuple[str, ...]
     fn: Callable[..., dict] = field(repr=False)
-    needs_models: bool = False  # the worker copies site/static/models into Pyodide's files first
+    needs_models: bool = False  # the worker copies the shipped models (served at /models/) into Pyodide's files first
 
     def resolve(self, params: dict | None = None) -> dict:
         """Defaults overlaid with ``params``, every value validated."""

@@ -19,6 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from headspace import model as _model
+from headspace import store as _store
 from headspace.composition import METRICS, all_composition_scores
 from headspace.heads import find_pair, repeated_span, repeated_tokens
 
@@ -34,7 +35,7 @@ SCORE_OPTIONS = METRICS + (CAUSAL,)
 
 def _manifest() -> dict | None:
     try:
-        return json.loads((_model.models_dir() / _model.MANIFEST).read_text())
+        return json.loads((_store.models_dir() / _store.MANIFEST).read_text())
     except (ValueError, OSError):
         return None
 
@@ -51,7 +52,7 @@ def _declarations():
     steps = sorted({int(s) for e in entries.values() for s in e.get("checkpoint_steps", ())})
     layers, heads, vocab, ctx = 2, 4, 128, 64
     if manifest:
-        configs = [json.loads((_model.models_dir() / n / _model.CONFIG).read_text()) for n in names]
+        configs = [json.loads((_store.models_dir() / n / _store.CONFIG).read_text()) for n in names]
         layers = min(c["n_layers"] for c in configs)
         heads = min(c["n_heads"] for c in configs)
         vocab = min(c["d_vocab"] for c in configs)
@@ -66,7 +67,7 @@ def _declarations():
 
 
 def _where() -> str:
-    return str(_model.models_dir())
+    return str(_store.models_dir())
 
 
 def checkpoint_steps(name: str) -> tuple[int, ...]:
@@ -76,7 +77,7 @@ def checkpoint_steps(name: str) -> tuple[int, ...]:
 
 @lru_cache(maxsize=None)
 def _entry(where: str, name: str) -> dict:
-    manifest = json.loads((_model.models_dir() / _model.MANIFEST).read_text())
+    manifest = json.loads((_store.models_dir() / _store.MANIFEST).read_text())
     if name not in manifest["models"]:
         raise ValueError(f"model must be one of {sorted(manifest['models'])}; got {name!r}")
     e = manifest["models"][name]
@@ -206,7 +207,7 @@ def roles(name: str) -> tuple[tuple[int, int], tuple[int, int]]:
 
 @lru_cache(maxsize=None)
 def _curve(where: str, name: str) -> dict:
-    return _model.load_training_curve(name)
+    return _store.read_training_curve(name)
 
 
 def curve(name: str) -> dict:

@@ -28,10 +28,11 @@ The token metric is left out: it needs an embedding and an unembedding.
 
 Scores for d up to 32 are computed when asked. Above that the dense d x d
 algebra (SVDs of 1024 x 1024 matrices, 64 random 1024 x 1024 products) takes
-seconds natively and far longer in the browser, so the build computes those
-rows once with ``identity_scores`` (the same library calls) into
-``identity_table.json``, which ships in the wheel; the tests recompute them.
-Without that file the rows are computed on demand.
+seconds natively and far longer in the browser, so those rows are computed
+once with ``identity_scores`` (the same library calls) by
+``python -m headspace.demos.identity_paradox`` into ``identity_table.json``,
+committed data that ships in the wheel; the tests recompute every row and
+compare. Without that file the rows are computed on demand.
 
 >>> from headspace.demos import REGISTRY
 >>> out = REGISTRY["identity-paradox"].run({"d": 16})["outputs"]
@@ -56,11 +57,10 @@ from ._registry import Param, register
 DIMS = tuple(2 ** p for p in range(11))
 #: Output keys of one row, in the order of a table row.
 KEYS = ("frobenius", "frobenius_baseline", "svd_bound", "subspace", "random_frobenius", "rank_one_frobenius")
-#: Largest d computed on demand; larger rows come from the build's table.
+#: Largest d computed on demand; larger rows come from the committed table.
 LIVE_MAX = 32
 
-#: Where the build writes the rows for d > LIVE_MAX (scripts/vendor.py calls
-#: ``write_table()``); the wheel ships it.
+#: The rows for d > LIVE_MAX, written by ``write_table()`` (run this module); the wheel ships it.
 TABLE_FILE = Path(__file__).with_name("identity_table.json")
 
 
@@ -73,7 +73,7 @@ def write_table(path: Path = TABLE_FILE) -> Path:
 
 @lru_cache(maxsize=1)
 def _table() -> dict:
-    """The build's rows, or {} when this copy of the package was not built with them."""
+    """The committed rows, or {} when this copy of the package lacks the file."""
     try:
         rows = json.loads(TABLE_FILE.read_text())["rows"]
     except (OSError, ValueError, KeyError):
@@ -98,8 +98,8 @@ def identity_scores(d: int) -> dict:
 
 @lru_cache(maxsize=None)
 def _row(d: int) -> tuple:
-    """One row: computed now for small d; for large d from the build's table
-    (computed then by the same calls), or computed now if there is none."""
+    """One row: computed now for small d; for large d from the committed table
+    (computed by the same calls), or computed now if there is none."""
     if d > LIVE_MAX and d in _table():
         return _table()[d]
     row = identity_scores(d)
@@ -144,3 +144,6 @@ def identity_paradox(d: int) -> dict:
     fig["layout"]["margin"]["t"] = 90
     return {"figure": fig, "outputs": outputs}
 
+
+if __name__ == "__main__":  # python -m headspace.demos.identity_paradox: rewrite the committed table
+    print(write_table())
