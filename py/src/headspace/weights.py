@@ -1,0 +1,205 @@
+"""The weights composition scores read, from wherever a model comes from.
+
+Scores compare the maps heads apply to the *normalised* residual stream, so a
+norm's learned scale belongs inside the readers. ``Weights`` holds a model's
+attention weights with the scales folded in exactly as TransformerLens's
+``fold_ln`` does (``process_weights_(fold_ln=True)``):
+
+* ``LN``: ``W_Q, W_K, W_V`` of layer ``l`` become ``ln1.w[l][:, None] * W``, then
+  are centred over ``d_model`` (LayerNorm removes the mean, so that component
+  is never read); ``W_U`` becomes ``ln_final.w[:, None] * W_U``, centred too.
+  The type becomes ``LNPre``.
+* ``RMS``: the same scaling (``1 + w`` for ``rmsnorm_uses_offset``), no
+  centring; the type becomes ``RMSPre``.
+* ``LNPre``, ``RMSPre``, ``None``: nothing to fold (``LNPre`` readers are
+  centred, which changes nothing if they already are).
+
+Biases are left out: no composition score reads them. Grouped-query models
+store fewer key/value heads; their ``W_K`` and ``W_V`` are repeated to one per
+query head, as TransformerLens's ``W_K`` property does, so scores are per
+query head.
+
+Three ways in: ``from_transformer_lens(model)`` (a ``HookedTransformer`` or a
+TransformerLens 4 ``TransformerBridge``; torch is only touched through the
+tensors you pass), ``from_state_dict(state, config)`` (TransformerLens
+state-dict keys as numpy arrays, e.g. an ``.npz``) and ``from_model(model)``
+(a ``headspace.model.Model``).
+
+>>> from headspace.model import load
+>>> w = from_model(load("attn-only-2l-rms"))
+>>> w.normalization_type, w.W_Q.shape
+('RMSPre', (2, 4, 64, 16))
+>>> w.composition_scores("K").shape                     # [n_layers, n_heads, n_layers, n_heads]
+(2, 4, 2, 4)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from headspace._validate import as_array
+
+__all__ = ["Weights", "from_transformer_lens", "from_state_dict", "from_model"]
+
+_NORMS = (None, "LN", "LNPre", "RMS", "RMSPre")
+_FOLDED = {"LN": "LNPre", "RMS": "RMSPre"}
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A model's attention weights in TransformerLens layout, norm scales folded into the readers.
+
+    ``W_E [d_vocab, d_model]``, ``W_pos [n_ctx, d_model]`` (None for rotary and
+    other non-learned positions), ``W_Q, W_K, W_V [n_layers, n_heads, d_model,
+    d_head]``, ``W_O [n_layers, n_heads, d_head, d_model]``, ``W_U [d_model,
+    d_vocab]``, and the normalisation type after folding.
+    """
+    W_E: np.ndarray
+    W_pos: np.ndarray | None
+    W_Q: np.ndarray
+    W_K: np.ndarray
+    W_V: np.ndarray
+    W_O: np.ndarray
+    W_U: np.ndarray
+    normalization_type: str | None = None
+
+    def composition_scores(self, mode, metric: str = "frobenius", **kw) -> np.ndarray:
+        """``headspace.composition.all_composition_scores`` on these weights; ``token`` and
+        ``whitened`` get ``W_E`` (and ``W_U`` for V) from here unless given."""
+        from headspace.composition import all_composition_scores
+        if metric in ("token", "whitened") and "gram" not in kw:
+            kw.setdefault("W_E", self.W_E)
+        if metric == "token":
+            kw.setdefault("W_U", self.W_U)
+        return all_composition_scores(self.W_Q, self.W_K, self.W_V, self.W_O, mode, metric, **kw)
+
+
+def from_model(model) -> Weights:
+    """The weights of a ``headspace.model.Model`` (shipped or loaded from a directory), folded."""
+    m = model.fold_norm()
+    return Weights(m.W_E, m.W_pos, m.W_Q, m.W_K, m.W_V, m.W_O, m.W_U, m.config.get("normalization_type"))
+
+
+def from_transformer_lens(model) -> Weights:
+    """The weights of a TransformerLens ``HookedTransformer`` (3.x) or ``TransformerBridge`` (4.x), folded.
+
+    Reads the model's stacked ``W_Q, W_K, W_V, W_O, W_E, W_pos, W_U`` and each
+    block's ``ln1`` and the final norm's scale, copies them to numpy (float32;
+    bfloat16 and float16 are widened), and folds the scales as ``fold_ln``. The
+    model is not changed. Scores then equal TransformerLens's own
+    ``all_composition_scores`` after ``process_weights_(fold_ln=True)``.
+    """
+    cfg = getattr(model, "cfg", None)
+    if cfg is None or not hasattr(model, "W_Q"):
+        raise ValueError(f"model must be a TransformerLens HookedTransformer or TransformerBridge "
+                         f"(with .cfg and stacked .W_Q); got {type(model).__name__}")
+    norm = getattr(cfg, "normalization_type", None)
+    if norm not in _NORMS:
+        raise ValueError(f"model.cfg.normalization_type must be one of {list(_NORMS)}; got {norm!r}")
+    get = lambda name: _to_numpy(name, getattr(model, name))  # noqa: E731
+    try:
+        W_pos = get("W_pos")
+    except (AttributeError, KeyError, ValueError, TypeError):
+        W_pos = None    # rotary, alibi or no positional embedding
+    ln1 = ln_final = None
+    if norm in _FOLDED:
+        blocks = list(model.blocks)
+        ln1 = np.stack([_scale(f"blocks.{l}.ln1", b.ln1) for l, b in enumerate(blocks)])
+        ln_final = _scale("ln_final", model.ln_final)
+    W_Q = get("W_Q")
+    W_K, W_V = (_per_query_head(n, get(n), W_Q.shape[1]) for n in ("W_K", "W_V"))
+    return _fold(get("W_E"), W_pos, W_Q, W_K, W_V, get("W_O"), get("W_U"),
+                 norm, ln1, ln_final, bool(getattr(cfg, "rmsnorm_uses_offset", False)))
+
+
+def from_state_dict(state: dict, config: dict) -> Weights:
+    """The weights in a TransformerLens state dict (numpy arrays) with its config fields, folded.
+
+    Keys as ``HookedTransformer.state_dict()``: ``embed.W_E``, ``pos_embed.W_pos``
+    (optional), ``blocks.{l}.attn.W_Q`` ... ``W_O`` (grouped-query models:
+    ``_W_K``, ``_W_V``), ``blocks.{l}.ln1.w`` and ``ln_final.w`` for ``LN`` and
+    ``RMS``, ``unembed.W_U``. A missing key or a wrong shape raises ValueError
+    naming it.
+    """
+    c = {}
+    for key in ("n_layers", "n_heads", "d_model", "d_head"):
+        value = config.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"config[{key!r}] must be a positive integer; got {value!r}")
+        c[key] = value
+    L, H, M, D = c["n_layers"], c["n_heads"], c["d_model"], c["d_head"]
+    norm = config.get("normalization_type")
+    if norm not in _NORMS:
+        raise ValueError(f"config['normalization_type'] must be one of {list(_NORMS)}; got {norm!r}")
+    kv = config.get("n_key_value_heads") or H
+
+    def get(key, shape):
+        if key not in state:
+            raise ValueError(f"weights must include {key!r} with shape {list(shape)}; it is missing")
+        return as_array(key, state[key], shape=shape, dtype=None)
+
+    def stack(name, shape, grouped=False):
+        key = f"attn._{name}" if grouped and kv != H and f"blocks.0.attn._{name}" in state else f"attn.{name}"
+        heads = kv if key.startswith("attn._") else H
+        arr = np.stack([get(f"blocks.{l}.{key}", (heads,) + shape) for l in range(L)])
+        return np.repeat(arr, H // heads, axis=1) if heads != H else arr
+
+    W_E = get("embed.W_E", (None, M))
+    W_pos = get("pos_embed.W_pos", (None, M)) if "pos_embed.W_pos" in state else None
+    W_U = get("unembed.W_U", (M, None))
+    ln1 = ln_final = None
+    if norm in _FOLDED:
+        ln1 = np.stack([get(f"blocks.{l}.ln1.w", (M,)) for l in range(L)])
+        ln_final = get("ln_final.w", (M,))
+    return _fold(W_E, W_pos, stack("W_Q", (M, D)), stack("W_K", (M, D), True), stack("W_V", (M, D), True),
+                 stack("W_O", (D, M)), W_U, norm, ln1, ln_final, bool(config.get("rmsnorm_uses_offset", False)))
+
+
+# --------------------------------------------------------------------------- private
+
+def _fold(W_E, W_pos, W_Q, W_K, W_V, W_O, W_U, norm, ln1, ln_final, offset) -> Weights:
+    """Scale the readers by the norms' weights and centre them for LayerNorm, as ``fold_ln``."""
+    if norm in _FOLDED:
+        if offset:
+            ln1, ln_final = 1.0 + ln1, 1.0 + ln_final
+        W_Q, W_K, W_V = (ln1[:, None, :, None].astype(W.dtype) * W for W in (W_Q, W_K, W_V))
+        W_U = ln_final[:, None].astype(W_U.dtype) * W_U
+    if norm in ("LN", "LNPre"):
+        W_Q, W_K, W_V = (W - W.mean(axis=-2, keepdims=True) for W in (W_Q, W_K, W_V))
+        W_U = W_U - W_U.mean(axis=0, keepdims=True)
+    return Weights(W_E, W_pos, W_Q, W_K, W_V, W_O, W_U, _FOLDED.get(norm, norm))
+
+
+def _per_query_head(name: str, W: np.ndarray, n_heads: int) -> np.ndarray:
+    """Grouped-query keys or values [n_layers, n_kv_heads, ...] repeated to one per query head
+    (a bridge's ``W_K`` keeps the stored heads; a HookedTransformer's is already repeated)."""
+    kv = W.shape[1]
+    if kv == n_heads:
+        return W
+    if n_heads % kv:
+        raise ValueError(f"{name} must have a number of heads dividing n_heads={n_heads}; got {kv}")
+    return np.repeat(W, n_heads // kv, axis=1)
+
+
+def _scale(name: str, module) -> np.ndarray:
+    """A norm module's learned scale: ``.w`` (TransformerLens), ``.weight`` (torch), or the wrapped one's."""
+    for owner in (module, getattr(module, "original_component", None)):
+        for attr in ("w", "weight"):
+            value = getattr(owner, attr, None) if owner is not None else None
+            if value is not None and not callable(value):
+                return _to_numpy(f"{name}.{attr}", value)
+    raise ValueError(f"{name} must have a learned scale (.w or .weight) for normalization_type "
+                     f"LN or RMS; found none on {type(module).__name__}")
+
+
+def _to_numpy(name: str, value) -> np.ndarray:
+    """A tensor or array as numpy, float32 or float64, without importing torch."""
+    if hasattr(value, "detach"):                       # a torch tensor, on any device
+        value = value.detach()
+        if str(getattr(value, "dtype", "")) in ("torch.bfloat16", "torch.float16"):
+            value = value.float()
+        value = value.cpu().numpy()
+    arr = as_array(name, value, dtype=None)
+    return arr if arr.dtype in (np.float32, np.float64) else arr.astype(np.float32)
