@@ -21,7 +21,10 @@ faithful token path), ``causal`` (path ablation: the loss-based ground truth
 the scores are judged against), ``axioms`` (which metric meets which axiom
 and how that is known: the one source the tests and the metric lab share), ``symmetry`` (changes of basis that leave a
 model's function unchanged), ``model`` (load and run the shipped toy
-transformers), ``heads`` (find previous-token and induction heads from
+transformers: the forward pass), ``store`` (where model files live; reading them
+checksum-verified and writing them), ``weights`` (the weights scores read, with
+norm scales folded in, from TransformerLens models, state dicts or our own),
+``cli`` (``python -m headspace scores|heads MODEL``), ``heads`` (find previous-token and induction heads from
 attention patterns), ``paths`` (the path expansion of the logits: direct,
 single-head and virtual-head terms), ``circuits`` (a head's full OV and QK
 circuits in token space and its copying score), ``optics`` (polarisers, the physical picture of a rank-1

@@ -1,0 +1,196 @@
+"""The command line: score the heads of a model without writing Python.
+
+    python -m headspace scores MODEL [--mode Q,K,V] [--metric frobenius,whitened,...] [--out scores.csv] [--top N]
+    python -m headspace heads MODEL [--batch N] [--seed S]
+
+``MODEL`` is the name of a shipped model (``attn-only-2l``), a model directory
+(``config.json`` + ``weights.npz``, as ``headspace.store`` writes them), or an
+``.npz`` of TransformerLens state-dict keys with its config JSON (``--config``,
+else ``<stem>.json`` or ``config.json`` beside it). Scores are computed on the
+weights with norm scales folded in, as ``headspace.weights`` explains.
+
+``scores`` prints the highest-scoring (earlier head, later head) pairs as a
+table and, with ``--out``, writes every pair to CSV: one row per pair, the
+columns ``mode, layer1, head1, layer2, head2`` and one per metric. ``heads``
+runs the model (attention-only models in ``headspace.model``'s forward pass) on
+seeded repeated random sequences and prints each head's previous-token and
+induction score.
+
+>>> main(["scores", "attn-only-2l", "--mode", "K", "--top", "2"])   # doctest: +NORMALIZE_WHITESPACE
+attn-only-2l: K-composition, 2 of 16 pairs, by frobenius
+mode  writer  reader  frobenius
+K     0.1     1.2     0.2069
+K     0.1     1.1     0.2055
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from headspace import heads as _heads
+from headspace import store, weights
+from headspace.composition import METRICS, MODES
+from headspace.model import Model
+
+__all__ = ["main"]
+
+
+def main(argv=None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except ValueError as exc:
+        print(f"headspace {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m headspace", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("scores", help="composition scores of every (earlier head, later head) pair")
+    s.add_argument("model", help="a shipped model name, a model directory, or an .npz of TransformerLens weights")
+    s.add_argument("--config", type=Path, help="the config JSON of an .npz model")
+    s.add_argument("--step", type=int, help="a training checkpoint of a model directory (default: final weights)")
+    s.add_argument("--mode", default="K", help="Q, K, V or a comma list of them (default: K)")
+    s.add_argument("--metric", default="frobenius",
+                   help=f"comma list of {', '.join(METRICS)} (default: frobenius); the first ranks the table")
+    s.add_argument("--top", type=int, default=10, help="pairs to print (default: 10)")
+    s.add_argument("--out", type=Path, help="write every pair to this CSV file")
+    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show a progress bar (default: when stderr is a terminal)")
+    s.set_defaults(run=_scores)
+    h = sub.add_parser("heads", help="previous-token and induction scores of every head")
+    h.add_argument("model", help="a shipped model name, a model directory, or an .npz of TransformerLens weights")
+    h.add_argument("--config", type=Path, help="the config JSON of an .npz model")
+    h.add_argument("--step", type=int, help="a training checkpoint of a model directory (default: final weights)")
+    h.add_argument("--batch", type=int, default=16, help="repeated random sequences to average over (default: 16)")
+    h.add_argument("--seed", type=int, default=0, help="seed of the sequences (default: 0)")
+    h.set_defaults(run=_heads_command)
+    return p
+
+
+# --------------------------------------------------------------------------- reading a model
+
+def _read(model: str, config: Path | None, step: int | None) -> store.Stored:
+    path = Path(model)
+    if path.suffix == ".npz":
+        if step is not None:
+            raise ValueError(f"--step applies to a model directory's checkpoints; got an .npz file {model}")
+        if config is None:
+            config = next((c for c in (path.with_suffix(".json"), path.parent / store.CONFIG) if c.is_file()), None)
+            if config is None:
+                raise ValueError(f"no config for {model}: pass --config, or put {path.with_suffix('.json').name} "
+                                 f"or {store.CONFIG} beside it")
+        return store.read_state_npz(path, config)
+    if config is not None:
+        raise ValueError(f"--config is for an .npz model; {model} is a model name or directory")
+    verify = not path.is_dir() or (path.parent / store.MANIFEST).is_file()
+    return store.read_model(model, step, verify=verify)
+
+
+def _choices(name: str, text: str, allowed) -> list[str]:
+    picked = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [x for x in picked if x not in allowed]
+    if bad or not picked:
+        raise ValueError(f"--{name} must be a comma list of {', '.join(allowed)}; got {text!r}")
+    return list(dict.fromkeys(picked))
+
+
+# --------------------------------------------------------------------------- scores
+
+def _scores(args) -> int:
+    modes = _choices("mode", args.mode, MODES)
+    metrics = _choices("metric", args.metric, METRICS)
+    if args.top < 0:
+        raise ValueError(f"--top must be 0 or more; got {args.top}")
+    stored = _read(args.model, args.config, args.step)
+    w = weights.from_state_dict(stored.state, stored.config)
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    scores = {}
+    for metric in metrics:
+        bar = _Bar(f"{metric} {','.join(modes)}") if show else None
+        kw = {"progress": bar} if bar else {}
+        scores[metric] = np.asarray(w.composition_scores(tuple(modes), metric, **kw))   # stacked by mode
+        if bar:
+            bar.close()
+    L, H = w.W_Q.shape[:2]
+    rows = [(m, l1, h1, l2, h2, [float(scores[k][i, l1, h1, l2, h2]) for k in metrics])
+            for i, m in enumerate(modes) for l1 in range(L) for h1 in range(H)
+            for l2 in range(l1 + 1, L) for h2 in range(H)]
+    if args.out:
+        with open(args.out, "w", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(["mode", "layer1", "head1", "layer2", "head2", *metrics])
+            for m, l1, h1, l2, h2, values in rows:
+                out.writerow([m, l1, h1, l2, h2, *(repr(v) for v in values)])
+    rows.sort(key=lambda r: -r[5][0])
+    top = rows[:args.top]
+    print(f"{stored.name}: {'/'.join(modes)}-composition, {len(top)} of {len(rows)} pairs, by {metrics[0]}")
+    _table(["mode", "writer", "reader", *metrics],
+           [[m, f"{l1}.{h1}", f"{l2}.{h2}", *(f"{v:.4g}" for v in values)] for m, l1, h1, l2, h2, values in top])
+    if args.out:
+        print(f"wrote {len(rows)} pairs to {args.out}", file=sys.stderr)
+    return 0
+
+
+class _Bar:
+    """A one-line progress bar on stderr, fed ``(done, total)`` by ``all_composition_scores``."""
+
+    def __init__(self, label: str, width: int = 30):
+        self.label, self.width, self.started = label, width, time.perf_counter()
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = int(self.width * done / max(total, 1))
+        elapsed = time.perf_counter() - self.started
+        eta = f", {elapsed * (total - done) / done:.0f} s left" if 0 < done < total else ""
+        print(f"\r{self.label} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} "
+              f"({elapsed:.0f} s{eta})", end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        print(file=sys.stderr)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+    for row in [header, *rows]:
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+
+
+# --------------------------------------------------------------------------- heads
+
+def _heads_command(args) -> int:
+    if args.batch < 1:
+        raise ValueError(f"--batch must be at least 1; got {args.batch}")
+    stored = _read(args.model, args.config, args.step)
+    try:
+        model = Model.from_stored(stored)
+    except ValueError as exc:
+        raise ValueError(f"heads runs the model with headspace.model's forward pass, which {exc}") from None
+    c = model.config
+    tokens = _heads.repeated_tokens(c["d_vocab"], c["n_ctx"], batch=args.batch, seed=args.seed)
+    prev, ind = _heads.head_scores(model, tokens)
+    print(f"{stored.name}: {args.batch} sequences of {tokens.shape[1] // 2} random tokens repeated once (seed {args.seed})")
+    order = sorted(((l, h) for l in range(prev.shape[0]) for h in range(prev.shape[1])),
+                   key=lambda lh: -max(prev[lh], ind[lh]))
+    _table(["head", "previous-token", "induction", "looks like"],
+           [[f"{l}.{h}", f"{prev[l, h]:.3f}", f"{ind[l, h]:.3f}", _kind(prev[l, h], ind[l, h])] for l, h in order])
+    return 0
+
+
+def _kind(prev: float, ind: float, threshold: float = 0.4) -> str:
+    """A label for the table: which pattern the head's attention follows, if either is strong."""
+    if max(prev, ind) < threshold:
+        return ""
+    return "induction" if ind >= prev else "previous-token"
+
+
+if __name__ == "__main__":   # pragma: no cover
+    sys.exit(main())
