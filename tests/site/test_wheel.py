@@ -84,3 +84,13 @@ def test_browser_wheel_is_the_same_package_without_the_models():
     assert set(slim.namelist()) == set(full.namelist()) - models
     record = next(n for n in slim.namelist() if n.endswith(".dist-info/RECORD"))
     assert "headspace/models/" not in slim.read(record).decode()
+
+
+def test_use_it_page_example_prints_what_the_page_says(venv, tmp_path):
+    """The worked example on /use-it/ runs against the installed wheel and prints exactly the
+    outputs its `# ->` comments show."""
+    text = (ROOT / "site" / "content" / "use-it.md").read_text()
+    code = re.search(r"## A worked example.*?```python\n(.*?)```", text, re.S).group(1)
+    expected = [m.group(1).rstrip() for m in re.finditer(r"# -> (.*)", code)]
+    assert len(expected) >= 5
+    assert run(venv, "-c", code, cwd=tmp_path).splitlines() == expected
