@@ -20,7 +20,7 @@ def call_demo(name, params_json):
 call_demo
 `;
 
-// Files the demos read; reference.npz (a test fixture) stays on the server.
+// Files the demos read (the manifest lists exactly these; the full wheel under /download/ also carries them).
 const MODEL_FILES = ["config.json", "weights.npz", "checkpoints.npz", "training_curve.json"];
 
 async function fetchModels(modelsURL) {
