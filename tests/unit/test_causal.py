@@ -5,7 +5,8 @@ import pytest
 
 from headspace.causal import path_ablation, rank_correlation
 from headspace.heads import repeated_tokens
-from headspace.model import list_models, load
+from headspace.model import load
+from headspace.store import list_models
 
 
 def slow_forward(m, toks, intervene=None):

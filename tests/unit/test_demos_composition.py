@@ -147,7 +147,8 @@ from headspace.composition import MODES, all_composition_scores  # noqa: E402
 from headspace.demos import _shipped  # noqa: E402
 from headspace.demos.composition_scores import top_pair  # noqa: E402
 from headspace.heads import find_pair, head_scores, repeated_tokens  # noqa: E402
-from headspace.model import list_models, load  # noqa: E402
+from headspace.model import load  # noqa: E402
+from headspace.store import list_models  # noqa: E402
 
 
 @functools.lru_cache(maxsize=None)
