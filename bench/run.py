@@ -9,7 +9,9 @@ Writes bench/results/bench.json and prints each figure with its ratio:
 - slider to repaint, p50 and p95, for every demo in the gallery;
 - the worker's wasm heap before and after 2,000 slider moves;
 - all-pair composition scores vs TransformerLens (bench/composition.py, run in
-  its own venv when scripts/bench could set it up).
+  its own venv when scripts/bench could set it up);
+- all-pair scores at Llama-2-7B shapes: time, memory beyond the inputs, and the
+  bare-matmul floor (bench/scale.py; --skip-scale leaves it out).
 """
 
 from __future__ import annotations
@@ -181,6 +183,17 @@ def composition_bench() -> dict:
     return json.loads(out.read_text())
 
 
+def scale_bench() -> dict:
+    """bench/scale.py: all-pair scores at Llama-2-7B shapes against the matmul floor (about 6 min)."""
+    out = ROOT / "bench" / "results" / "scale.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "scale.py"), "--out", str(out)],
+                          capture_output=True, text=True)
+    print(proc.stdout, end="")
+    if proc.returncode != 0:
+        return {"error": proc.stderr[-2000:]}
+    return json.loads(out.read_text())
+
+
 class _Done(Exception):
     """Leave the browser session early (``--slider-only``)."""
 
@@ -192,6 +205,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=60, help="slider moves per demo")
     parser.add_argument("--heap-moves", type=int, default=2000)
     parser.add_argument("--skip-composition", action="store_true")
+    parser.add_argument("--skip-scale", action="store_true", help="skip the 7B-shape composition run (about 6 min)")
     parser.add_argument("--slider-only", metavar="DEMOS", default="",
                         help="comma-separated demo names: measure only their slider latency (quick look at new demos)")
     args = parser.parse_args()
@@ -211,7 +225,7 @@ def main() -> None:
                 report["slider"] = slider_latency(browser, base, args.moves, only)
                 for name, r in report["slider"].items():
                     print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  ({r['control']}, {r['moves']} moves)"))
-                args.skip_composition = True
+                args.skip_composition = args.skip_scale = True
                 raise _Done
             ours = [ours_cold(browser, base) for _ in range(args.runs)]
             plain = [plain_cold(browser, base) for _ in range(args.runs)]
@@ -240,6 +254,8 @@ def main() -> None:
         shutil.rmtree(plain_dir, ignore_errors=True)
     if not args.skip_composition:
         report["composition"] = composition_bench()
+    if not args.skip_scale:
+        report["scale"] = scale_bench()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1))

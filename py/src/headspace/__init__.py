@@ -16,8 +16,9 @@ stated once here:
 * paper ``W_QK = W_Q @ W_K.T``    -- the same matrix in both conventions
   (the attention score is ``x_q @ W_Q @ W_K.T @ x_k.T``).
 
-Modules: ``composition`` (scores between heads, six metrics, and the
-faithful token path), ``causal`` (path ablation: the loss-based ground truth
+Modules: ``composition`` (scores between two heads, six metrics, and the
+faithful token path), ``head_pairs`` (the all-pairs engine: every earlier head
+against every later head, in memory-bounded blocks, numpy or array-API arrays), ``causal`` (path ablation: the loss-based ground truth
 the scores are judged against), ``axioms`` (which metric meets which axiom
 and how that is known: the one source the tests and the metric lab share), ``symmetry`` (changes of basis that leave a
 model's function unchanged), ``model`` (load and run the shipped toy

@@ -37,10 +37,17 @@ def as_array(name: str, value, ndim: int | None = None, shape: tuple | None = No
             raise ValueError(f"{name} must have shape {want}; got {list(arr.shape)}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty; got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        bad = np.argwhere(~np.isfinite(arr))[0]
-        raise ValueError(f"{name} must be finite; got {arr[tuple(bad)]} at index {tuple(int(i) for i in bad)}")
+    flat = arr.reshape(-1)           # a view for contiguous input; checked in chunks so a 2 GB
+    for start in range(0, flat.size, _CHUNK):  # weight tensor needs no 2 GB temporary of booleans
+        part = flat[start:start + _CHUNK]
+        if not np.isfinite(part).all():
+            i = start + int(np.argmin(np.isfinite(part)))
+            bad = np.unravel_index(i, arr.shape)
+            raise ValueError(f"{name} must be finite; got {flat[i]} at index {tuple(int(j) for j in bad)}")
     return arr
+
+
+_CHUNK = 1 << 22
 
 
 def as_number(name: str, value, lo: float | None = None, hi: float | None = None) -> float:

@@ -25,6 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from headspace._linalg import _EPS, _T, _factor, _gram, _mm, _pad, _rank_mask, _sq_norm, _sv, _sv2  # noqa: F401
 from headspace._validate import as_array, as_number
 
 __all__ = [
@@ -38,9 +39,6 @@ METRICS = ("frobenius", "frobenius_baseline", "svd_bound", "subspace", "token", 
 #: Composition modes: which input of the later head reads the earlier head's output.
 MODES = ("Q", "K", "V")
 
-_EPS = np.finfo(np.float64).eps
-_BLAS_MIN = 1 << 15          # m*n*k above which a loop of 2-D BLAS calls beats np.matmul on stacks
-_BLAS_ONE_THREAD = 1 << 17   # m*n*k below which OpenBLAS runs a matmul on one thread
 
 
 # --------------------------------------------------------------------------- validation
@@ -48,7 +46,7 @@ _BLAS_ONE_THREAD = 1 << 17   # m*n*k below which OpenBLAS runs a matmul on one t
 def _float_array(name, value, ndim=None, min_ndim=None):
     arr = as_array(name, value, dtype=None)
     if arr.dtype != np.float32:
-        arr = arr.astype(np.float64)
+        arr = arr.astype(np.float64, copy=False)
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must have {ndim} dimensions; got shape {list(arr.shape)}")
     if min_ndim is not None and arr.ndim < min_ndim:
@@ -97,100 +95,6 @@ def _mode_name(mode):
     if mode not in MODES:
         raise ValueError(f"mode must be one of 'Q', 'K', 'V'; got {mode!r}")
     return mode
-
-
-# --------------------------------------------------------------------------- linear algebra helpers
-
-def _T(x):
-    return np.swapaxes(x, -1, -2)
-
-
-def _mm(a, b):
-    """``a @ b`` over stacks of matrices.
-
-    Large stacks go through a loop of 2-D BLAS calls, each split so that it stays below OpenBLAS's
-    multi-threading threshold: on a busy machine, hundreds of small multi-threaded calls spend most
-    of their time waiting for each other (measured: 3.5 s instead of 0.05 s for 144 heads).
-    """
-    a, b = np.asarray(a), np.asarray(b)
-    if a.ndim == 2 and b.ndim == 2 or a.shape[-2] * a.shape[-1] * b.shape[-1] < _BLAS_MIN:
-        return a @ b
-    lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = np.broadcast_to(a, lead + a.shape[-2:])
-    b = np.broadcast_to(b, lead + b.shape[-2:])
-    (m, k), n = a.shape[-2:], b.shape[-1]
-    out = np.empty(lead + (m, n), dtype=np.result_type(a, b))
-    for i in np.ndindex(*lead):
-        ai, bi, oi = a[i], b[i], out[i]
-        if m >= n:
-            step = max(1, _BLAS_ONE_THREAD // (n * k))
-            for r in range(0, m, step):
-                oi[r:r + step] = ai[r:r + step] @ bi
-        else:
-            step = max(1, _BLAS_ONE_THREAD // (m * k))
-            for c in range(0, n, step):
-                oi[:, c:c + step] = ai @ bi[:, c:c + step]
-    return out
-
-
-def _sq_norm(x):
-    """Squared Frobenius norm over the last two axes, accumulated in float64."""
-    x = np.asarray(x)
-    if x.dtype == np.float32 and x.size > _BLAS_MIN:
-        # squares rounded once each (relative 6e-8, no drift), then a pairwise float64 sum
-        return np.square(x).reshape(x.shape[:-2] + (-1,)).sum(-1, dtype=np.float64)
-    x = x.astype(np.float64, copy=False)
-    return np.einsum("...ij,...ij->...", x, x)
-
-
-def _factor(G):
-    """F with ``F.T @ F == G`` for stacked symmetric PSD G (Cholesky, or eigh if G is singular).
-
-    Then ``||X @ F.T||_F^2 == tr(X G X^T)``: a d_head x d_head stand-in for a tall factor.
-    """
-    G = np.asarray(G, dtype=np.float64)
-    try:
-        return _T(np.linalg.cholesky(G))
-    except np.linalg.LinAlgError:
-        lam, U = np.linalg.eigh(G)
-        return np.sqrt(np.clip(lam, 0.0, None))[..., :, None] * _T(U)
-
-
-def _gram(X):
-    """``X.T @ X`` over stacks, float64."""
-    X = np.asarray(X)
-    if X.dtype == np.float32 and X.ndim > 2:
-        out = np.empty(X.shape[:-2] + (X.shape[-1], X.shape[-1]))
-        for i in np.ndindex(*X.shape[:-2]):
-            out[i] = X[i].T @ X[i]  # BLAS syrk in float32; the rounding is far below 1e-6 relative
-        return out
-    X = X.astype(np.float64, copy=False)
-    return _mm(_T(X), X)
-
-
-def _sv(x):
-    return np.linalg.svd(x, compute_uv=False)
-
-
-def _sv2(x):
-    """Squared singular values, descending, as eigenvalues of the smaller Gram matrix (cheaper than
-    an SVD; the small ones lose relative accuracy, which a sum dominated by the large ones ignores)."""
-    g = x @ _T(x) if x.shape[-2] <= x.shape[-1] else _T(x) @ x
-    return np.clip(np.linalg.eigvalsh(g)[..., ::-1], 0.0, None)
-
-
-def _pad(a, k):
-    """Zero-pad the last axis of a to length k."""
-    if a.shape[-1] >= k:
-        return a[..., :k]
-    return np.concatenate([a, np.zeros(a.shape[:-1] + (k - a.shape[-1],))], axis=-1)
-
-
-def _rank_mask(s, n_max, rtol):
-    """Which singular values count as nonzero: ``s > rtol * s_max``; default
-    ``rtol = max(shape) * eps`` (as numpy's matrix_rank)."""
-    tol = (n_max * _EPS if rtol is None else rtol) * s[..., :1]
-    return s > tol
 
 
 # --------------------------------------------------------------------------- metrics on dense matrices
@@ -593,220 +497,10 @@ def composition_score(left, right, metric="frobenius", **kw):
     return _DENSE[metric](left, right, **_options(metric, kw))
 
 
-# --------------------------------------------------------------------------- all pairs of heads
-
-def _heads(W_Q, W_K, W_V, W_O):
-    Q = _float_array("W_Q", W_Q, ndim=4)
-    n_layers, n_heads, d_model, d_head = Q.shape
-    want = {"W_K": (n_layers, n_heads, d_model, d_head), "W_V": (n_layers, n_heads, d_model, d_head),
-            "W_O": (n_layers, n_heads, d_head, d_model)}
-    out = [Q]
-    for name, value in zip(("W_K", "W_V", "W_O"), (W_K, W_V, W_O)):
-        arr = _float_array(name, value, ndim=4)
-        if arr.shape != want[name]:
-            axes = "[n_layers, n_heads, d_head, d_model]" if name == "W_O" else \
-                "[n_layers, n_heads, d_model, d_head]"
-            raise ValueError(f"{name} must have shape {axes} = {list(want[name])} to match W_Q "
-                             f"{list(Q.shape)}; got {list(arr.shape)}")
-        out.append(arr)
-    dtype = np.float32 if all(a.dtype == np.float32 for a in out) else np.float64
-    return [a.astype(dtype, copy=False) for a in out]
-
-
-def _check_heads(sq_norm, what, layers):
-    bad = np.argwhere(sq_norm[layers] <= 0)
-    if len(bad):
-        l, h = int(bad[0][0]) + layers.start, int(bad[0][1])
-        raise ValueError(f"{what} of layer {l}, head {h} is zero (norm 0), so its scores are 0/0; "
-                         f"expected a nonzero matrix")
-
-
-def _cross_sq_norms(Lt, Rts):
-    """``out[m, l1, h1, l2, h2] = ||Lt[l1, h1] @ Rts[m][l2, h2]||_F^2`` for ``l2 > l1``, else 0.
-
-    Lt [n_layers, n_heads, a, d_model]; Rts, one per mode, [n_layers, n_heads, d_model, b]. One BLAS
-    matmul per earlier layer against every later head of every mode at once; squares summed over a
-    in the working dtype (a <= d_head terms), then over b in float64.
-    """
-    n_layers, n_heads, a, d = Lt.shape
-    M, b = len(Rts), Rts[0].shape[-1]
-    right = np.empty((d, n_layers, M, n_heads, b), dtype=Rts[0].dtype)
-    for m, Rt in enumerate(Rts):
-        right[:, :, m] = np.moveaxis(Rt, 2, 0)
-    right = right.reshape(d, n_layers * M * n_heads * b)
-    out = np.zeros((M, n_layers, n_heads, n_layers, n_heads))
-    # one buffer for every layer's product: fresh 10-100 MB arrays cost page faults each time
-    buf = np.empty(n_heads * a * (n_layers - 1) * M * n_heads * b, dtype=np.result_type(Lt, right))
-    for l1 in range(n_layers - 1):
-        n = n_layers - 1 - l1
-        Z = buf[:n_heads * a * n * M * n_heads * b].reshape(n_heads * a, n * M * n_heads * b)
-        np.matmul(np.ascontiguousarray(Lt[l1]).reshape(n_heads * a, d),
-                  right[:, (l1 + 1) * M * n_heads * b:], out=Z)
-        Z = Z.reshape(n_heads, a, n * M * n_heads * b)
-        cols = np.einsum("hab,hab->hb", Z, Z)                       # sum over a, no temporary
-        sq = cols.reshape(n_heads, n, M, n_heads, b).sum(-1, dtype=np.float64)
-        out[:, l1, :, l1 + 1:] = sq.transpose(2, 0, 1, 3)
-    return out
-
-
-def _factored(W_Q, W_K, W_V, W_O, mode):
-    """Each head as two factors: left ``A = P @ Z.T`` (= W_V W_O), right ``B = X @ Y.T``."""
-    P, Z = W_V, _T(W_O)
-    X, Y = {"Q": (W_Q, W_K), "K": (W_K, W_Q), "V": (W_V, _T(W_O))}[mode]
-    return P, Z, X, Y
-
-
-def all_composition_scores(W_Q, W_K, W_V, W_O, mode, metric="frobenius", **kw):
-    r"""Scores of every earlier head against every later head: ``[n_layers, n_heads, n_layers, n_heads]``.
-
-    ``out[l1, h1, l2, h2]`` scores the earlier head's OV (``W_V @ W_O`` of layer l1, head h1) against
-    the later head's ``W_Q @ W_K.T`` (mode "Q"), ``W_K @ W_Q.T`` ("K") or ``W_V @ W_O`` ("V"); it is
-    0 unless ``l2 > l1``. With ``metric="frobenius"`` this equals TransformerLens's
-    ``HookedTransformer.all_composition_scores(mode)``. Weights in TransformerLens layout:
-    ``W_Q, W_K, W_V [n_layers, n_heads, d_model, d_head]``, ``W_O [n_layers, n_heads, d_head, d_model]``.
-    Keywords as ``composition_score``; ``token`` takes ``W_E`` and, for V, ``W_U``; ``whitened``
-    takes ``W_E`` or ``gram`` (their mode is ``mode``); both are ``frobenius`` of the model moved to
-    the basis where the reference Gram matrix is the identity, so they cost what it costs; and
-    ``frobenius_baseline`` draws Gaussian factors of the heads' shapes. ``mode`` may also be a
-    sequence such as ``"QKV"`` or ``("Q", "V")``: the result is then stacked,
-    ``[len(mode), n_layers, n_heads, n_layers, n_heads]``, and shares the work on the earlier heads.
-
-    Nothing of size d_model x d_model is formed per head: each score needs the d_head x d_head
-    blocks ``F_V W_O X F_Y^T`` (F: d_head-sized Gram factors), one matmul per earlier layer against
-    all later heads. float32 weights are multiplied in float32 and summed in float64.
-
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> W_Q, W_K, W_V = rng.normal(size=(3, 2, 1, 4, 2))
-    >>> W_O = rng.normal(size=(2, 1, 2, 4))
-    >>> s = all_composition_scores(W_Q, W_K, W_V, W_O, "Q")
-    >>> s.shape, float(s[1, 0, 0, 0]), bool(np.isclose(s[0, 0, 1, 0],
-    ...     composition_score(W_V[0, 0] @ W_O[0, 0], W_Q[1, 0] @ W_K[1, 0].T)))
-    ((2, 1, 2, 1), 0.0, True)
-    """
-    W_Q, W_K, W_V, W_O = _heads(W_Q, W_K, W_V, W_O)
-    single = isinstance(mode, str) and mode in MODES
-    if single:
-        modes = (mode,)
-    elif isinstance(mode, (str, list, tuple)) and len(mode) > 0:
-        modes = tuple(_mode_name(m) for m in mode)
-    else:
-        raise ValueError(f"mode must be one of 'Q', 'K', 'V' or a sequence of them; got {mode!r}")
-    metric = _metric_name(metric)
-    # token's and whitened's mode is the positional mode; the baseline's factor ranks are the heads' d_head
-    allowed = {"token": ("W_E", "W_U", "mode"), "whitened": ("W_E", "gram", "mode"),
-               "frobenius_baseline": ("samples", "seed")}.get(metric, _OPTIONS[metric])
-    kw = _options(metric, dict(kw, mode=modes[0]) if metric in ("token", "whitened") else kw, allowed)
-    if metric == "subspace":
-        out = np.stack([_one_mode(W_Q, W_K, W_V, W_O, m, metric, kw) for m in modes])
-    elif metric in ("token", "whitened"):
-        out = _basis_free(W_Q, W_K, W_V, W_O, modes, metric, kw)
-    else:
-        out = _frobenius_family(W_Q, W_K, W_V, W_O, modes, metric, kw)
-    return out[0] if single else out
-
-
-def _one_mode(W_Q, W_K, W_V, W_O, mode, metric, kw):
-    n_layers = W_Q.shape[0]
-    P, Z, X, Y = _factored(W_Q, W_K, W_V, W_O, mode)
-    return _all_subspace(P, Z, X, Y, kw.get("rtol"), slice(0, n_layers - 1), slice(1, n_layers))
-
-
-def _basis_free(W_Q, W_K, W_V, W_O, modes, metric, kw):
-    """token and whitened: frobenius of the whole model moved to the basis where the reference Gram
-    matrix is I (readers ``F W``, writers ``W F^-1``); token's V readers end in ``W_U`` instead."""
-    d_model = W_Q.shape[2]
-    if metric == "whitened":
-        F = _whitening("gram", kw.get("gram"), kw.get("W_E"), d_model)
-    else:
-        F = _embedding_gram(kw["W_E"], d_model)
-    Fi = np.linalg.inv(F)
-    v_read = None
-    if metric == "token" and "V" in modes:
-        if kw.get("W_U") is None:
-            raise ValueError("metric 'token' with mode 'V' needs W_U [d_model, d_vocab]; got none")
-        v_read = W_O @ _T(_unembedding_factor(kw["W_U"], d_model))   # ||A B W_U|| = ||A B FU^T||
-    return _frobenius_family(F @ W_Q, F @ W_K, F @ W_V, W_O @ Fi, modes, "frobenius", {}, v_read=v_read)
-
-
-_READS = {"Q": "W_Q @ W_K.T", "K": "W_K @ W_Q.T", "V": "W_V @ W_O"}
-
-
-def _frobenius_family(W_Q, W_K, W_V, W_O, modes, metric, kw, v_read=None):
-    """frobenius, frobenius_baseline and svd_bound for several modes: the earlier heads' whitened
-    OV factors are computed once and meet every mode's later heads in one matmul per layer.
-    ``v_read`` [n_layers, n_heads, d_head, p] replaces the V readers' output side ``W_O``."""
-    n_layers, n_heads, d_model, d_head = W_Q.shape
-    early, late = slice(0, n_layers - 1), slice(1, n_layers)
-    P, Z = W_V, _T(W_O)
-    FP = _factor(_gram(P))
-    Lt = _mm(FP.astype(P.dtype), _T(Z))              # F_P Z^T [d_head, d_model]: ||Lt|| = ||P Z^T||
-    nl = _sq_norm(Lt)
-    _check_heads(nl, "W_V @ W_O", early)
-    Rts, nrs, FYs = [], [], []
-    for mode in modes:
-        _, _, X, Y = _factored(W_Q, W_K, W_V, W_O, mode)
-        if mode == "V" and v_read is not None:
-            Y = _T(v_read)
-        FY = _factor(_gram(Y))
-        Rt = _mm(X, _T(FY).astype(X.dtype))          # X F_Y^T [d_model, d_head]: ||Rt|| = ||X Y^T||
-        nr = _sq_norm(Rt)
-        _check_heads(nr, _READS[mode], late)
-        Rts.append(Rt)
-        nrs.append(nr)
-        FYs.append(FY)
-    nums = _cross_sq_norms(Lt, Rts)
-    outs = []
-    for mode, num, nr, FY in zip(modes, nums, nrs, FYs):
-        if metric == "svd_bound":
-            _, _, X, _ = _factored(W_Q, W_K, W_V, W_O, mode)
-            sl = _sv(FP @ _T(_factor(_gram(Z))))   # sigma(P Z^T) = sigma(F_P F_Z^T)
-            sr = _sv(_factor(_gram(X)) @ _T(FY))
-            den = np.einsum("ak,bk->ab", sl.reshape(-1, d_head) ** 2, sr.reshape(-1, d_head) ** 2)
-            den = den.reshape(n_layers, n_heads, n_layers, n_heads)
-            out = np.zeros_like(num)
-            mask = _later(num.shape)
-            out[mask] = np.minimum(np.sqrt(num[mask] / den[mask]), 1.0)
-        else:
-            out = _finish(num, nl, nr)
-            if metric == "frobenius_baseline":
-                mean, _ = random_baseline((d_model, d_model), (d_model, d_model), ranks=(d_head, d_head),
-                                          samples=kw.get("samples", 64), seed=kw.get("seed", 0))
-                out[_later(out.shape)] -= mean
-        outs.append(out)
-    return np.stack(outs)
-
-
-def _later(shape):
-    """Boolean mask [n_layers, n_heads, n_layers, n_heads]: True where the second layer is after the first."""
-    idx = np.arange(shape[0])
-    return np.broadcast_to((idx[:, None] < idx[None, :])[:, None, :, None], shape)
-
-
-def _finish(num, nl, nr):
-    mask = _later(num.shape)
-    den = nl[:, :, None, None] * nr[None, None]
-    out = np.zeros_like(num)
-    out[mask] = np.sqrt(num[mask] / den[mask])
-    return out
-
-
-def _all_subspace(P, Z, X, Y, rtol, early, late):
-    """Subspace scores through thin QR factors: ranks need singular values accurate to eps."""
-    n_layers, n_heads, d_model, d_head = X.shape
-    qp, rp = np.linalg.qr(P.astype(np.float64))
-    qz, rz = np.linalg.qr(Z.astype(np.float64))
-    qx, rx = np.linalg.qr(X.astype(np.float64))
-    qy, ry = np.linalg.qr(Y.astype(np.float64))
-    _, sl, vlh = np.linalg.svd(rp @ _T(rz))    # A = qp (rp rz^T) qz^T
-    ur, sr, _ = np.linalg.svd(rx @ _T(ry))     # B = qx (rx ry^T) qy^T
-    wl = _rank_mask(sl, d_model, rtol)
-    wr = _rank_mask(sr, d_model, rtol)
-    rank_l = wl.sum(-1)
-    _check_heads(rank_l.astype(float), "W_V @ W_O", early)
-    _check_heads(wr.sum(-1).astype(float), "the reading matrix", late)
-    Lt = _mm(vlh * wl[..., :, None], _T(qz))    # orthonormal rows spanning W (zero rows past the rank)
-    Rt = _mm(qx, ur * wr[..., None, :])         # orthonormal columns spanning R
-    num = _cross_sq_norms(Lt, [Rt])[0]
-    out = num / np.where(rank_l > 0, rank_l, 1)[:, :, None, None]
-    return np.clip(out, 0.0, 1.0)
+def __getattr__(name):
+    """``all_composition_scores`` lives in ``headspace.head_pairs`` (the all-pairs engine); it is
+    importable from here too, as DESIGN.md's contract names it, without a circular import."""
+    if name == "all_composition_scores":
+        from headspace.head_pairs import all_composition_scores
+        return all_composition_scores
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
