@@ -22,9 +22,32 @@ ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = ROOT / "site" / "public"
 
 
-def header_rules(path: Path = ROOT / "netlify.toml") -> list[tuple[str, dict]]:
-    """[(glob, headers)] in file order; later matching rules override earlier ones."""
-    return [(rule["for"], rule["values"]) for rule in tomllib.loads(path.read_text()).get("headers", [])]
+def header_rules(path: Path = ROOT / "netlify.toml", public: Path = PUBLIC) -> list[tuple[str, dict]]:
+    """[(glob, headers)]: netlify.toml's rules in file order, then the built site's _headers file
+    (Netlify reads both); later matching rules override earlier ones."""
+    rules = [(rule["for"], rule["values"]) for rule in tomllib.loads(path.read_text()).get("headers", [])]
+    headers_file = public / "_headers"
+    return rules + (parse_headers_file(headers_file.read_text()) if headers_file.exists() else [])
+
+
+def parse_headers_file(text: str) -> list[tuple[str, dict]]:
+    r"""Netlify's _headers syntax: a path on its own line, then indented ``Name: value`` lines.
+
+    >>> parse_headers_file("# c\n/a/*\n  X-A: 1\n  X-B: two: 2\n/b\n  X-A: 3\n")
+    [('/a/*', {'X-A': '1', 'X-B': 'two: 2'}), ('/b', {'X-A': '3'})]
+    """
+    rules: list[tuple[str, dict]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            rules.append((line.strip(), {}))
+        elif rules and ":" in line:
+            name, value = line.strip().split(":", 1)
+            rules[-1][1][name.strip()] = value.strip()
+        else:
+            raise ValueError(f"_headers line {number}: expected a path or an indented 'Name: value'; got {line!r}")
+    return rules
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -58,9 +81,9 @@ def serve(port: int = 0, directory: Path = PUBLIC) -> http.server.ThreadingHTTPS
     """Start serving in a background thread; returns the server (``server.server_port``)."""
     if not (directory / "index.html").exists():
         raise SystemExit(f"{directory} has no index.html; run scripts/build first")
-    Handler.rules = header_rules()
+    handler = type("SiteHandler", (Handler,), {"rules": header_rules(public=directory)})  # per server
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port),
-                                             functools.partial(Handler, directory=str(directory)))
+                                             functools.partial(handler, directory=str(directory)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 

@@ -85,7 +85,8 @@ def test_pages_fit_a_phone(browser, site_url):
                                   is_mobile=True, has_touch=True, reduced_motion="reduce")
     page = context.new_page()
     try:
-        for path in ["/", "/gallery/"] + [f"/posts/{s}/" for s in article_paths(PUBLIC)]:
+        for path in ["/", "/gallery/", "/embedding/", "/embed/polarizer/", "/embed/residual-basis/"] + [
+                f"/posts/{s}/" for s in article_paths(PUBLIC)]:
             page.goto(f"{site_url}{path}")
             page.wait_for_load_state("load")
             overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")

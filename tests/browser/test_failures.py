@@ -9,6 +9,11 @@ from test_polarizer import BOOT_MS, set_control
 pytestmark = pytest.mark.browser
 
 
+# Playwright cannot route a SharedWorker's requests, so the tests that corrupt a download
+# run the page with its dedicated-worker fallback, which loads the same files the same way.
+DEDICATED = "window.HEADSPACE_WORKER = 'dedicated'"
+
+
 def wait_error(page):
     page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'error'", timeout=BOOT_MS)
     fig = page.locator("figure.demo")
@@ -18,6 +23,7 @@ def wait_error(page):
 
 def test_corrupt_wasm_is_reported(page, site_url):
     page.expect_errors = True  # the broken wasm logs to the console by design
+    page.add_init_script(DEDICATED)
     page.context.route("**/pyodide.asm.wasm", lambda route: route.fulfill(
         status=200, body=b"not wasm at all", headers={"Content-Type": "application/wasm"}))
     page.add_init_script("window.HEADSPACE_BOOT_LIMIT_MS = 8000")  # Pyodide may hang on bad wasm
@@ -29,6 +35,7 @@ def test_corrupt_wasm_is_reported(page, site_url):
 
 def test_tampered_wheel_fails_its_integrity_check(page, site_url):
     page.expect_errors = True
+    page.add_init_script(DEDICATED)
     page.context.route("**/headspace-*.whl", lambda route: route.fulfill(status=200, body=b"PK\x03\x04 tampered"))
     page.goto(f"{site_url}/posts/polariser/")
     message = wait_error(page).text_content()
@@ -48,3 +55,13 @@ def test_python_error_keeps_the_last_figure(page, site_url):
     set_control(fig, "theta", 10)  # the next good value recovers
     page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'ready'")
     assert message.is_hidden()
+
+
+def test_a_shared_worker_that_never_answers_is_reported(page, site_url):
+    """The same limit guards the SharedWorker: a boot that does not finish in time is an error."""
+    page.expect_errors = True
+    page.add_init_script("window.HEADSPACE_BOOT_LIMIT_MS = 300")
+    page.goto(f"{site_url}/posts/polariser/")
+    message = wait_error(page)
+    assert page.evaluate("() => window.headspace.marks.workerKind") == "shared"
+    assert "Python did not start within 0.3 s" in message.text_content()

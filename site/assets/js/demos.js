@@ -2,23 +2,33 @@
 //
 // 1. The page arrives with each figure drawn as static SVG by the build
 //    (data-status="static"); plotly redraws it interactively once loaded.
-// 2. Then one Pyodide worker boots; a time limit turns a hung boot into a
-//    visible error, and a worker that dies later fails every demo visibly.
+// 2. Then Pyodide boots in a worker: a SharedWorker where the browser has one
+//    (one interpreter for every open page of the site, and for every figure a
+//    host page embeds), else a dedicated worker. A time limit turns a hung
+//    boot into a visible error; a worker that dies later fails every demo visibly.
 // 3. On every control change send call(name, params) to the worker. Per demo at
 //    most one request is in flight; newer values replace the queued one, so the
 //    latest value wins and stale requests are never sent.
 // 4. On failure keep the last good figure, set data-status="error" and say why.
+// 5. A figure opened from a link in a state (state.js) shows its prerendered
+//    defaults until Python has checked the link's parameters, then that state.
+// 6. On an embed page (/embed/<demo>/) in a frame, tell the host page our height.
+
+import { fromQuery, readParams, writeParams } from "./state.js";
+import { setupMenu } from "./share.js";
 
 const script = document.querySelector("script[data-worker]");
 // A boot slower than this is reported as a failure (tests may shorten it).
 const BOOT_LIMIT_MS = window.HEADSPACE_BOOT_LIMIT_MS || 60000;
 const demos = [...document.querySelectorAll("figure.demo[data-demo]")];
+const embedPage = document.body.classList.contains("embed");
+const framed = embedPage && window.parent !== window; // an embed page inside another site's iframe
 
 let worker = null;
 let booted = null; // promise resolved when Python is ready
 let nextId = 1;
 const statsWaiters = [];
-const marks = {}; // performance marks the benchmark reads: firstFigure, pythonReady
+const marks = {}; // for benchmarks and tests: firstFigure, pythonReady, workerKind, sharedWith
 const pending = new Map(); // request id -> demo state
 
 // ---------- theme: plots follow the page's light or dark colours ----------
@@ -40,24 +50,6 @@ function themed(layout) {
 const PLOT_CONFIG = { responsive: true, displayModeBar: false, scrollZoom: false };
 
 // ---------- reading and writing the DOM ----------
-function readParams(fig) {
-  const params = {};
-  for (const el of fig.querySelectorAll(".demo-controls [name]")) {
-    const name = el.getAttribute("name");
-    if (el.tagName === "FIELDSET") {
-      const rows = [];
-      for (const cell of el.querySelectorAll("input[data-row]")) {
-        (rows[+cell.dataset.row] ||= [])[+cell.dataset.col] = Number(cell.value);
-      }
-      params[name] = rows;
-    } else if (el.type === "checkbox") params[name] = el.checked;
-    else if (el.dataset.kind === "tokens") params[name] = el.value; // Python checks it and names a bad token
-    else if (el.tagName === "SELECT") params[name] = JSON.parse(el.selectedOptions[0].dataset.value);
-    else params[name] = Number(el.value);
-  }
-  return params;
-}
-
 function formatValue(v) {
   if (Array.isArray(v)) return `[${v.map(formatValue).join(", ")}]`;
   if (v && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${k}: ${formatValue(x)}`).join(", ")}}`;
@@ -74,6 +66,7 @@ function updateReadouts(fig) {
 
 function setStatus(state, status, message) {
   state.fig.dataset.status = status;
+  tellHost({ type: "headspace:status", status, demo: state.name });
   const box = state.fig.querySelector('[data-role="error"]');
   if (message) {
     box.textContent = message;
@@ -119,13 +112,32 @@ function render(state, result) {
 }
 
 // ---------- the worker ----------
+// One interface over both kinds: post(message), onmessage, onerror, close().
+function openWorker(url, kind) {
+  if (kind === "shared" && window.SharedWorker) {
+    const shared = new SharedWorker(url, { type: "module", name: "headspace" });
+    const port = shared.port;
+    return {
+      kind: "shared", post: (m) => port.postMessage(m), close: () => port.close(),
+      set onmessage(f) { port.onmessage = f; }, set onerror(f) { shared.onerror = f; },
+    };
+  }
+  const dedicated = new Worker(url, { type: "module" });
+  return {
+    kind: "dedicated", post: (m) => dedicated.postMessage(m), close: () => dedicated.terminate(),
+    set onmessage(f) { dedicated.onmessage = f; }, set onerror(f) { dedicated.onerror = f; },
+  };
+}
+
 function failAll(message) {
-  if (worker) worker.terminate();
+  if (worker) worker.close();
   worker = null; // request() sends nothing more once the runtime is gone
   pending.clear();
   for (const state of states) {
     state.inFlight = false;
     state.queued = null;
+    state.link = null;
+    showNote(state, "");
     setStatus(state, "error", `${message} The figure shows the values computed when the page was built.`);
   }
 }
@@ -133,65 +145,110 @@ function failAll(message) {
 function bootWorker() {
   if (booted) return booted;
   for (const s of states) if (s.fig.dataset.status === "static") setStatus(s, "loading");
-  marks.bootStart = performance.now();
   booted = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`Python did not start within ${BOOT_LIMIT_MS / 1000} s.`)), BOOT_LIMIT_MS);
-    try {
-      worker = new Worker(script.dataset.worker, { type: "module" });
-    } catch (err) {
-      clearTimeout(timer);
-      reject(new Error(`This browser cannot run the Python worker (${err.message}).`));
-      return;
-    }
-    worker.onerror = (event) => {
-      clearTimeout(timer);
-      event.preventDefault();
-      const message = `The Python worker crashed: ${event.message || "it could not be loaded"}.`;
-      if (marks.pythonReady) failAll(message); // after boot: nothing will answer any more
-      else reject(new Error(message));
+    const boot = {
+      type: "boot", indexURL: new URL(script.dataset.pyodide, location.href).href,
+      modelsURL: new URL(script.dataset.models, location.href).href,
+      needsModels: demos.some((d) => d.hasAttribute("data-needs-models")),
     };
-    worker.onmessage = ({ data }) => {
-      if (data.type === "ready") {
+    const connect = (kind) => {
+      let heard = false; // any message from the worker: it runs
+      try {
+        worker = openWorker(script.dataset.worker, kind);
+      } catch (err) {
+        if (kind !== "dedicated") return connect("dedicated");
         clearTimeout(timer);
-        marks.workerPhases = data.phases;
-        resolve(data.ms);
-      } else if (data.type === "stats") {
-        for (const resolveStats of statsWaiters.splice(0)) resolveStats(data);
-      } else if (data.type === "error" && data.fatal) {
+        reject(new Error(`This browser cannot run the Python worker (${err.message}).`));
+        return;
+      }
+      marks.workerKind = worker.kind;
+      worker.onerror = (event) => {
+        event.preventDefault();
+        // A browser may refuse a SharedWorker (in another site's frame, with third-party
+        // storage blocked): fall back to a worker of our own.
+        if (worker.kind === "shared" && !heard) {
+          worker.close();
+          connect("dedicated");
+          return;
+        }
         clearTimeout(timer);
-        reject(new Error(data.message + "."));
-      } else onReply(data);
+        const message = `The Python worker crashed: ${event.message || "it could not be loaded"}.`;
+        if (marks.pythonReady) failAll(message); // after boot: nothing will answer any more
+        else reject(new Error(message));
+      };
+      worker.onmessage = ({ data }) => {
+        heard = true;
+        if (data.type === "ready") {
+          clearTimeout(timer);
+          marks.sharedWith = data.clients; // pages this interpreter serves (1 with a dedicated worker)
+          resolve(data.ms);
+        } else if (data.type === "stats") {
+          for (const resolveStats of statsWaiters.splice(0)) resolveStats(data);
+        } else if (data.type === "error" && data.fatal) {
+          clearTimeout(timer);
+          reject(new Error(data.message + "."));
+        } else onReply(data);
+      };
+      worker.post(boot);
     };
-    const base = new URL(script.dataset.pyodide, location.href).href;
-    worker.postMessage({ type: "boot", indexURL: base, modelsURL: new URL(script.dataset.models, location.href).href,
-      needsModels: demos.some((d) => d.hasAttribute("data-needs-models")) });
+    connect(window.HEADSPACE_WORKER || "shared");
   });
   booted.then(() => {
     marks.pythonReady = performance.now();
     for (const s of states) {
-      setStatus(s, "ready");
-      if (s.queued) send(s);
+      if (s.link) sendLink(s); // stays "loading" until Python has checked the link
+      else {
+        if (s.fig.dataset.status === "loading") setStatus(s, "ready"); // a prerender error stays
+        if (s.queued) send(s);
+      }
     }
   }, (err) => failAll(err.message));
   return booted;
 }
 
+function post(state, params, kind) {
+  state.inFlight = true;
+  const id = nextId++;
+  pending.set(id, { state, kind, params });
+  worker.post({ type: "call", id, name: state.name, params });
+}
+
 function send(state) {
   const params = state.queued;
   state.queued = null;
-  state.inFlight = true;
-  const id = nextId++;
-  pending.set(id, state);
-  worker.postMessage({ type: "call", id, name: state.name, params });
+  post(state, params, "controls");
+}
+
+// A link's parameters go to Python first: the registry checks them, and only
+// parameters it accepts reach the controls.
+function sendLink(state) {
+  const params = state.link;
+  state.link = null;
+  post(state, params, "link");
 }
 
 function onReply(data) {
-  const state = pending.get(data.id);
-  if (!state) return;
+  const call = pending.get(data.id);
+  if (!call) return;
   pending.delete(data.id);
+  const { state, kind, params } = call;
   state.inFlight = false;
-  if (data.type === "result") render(state, JSON.parse(data.json));
-  else {
+  if (kind === "link") showNote(state, "");
+  if (data.type === "result") {
+    if (kind === "link" && !state.queued) {
+      writeParams(state.fig, params);
+      const now = readParams(state.fig);
+      state.lastKey = JSON.stringify(now);
+      updateReadouts(state.fig);
+      // A value between a slider's steps snaps to a step: compute what the controls now hold.
+      if (state.lastKey === JSON.stringify(params)) render(state, JSON.parse(data.json));
+      else state.queued = now;
+    } else if (kind === "controls") render(state, JSON.parse(data.json));
+  } else if (kind === "link") {
+    const why = data.message.replace(/^ValueError: /, "");
+    setStatus(state, "error", `The link's settings were not applied: ${why}. The figure shows its default settings.`);
+  } else {
     // A parameter Python refused (a mistyped token, say) is the reader's input, not a fault.
     const bad = /^ValueError: (parameter .*)$/s.exec(data.message);
     setStatus(state, "error", bad ? `${bad[1]}. The figure still shows the last valid input.`
@@ -200,7 +257,24 @@ function onReply(data) {
   if (state.queued) send(state);
 }
 
+function showNote(state, text) {
+  let note = state.fig.querySelector('[data-role="note"]');
+  if (!note && text) {
+    note = document.createElement("p");
+    note.className = "demo-note";
+    note.dataset.role = "note";
+    note.setAttribute("role", "status");
+    state.fig.querySelector('[data-role="error"]').before(note);
+  }
+  if (note) {
+    note.textContent = text;
+    note.hidden = !text;
+  }
+}
+
 function request(state) {
+  state.link = null; // the reader's own move wins over a link still waiting for Python
+  showNote(state, "");
   const params = readParams(state.fig);
   const key = JSON.stringify(params);
   if (key === state.lastKey) return; // a slider's "change" after its last "input": nothing new
@@ -281,7 +355,15 @@ if (states.length) {
     marks.firstFigure = performance.now();
     bootWorker();
   });
+  // A link to a figure in a state: ?params on an embed page, ?params#figure-id elsewhere.
+  const linked = location.search && (embedPage ? states[0]
+    : states.find((s) => s.fig.id === decodeURIComponent(location.hash.slice(1))));
+  if (linked) {
+    linked.link = fromQuery(linked.fig, location.search);
+    if (linked.link) showNote(linked, "Showing the default settings until Python has started; then this figure opens with the settings in the link.");
+  }
   for (const state of states) {
+    setupMenu(state.fig, state.plot.getAttribute("aria-label") || state.name);
     const controls = state.fig.querySelector(".demo-controls");
     controls.addEventListener("input", () => request(state));
     controls.addEventListener("change", () => request(state));
@@ -304,6 +386,19 @@ if (states.length) {
   });
 }
 
+// ---------- an embed page in a frame tells its host how tall it is (static/embed.js listens) ----------
+function tellHost(message) {
+  if (framed) window.parent.postMessage(message, "*"); // heights and statuses only: nothing private
+}
+if (framed) {
+  const sendHeight = () => tellHost({ type: "headspace:height", height: Math.ceil(document.body.getBoundingClientRect().height),
+    demo: demos[0] && demos[0].dataset.demo });
+  new ResizeObserver(sendHeight).observe(document.body);
+  window.addEventListener("message", (e) => {
+    if (e.source === window.parent && e.data && e.data.type === "headspace:hello") sendHeight();
+  });
+}
+
 // For tests and benchmarks: boot now, a figure's current parameters, timing marks,
 // and the worker's wasm heap size.
 window.headspace = {
@@ -311,7 +406,8 @@ window.headspace = {
   params: (fig) => readParams(fig), // what the next call would send for this figure
   marks,
   stats: () => bootWorker().then(() => new Promise((resolve) => {
+    if (!worker) return resolve({ heapBytes: null }); // the worker is gone (a crash, say)
     statsWaiters.push(resolve);
-    worker.postMessage({ type: "stats" });
+    worker.post({ type: "stats" });
   })),
 };

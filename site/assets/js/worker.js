@@ -1,12 +1,17 @@
-// The Python side of every demo on a page: one module worker running Pyodide.
+// The Python side of every demo on a page: Pyodide in a module worker.
 //
-// The boundary is narrow (DESIGN.md): the page sends {type: "boot"} once and
-// then {type: "call", id, name, params}; the worker answers {type: "ready"},
-// {type: "result", id, json} or {type: "error", id?, message}. Only strings
-// and plain objects cross; no PyProxy ever leaves this file.
+// It runs as a SharedWorker where the browser has one (one interpreter for
+// every page of the site a reader has open, and for every figure a host page
+// embeds) or as a dedicated worker; each connected page talks to it through
+// its own port. The boundary is narrow (DESIGN.md): a page sends
+// {type: "boot"} once and then {type: "call", id, name, params}; the worker
+// answers {type: "ready"}, {type: "result", id, json} or {type: "error", id?,
+// message}. Only strings and plain objects cross; no PyProxy leaves this file.
 
-let callDemo = null; // Python function name, params_json -> result_json (a PyProxy kept here)
-let heap = null; // the wasm memory, for the stats message (benchmarks watch it stay flat)
+const SHARED = typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWorkerGlobalScope;
+let python = null; // promise of {pyodide, callDemo}: booted once, whichever page asks first
+let models = null; // promise: the shipped models installed in Pyodide's files (once, when a page needs them)
+let clients = 0; // pages connected (always 1 for a dedicated worker)
 
 const PY_RUNNER = `
 import json
@@ -61,12 +66,8 @@ function prefetchWheels(indexURL) {
 }
 
 async function boot({ indexURL, modelsURL, needsModels }) {
-  const started = performance.now();
-  const phases = {}; // ms since the worker started, reported with "ready" for benchmarks
-  const mark = (name) => { phases[name] = Math.round(performance.now()); };
   prefetchWheels(indexURL);
-  const models = needsModels ? fetchModels(modelsURL) : null;
-  if (models) models.catch(() => {}); // awaited below, after Pyodide is up
+  if (needsModels) modelsFetch(modelsURL); // downloads while Pyodide boots; installed below
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   const pyodide = await loadPyodide({
     indexURL,
@@ -74,7 +75,6 @@ async function boot({ indexURL, modelsURL, needsModels }) {
     stdout: () => {},
     stderr: (line) => console.warn("[python]", line),
   });
-  mark("pyodide");
   // Both wheels are fetched in parallel and checked against the lockfile's sha256.
   const problems = [];
   await pyodide.loadPackage(["numpy", "headspace"], {
@@ -90,18 +90,35 @@ async function boot({ indexURL, modelsURL, needsModels }) {
       throw new Error(`the ${name} package failed to load: ${why}${hint}`);
     }
   }
-  mark("packages");
-  if (models) {
-    try {
-      installModels(pyodide, await models);
-    } catch (err) {
-      throw new Error(`the shipped models could not be loaded: ${err.message}`);
-    }
+  return { pyodide, callDemo: pyodide.runPython(PY_RUNNER) };
+}
+
+let modelFiles = null;
+function modelsFetch(modelsURL) {
+  modelFiles ||= fetchModels(modelsURL);
+  modelFiles.catch(() => {}); // reported when installed
+  return modelFiles;
+}
+
+async function installShippedModels(pyodide, modelsURL) {
+  try {
+    installModels(pyodide, await modelsFetch(modelsURL));
+  } catch (err) {
+    throw new Error(`the shipped models could not be loaded: ${err.message}`);
   }
-  callDemo = pyodide.runPython(PY_RUNNER);
-  mark("imported");
-  heap = () => pyodide._module.HEAPU8.length;
-  postMessage({ type: "ready", ms: performance.now() - started, phases });
+}
+
+// Boot (once) and, if this page needs them, install the models (once); a failure
+// is forgotten so that the next page to connect tries again.
+async function ready(data) {
+  python ||= boot(data);
+  python.catch(() => { python = null; });
+  const { pyodide } = await python;
+  if (data.needsModels) {
+    models ||= installShippedModels(pyodide, data.modelsURL);
+    models.catch(() => { models = null; });
+    await models;
+  }
 }
 
 function readable(err) {
@@ -113,25 +130,39 @@ function readable(err) {
   return lines.join(" ").replace(/[.\s]+$/, "");
 }
 
-self.onmessage = async ({ data }) => {
+async function handle(data, reply) {
   if (data.type === "boot") {
+    const started = performance.now();
     try {
-      await boot(data);
+      await ready(data);
+      reply({ type: "ready", ms: performance.now() - started, clients });
     } catch (err) {
-      postMessage({ type: "error", fatal: true, message: `Python could not start: ${readable(err)}` });
+      reply({ type: "error", fatal: true, message: `Python could not start: ${readable(err)}` });
     }
   } else if (data.type === "stats") {
-    postMessage({ type: "stats", heapBytes: heap ? heap() : null });
+    const booted = python && (await python.catch(() => null));
+    reply({ type: "stats", heapBytes: booted ? booted.pyodide._module.HEAPU8.length : null, clients });
   } else if (data.type === "call") {
-    if (!callDemo) {
-      postMessage({ type: "error", id: data.id, message: "Python is not ready yet" });
+    const booted = python && (await python.catch(() => null));
+    if (!booted) {
+      reply({ type: "error", id: data.id, message: "Python is not ready yet" });
       return;
     }
     try {
-      const json = callDemo(data.name, JSON.stringify(data.params));
-      postMessage({ type: "result", id: data.id, json });
+      reply({ type: "result", id: data.id, json: booted.callDemo(data.name, JSON.stringify(data.params)) });
     } catch (err) {
-      postMessage({ type: "error", id: data.id, message: readable(err) });
+      reply({ type: "error", id: data.id, message: readable(err) });
     }
   }
-};
+}
+
+if (SHARED) {
+  self.onconnect = (event) => {
+    const port = event.ports[0];
+    clients += 1;
+    port.onmessage = ({ data }) => handle(data, (message) => port.postMessage(message));
+  };
+} else {
+  clients = 1;
+  self.onmessage = ({ data }) => handle(data, (message) => postMessage(message));
+}

@@ -1,0 +1,169 @@
+// The menu under each figure: a link to its current state, the iframe code
+// that embeds it, its outputs as data (JSON; CSV for tables and matrices) and
+// a Python snippet that recomputes them with the pip package.
+//
+// Every action reads the figure as the reader sees it now: the parameters its
+// controls hold and the outputs Python last computed (data-value, exact JSON).
+
+import { linkTo, readParams } from "./state.js";
+
+const script = document.querySelector("script[data-worker]");
+
+/** Wire up the menu of one figure; ``title`` names it in the iframe code. */
+export function setupMenu(fig, title) {
+  const menu = fig.querySelector('[data-role="menu"]');
+  if (!menu) return;
+  const panel = menu.querySelector('[data-role="share"]');
+  const box = panel.querySelector("textarea");
+  const label = panel.querySelector('[data-role="share-label"]');
+  const status = panel.querySelector('[data-role="share-status"]');
+  const actions = menu.querySelector(".demo-menu-actions");
+
+  // One CSV button per output that is a table or a matrix (the prerendered values tell which).
+  const python = actions.querySelector('[data-action="python"]');
+  for (const [name, value] of Object.entries(outputs(fig))) {
+    if (toCSV(value) === null) continue;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.action = "csv";
+    button.dataset.output = name;
+    button.textContent = `CSV: ${name}`;
+    actions.insertBefore(button, python);
+  }
+
+  const show = (heading, text) => {
+    label.textContent = heading;
+    box.value = text;
+    box.rows = Math.min(12, text.split("\n").length + 1);
+    panel.hidden = false;
+    status.textContent = "";
+    box.focus();
+    box.select();
+  };
+
+  menu.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-action]");
+    if (!button) return;
+    const action = button.dataset.action;
+    const params = readParams(fig);
+    if (action === "link") {
+      show("Link to this figure with these settings", linkTo(fig, params));
+      copy(box.value, status);
+    } else if (action === "embed") {
+      show("Paste this into your page's HTML to embed the figure", iframeCode(fig, params, title));
+    } else if (action === "python") {
+      show("Recompute these outputs with the headspace package", pythonSnippet(fig.dataset.demo, params));
+    } else if (action === "json") {
+      const data = { demo: fig.dataset.demo, params, outputs: outputs(fig), link: linkTo(fig, params) };
+      download(`${fig.dataset.demo}.json`, `${JSON.stringify(data, null, 2)}\n`, "application/json");
+    } else if (action === "csv") {
+      const name = button.dataset.output;
+      download(`${fig.dataset.demo}-${name}.csv`, toCSV(outputs(fig)[name]), "text/csv");
+    } else if (action === "copy") {
+      copy(box.value, status);
+    }
+  });
+  menu.hidden = false;
+}
+
+/** {output name: value} as Python last computed them (exact JSON kept in data-value). */
+export function outputs(fig) {
+  const out = {};
+  for (const el of fig.querySelectorAll("output[data-output]")) out[el.dataset.output] = JSON.parse(el.dataset.value);
+  return out;
+}
+
+function iframeCode(fig, params, title) {
+  const src = linkTo(fig, params, { embed: true });
+  const height = Math.ceil(fig.getBoundingClientRect().height + 40); // embed.js then fits it exactly
+  const helper = new URL(script.dataset.embedScript, location.href).href;
+  return `<iframe src="${escapeAttr(src)}" title="${escapeAttr(title)} (interactive figure from headspace)" ` +
+    `width="100%" height="${height}" style="border:0;max-width:100%" loading="lazy" allow="clipboard-write" data-headspace></iframe>\n` +
+    `<script async src="${escapeAttr(helper)}"></script>`;
+}
+
+/** Python source that recomputes a figure's outputs natively (a test runs each one). */
+export function pythonSnippet(name, params) {
+  const wheel = new URL(script.dataset.wheel, location.href).href;
+  return [
+    `# pip install ${wheel}`,
+    "from headspace.demos import REGISTRY",
+    "",
+    `result = REGISTRY[${pyLiteral(name)}].run(${pyLiteral(params)})`,
+    'print(result["outputs"])',
+  ].join("\n");
+}
+
+function pyLiteral(v) {
+  if (v === null) return "None";
+  if (v === true) return "True";
+  if (v === false) return "False";
+  if (typeof v === "number") return String(v);
+  if (typeof v === "string") return JSON.stringify(v); // a JSON string is a valid Python literal
+  if (Array.isArray(v)) return `[${v.map(pyLiteral).join(", ")}]`;
+  return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${pyLiteral(x)}`).join(", ")}}`;
+}
+
+/**
+ * CSV text for an output that is a table or a matrix, else null:
+ * a matrix as its rows; a list as one column; {name: number} as name,value rows;
+ * {column: list} of equal lengths as a table; deeper arrays as one row per entry,
+ * its indices then its value.
+ */
+export function toCSV(value) {
+  const isNum = (x) => typeof x === "number";
+  if (Array.isArray(value) && value.length && value.every(isNum)) return lines([["value"], ...value.map((x) => [x])]);
+  if (Array.isArray(value) && value.length && value.every((r) => Array.isArray(r) && r.length === value[0].length && r.every(isNum))) {
+    return lines(value);
+  }
+  if (Array.isArray(value) && value.length) {
+    const rows = [];
+    const walk = (x, index) => {
+      if (isNum(x)) rows.push([...index, x]);
+      else if (Array.isArray(x)) x.forEach((y, i) => walk(y, [...index, i]));
+      else throw new Error("not numeric");
+    };
+    try {
+      walk(value, []);
+    } catch {
+      return null;
+    }
+    const depth = rows[0].length - 1;
+    return lines([[...Array.from({ length: depth }, (_, i) => `index_${i}`), "value"], ...rows]);
+  }
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value);
+    if (entries.length && entries.every(([, x]) => isNum(x))) return lines([["key", "value"], ...entries]);
+    const columns = entries.map(([, x]) => x);
+    if (entries.length && columns.every((c) => Array.isArray(c) && c.length === columns[0].length && c.every(isNum))) {
+      return lines([entries.map(([k]) => k), ...columns[0].map((_, i) => columns.map((c) => c[i]))]);
+    }
+  }
+  return null;
+}
+
+function lines(rows) {
+  const cell = (x) => (typeof x === "string" && /[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : String(x));
+  return `${rows.map((r) => r.map(cell).join(",")).join("\n")}\n`;
+}
+
+function download(filename, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function copy(text, status) {
+  const fallback = () => { status.textContent = "Selected: press Ctrl+C (⌘C on a Mac) to copy."; };
+  if (!navigator.clipboard) return fallback();
+  navigator.clipboard.writeText(text).then(() => { status.textContent = "Copied to the clipboard."; }, fallback);
+}
+
+function escapeAttr(s) {
+  return s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+}

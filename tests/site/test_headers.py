@@ -1,0 +1,95 @@
+"""The headers the deploy sends (netlify.toml plus the _headers file Hugo writes),
+as the dev server serves them: embed pages, and only they, may be framed by
+other sites, and no served path matches two Content-Security-Policy rules."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import devserver
+
+ROOT = Path(__file__).resolve().parents[2]
+PUBLIC = ROOT / "site" / "public"
+FRAMEABLE = "frame-ancestors 'self' https: http://localhost:* http://127.0.0.1:*"
+
+
+def served_paths() -> list[str]:
+    """Every URL path the built site serves: files, and directories by their index.html."""
+    paths = []
+    for f in sorted(PUBLIC.rglob("*")):
+        if f.is_file() and f.name != "_headers":
+            rel = "/" + f.relative_to(PUBLIC).as_posix()
+            paths.append(rel)
+            if f.name == "index.html":
+                paths.append(rel[: -len("index.html")])
+    return paths
+
+
+def csp_rules(path: str, rules) -> list[str]:
+    return [values["Content-Security-Policy"] for pattern, values in rules
+            if "Content-Security-Policy" in values and fnmatch.fnmatch(path, pattern)]
+
+
+@pytest.fixture(scope="module")
+def rules():
+    if not (PUBLIC / "_headers").exists():
+        pytest.fail("site/public/_headers is missing; scripts/build writes it (layouts/home.headers)")
+    return devserver.header_rules(public=PUBLIC)
+
+
+def test_every_page_and_worker_matches_exactly_one_policy(rules):
+    pages = [p for p in served_paths() if p.endswith("/") or p.endswith(".html") or p.startswith("/js/")]
+    assert len(pages) > 40
+    wrong = {p: len(csp_rules(p, rules)) for p in pages if len(csp_rules(p, rules)) != 1}
+    assert wrong == {}, f"paths matching other than one Content-Security-Policy rule: {wrong}"
+
+
+def test_only_embed_pages_may_be_framed(rules, demos_data):
+    embeds = {f"/embed/{name}/" for name in demos_data["registry"]}
+    embeds |= {p + "index.html" for p in embeds}
+    assert embeds <= set(served_paths()), "every registry demo has an embed page"
+    for path in served_paths():
+        policies = csp_rules(path, rules)
+        if not policies:
+            continue  # assets: no document to frame
+        (policy,) = policies
+        if path.startswith("/js/"):
+            assert "frame-ancestors" not in policy  # a worker's policy: framing does not apply
+        elif path in embeds:
+            assert policy.endswith(FRAMEABLE), (path, policy)
+        else:
+            assert re.search(r"frame-ancestors 'none'$", policy), (path, policy)
+
+
+def test_the_dev_server_sends_them(site_url):
+    def csp(path):
+        with urllib.request.urlopen(site_url + path) as response:
+            return response.headers.get_all("Content-Security-Policy")
+
+    assert csp("/embed/polarizer/?theta=30") == [csp("/embed/polarizer/")[0]]
+    assert csp("/embed/polarizer/")[0].endswith(FRAMEABLE)
+    for path in ("/", "/posts/polariser/", "/gallery/", "/embedding/", "/use-it/"):
+        (policy,) = csp(path)
+        assert policy.endswith("frame-ancestors 'none'"), (path, policy)
+    worker = re.search(r'data-worker="?([^" >]+)', (PUBLIC / "embed/polarizer/index.html").read_text()).group(1)
+    (policy,) = csp(worker)
+    assert "connect-src 'self'" in policy and "'wasm-unsafe-eval'" in policy
+
+
+def test_netlify_toml_sets_no_policy():
+    """The policy lives in one place (site/hugo.toml, written per path by Hugo): a catch-all
+    rule in netlify.toml would overlap every page's own."""
+    toml_rules = devserver.header_rules(public=Path("/nonexistent"))
+    assert not [p for p, values in toml_rules if "Content-Security-Policy" in values]
+
+
+def test_embed_helper_is_served(site_url):
+    with urllib.request.urlopen(site_url + "/embed.js") as response:
+        text = response.read().decode()
+        assert response.headers["Cache-Control"] == "public, max-age=0, must-revalidate"
+    assert "headspace:height" in text and "data-headspace" in text
