@@ -8,6 +8,8 @@ Writes bench/results/bench.json and prints each figure with its ratio:
 - second article, warm: bytes of runtime (/pyodide/) the server sent;
 - slider to repaint, p50 and p95, for every demo in the gallery;
 - the worker's wasm heap before and after 2,000 slider moves;
+- four figures embedded in a host page on another origin: time to all live and
+  browser memory with one shared interpreter against one per figure (bench/embeds.py);
 - all-pair composition scores vs TransformerLens (bench/composition.py, run in
   its own venv when scripts/bench could set it up);
 - all-pair scores at Llama-2-7B shapes: time, memory beyond the inputs, and the
@@ -31,6 +33,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests"))
 import devserver  # noqa: E402
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from embeds import embeds_bench, print_embeds  # noqa: E402
 
 PUBLIC = ROOT / "site" / "public"
 BOOT_MS = 120_000
@@ -195,7 +198,7 @@ def scale_bench() -> dict:
 
 
 class _Done(Exception):
-    """Leave the browser session early (``--slider-only``)."""
+    """Leave the browser session early (``--slider-only``, ``--embeds-only``)."""
 
 
 def main() -> None:
@@ -206,6 +209,8 @@ def main() -> None:
     parser.add_argument("--heap-moves", type=int, default=2000)
     parser.add_argument("--skip-composition", action="store_true")
     parser.add_argument("--skip-scale", action="store_true", help="skip the 7B-shape composition run (about 6 min)")
+    parser.add_argument("--skip-embeds", action="store_true", help="skip the four-embeds host page (about 3 min)")
+    parser.add_argument("--embeds-only", action="store_true", help="measure only the four-embeds host page")
     parser.add_argument("--slider-only", metavar="DEMOS", default="",
                         help="comma-separated demo names: measure only their slider latency (quick look at new demos)")
     args = parser.parse_args()
@@ -227,6 +232,11 @@ def main() -> None:
                     print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  ({r['control']}, {r['moves']} moves)"))
                 args.skip_composition = args.skip_scale = True
                 raise _Done
+            if args.embeds_only:
+                report["embeds"] = embeds_bench(p, CHROMIUM, CHROMIUM_ARGS, base, args.runs, BOOT_MS)
+                print_embeds(report["embeds"])
+                args.skip_composition = args.skip_scale = True
+                raise _Done
             ours = [ours_cold(browser, base) for _ in range(args.runs)]
             plain = [plain_cold(browser, base) for _ in range(args.runs)]
             med = lambda runs, key: statistics.median(r[key] for r in runs)  # noqa: E731
@@ -246,6 +256,9 @@ def main() -> None:
                 print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  ({r['control']}, {r['moves']} moves)"))
             report["heap"] = heap_growth(browser, base, args.heap_moves)
             print(f"wasm heap after {report['heap']['moves']} moves: +{report['heap']['growth_bytes']} bytes (target < 1 MB)")
+            if not args.skip_embeds:
+                report["embeds"] = embeds_bench(p, CHROMIUM, CHROMIUM_ARGS, base, args.runs, BOOT_MS)
+                print_embeds(report["embeds"])
             browser.close()
     except _Done:
         pass
