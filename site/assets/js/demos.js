@@ -360,6 +360,7 @@ if (states.length) {
     : states.find((s) => s.fig.id === decodeURIComponent(location.hash.slice(1))));
   if (linked) {
     linked.link = fromQuery(linked.fig, location.search);
+    linked.fromLink = true; // never animates by itself: it would move away from the linked state
     if (linked.link) showNote(linked, "Showing the default settings until Python has started; then this figure opens with the settings in the link.");
   }
   for (const state of states) {
@@ -374,7 +375,7 @@ if (states.length) {
   const near = new IntersectionObserver((entries) => {
     for (const e of entries) {
       const state = states.find((s) => s.fig === e.target);
-      if (!state || !state.startAnimation) continue;
+      if (!state || !state.startAnimation || state.fromLink) continue;
       if (e.isIntersecting) plotlyReady.then(bootWorker).then(() => state.startAnimation(), () => {});
       else state.stopAnimation();
     }

@@ -13,16 +13,33 @@ let python = null; // promise of {pyodide, callDemo}: booted once, whichever pag
 let models = null; // promise: the shipped models installed in Pyodide's files (once, when a page needs them)
 let clients = 0; // pages connected (always 1 for a dedicated worker)
 
+// The registry's declarations (model names, checkpoint steps) are read from the models'
+// manifest when headspace.demos is imported, so it is imported after the models are in place,
+// and again if they arrive later (a SharedWorker may serve a page without model demos first).
 const PY_RUNNER = `
 import json
-from headspace.demos import REGISTRY
+import sys
+
+_registry = None
+
+def import_demos():
+    global _registry
+    if _registry is None:
+        from headspace.demos import REGISTRY
+        _registry = REGISTRY
+
+def forget_demos():
+    global _registry
+    _registry = None
+    for key in [k for k in sys.modules if k == "headspace.demos" or k.startswith("headspace.demos.")]:
+        del sys.modules[key]
 
 def call_demo(name, params_json):
-    demo = REGISTRY.get(name)
+    import_demos()
+    demo = _registry.get(name)
     if demo is None:
         raise ValueError(f"unknown demo {name!r}")
     return json.dumps(demo.run(json.loads(params_json)), separators=(",", ":"))
-call_demo
 `;
 
 // Files the demos read (the manifest lists exactly these; the full wheel under /download/ also carries them).
@@ -90,7 +107,9 @@ async function boot({ indexURL, modelsURL, needsModels }) {
       throw new Error(`the ${name} package failed to load: ${why}${hint}`);
     }
   }
-  return { pyodide, callDemo: pyodide.runPython(PY_RUNNER) };
+  pyodide.runPython(PY_RUNNER);
+  const get = (name) => pyodide.globals.get(name); // PyProxies, kept in this file
+  return { pyodide, callDemo: get("call_demo"), importDemos: get("import_demos"), forgetDemos: get("forget_demos") };
 }
 
 let modelFiles = null;
@@ -100,12 +119,13 @@ function modelsFetch(modelsURL) {
   return modelFiles;
 }
 
-async function installShippedModels(pyodide, modelsURL) {
+async function installShippedModels({ pyodide, forgetDemos }, modelsURL) {
   try {
     installModels(pyodide, await modelsFetch(modelsURL));
   } catch (err) {
     throw new Error(`the shipped models could not be loaded: ${err.message}`);
   }
+  forgetDemos(); // imported without the models? then again, with them
 }
 
 // Boot (once) and, if this page needs them, install the models (once); a failure
@@ -113,12 +133,13 @@ async function installShippedModels(pyodide, modelsURL) {
 async function ready(data) {
   python ||= boot(data);
   python.catch(() => { python = null; });
-  const { pyodide } = await python;
+  const booted = await python;
   if (data.needsModels) {
-    models ||= installShippedModels(pyodide, data.modelsURL);
+    models ||= installShippedModels(booted, data.modelsURL);
     models.catch(() => { models = null; });
     await models;
   }
+  booted.importDemos(); // at boot, not in the reader's first call
 }
 
 function readable(err) {
