@@ -201,6 +201,12 @@ def test_embed_code_data_and_python_by_keyboard(page, site_url, tmp_path):
     page.keyboard.press("Enter")  # copied, or (clipboard refused) selected with a hint: either way it says so
     page.wait_for_function("() => document.querySelector('[data-role=share-status]').textContent !== ''")
 
+    open_menu(page, fig, "cite")
+    bibtex = shared_text(fig)
+    assert bibtex.startswith("@misc{headspace-polarizer,") and bibtex.rstrip().endswith("}")
+    assert f"\\url{{{site_url}/posts/polariser/?theta=61#demo-polarizer-1}}" in bibtex
+    assert "Settings: theta = 61." in bibtex
+
     open_menu(page, fig, "python")
     snippet = shared_text(fig)
     assert f"pip install {site_url}/download/headspace-" in snippet

@@ -1,6 +1,7 @@
 // The menu under each figure: a link to its current state, the iframe code
 // that embeds it, its outputs as data (JSON; CSV for tables and matrices) and
-// a Python snippet that recomputes them with the pip package.
+// a Python snippet that recomputes them with the pip package, and a BibTeX entry
+// that cites the figure in this state.
 //
 // Every action reads the figure as the reader sees it now: the parameters its
 // controls hold and the outputs Python last computed (data-value, exact JSON).
@@ -51,6 +52,8 @@ export function setupMenu(fig, title) {
       copy(box.value, status);
     } else if (action === "embed") {
       show("Paste this into your page's HTML to embed the figure", iframeCode(fig, params, title));
+    } else if (action === "cite") {
+      show("Cite this figure with these settings (BibTeX)", citation(fig, params, title));
     } else if (action === "python") {
       show("Recompute these outputs with the headspace package", pythonSnippet(fig.dataset.demo, params));
     } else if (action === "json") {
@@ -80,6 +83,22 @@ function iframeCode(fig, params, title) {
   return `<iframe src="${escapeAttr(src)}" title="${escapeAttr(title)} (interactive figure from headspace)" ` +
     `width="100%" height="${height}" style="border:0;max-width:100%" loading="lazy" allow="clipboard-write" data-headspace></iframe>\n` +
     `<script async src="${escapeAttr(helper)}"></script>`;
+}
+
+/** A BibTeX entry for the figure in this state: its link is the state, its note the settings. */
+function citation(fig, params, title) {
+  const today = new Date().toISOString().slice(0, 10);
+  const settings = Object.entries(params).map(([k, v]) => `${k} = ${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ");
+  const tex = (text) => text.replace(/([&%$#_{}])/g, "\\$1");
+  return [
+    `@misc{headspace-${fig.dataset.demo},`,
+    `  title        = {${tex(title)}},`,
+    "  author       = {{headspace}},",
+    `  howpublished = {Interactive figure, \\url{${linkTo(fig, params)}}},`,
+    `  note         = {Settings: ${tex(settings)}. Accessed ${today}},`,
+    `  year         = {${today.slice(0, 4)}}`,
+    "}",
+  ].join("\n");
 }
 
 /** Python source that recomputes a figure's outputs natively (a test runs each one). */
