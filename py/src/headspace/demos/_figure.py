@@ -14,6 +14,14 @@ import numpy as np
 
 COLORS = {"ink": "#1f2933", "muted": "#9aa5b1", "blue": "#2f6fde", "orange": "#e07b24",
           "green": "#2e9e6a", "red": "#d1495b", "purple": "#7b4fd6"}
+#: One colour per score, the same in every figure that compares scores ("causal": path ablation).
+METRIC_COLORS = {"frobenius": COLORS["blue"], "frobenius_baseline": COLORS["orange"],
+                 "svd_bound": COLORS["green"], "subspace": COLORS["purple"], "token": COLORS["red"],
+                 "whitened": COLORS["muted"], "causal": "#a0741c"}
+#: The colour scale of every heatmap of composition scores: white (0) to deep blue (the largest).
+SCORE_SCALE = [[0.0, "#f7fbff"], [0.5, "#6baed6"], [1.0, "#08306b"]]
+#: token and whitened agree exactly for Q and K, so whitened is dashed to let token show through.
+METRIC_DASH = {"whitened": "dash"}
 
 
 def rounded(values, digits: int = 6) -> list:

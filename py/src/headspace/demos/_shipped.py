@@ -20,7 +20,7 @@ import numpy as np
 
 from headspace import model as _model
 from headspace import store as _store
-from headspace.composition import METRICS, all_composition_scores
+from headspace.composition import METRICS, MODES, all_composition_scores
 from headspace.heads import find_pair, repeated_span, repeated_tokens
 
 from ._registry import Param
@@ -234,10 +234,14 @@ def parse_head(value: str, name: str) -> tuple[int, int]:
 
 # -- the controls every model demo shares, declared once ------------------------------------------
 
-def model_param():
+def model_param(help: str = "a shipped toy model: attention only, two layers"):
     """The model drop-down."""
-    return Param("model", "Model", "select", DEFAULT_MODEL, options=MODEL_NAMES,
-                 help="a shipped toy model: attention only, two layers")
+    return Param("model", "Model", "select", DEFAULT_MODEL, options=MODEL_NAMES, help=help)
+
+
+def mode_param(label: str = "Composition", help: str = "which input of the later head reads the earlier head's output"):
+    """The Q/K/V drop-down: which input of the later head reads the writer."""
+    return Param("mode", label, "select", "K", options=MODES, help=help)
 
 
 def step_param():

@@ -17,7 +17,7 @@ import numpy as np
 
 from ._figure import COLORS, scatter, two_panels
 from ._registry import Param, register
-from .projection import _PICK, CLOUD
+from .projection import CLOUD, HIGHLIGHT
 
 
 def _line(v: np.ndarray, reach: float) -> np.ndarray:
@@ -47,14 +47,14 @@ def bottleneck(d1: float, d2: float, u1: float, u2: float) -> dict:
                  scatter(*_line(np.array([-d2, d1]), 6), name="sent to zero", color=COLORS["muted"],
                          mode="lines", line={"color": COLORS["muted"], "width": 2, "dash": "dot"})]
     left += [scatter(*CLOUD, name="points x", color=COLORS["blue"], size=6, opacity=0.8),
-             scatter(*CLOUD[:, [_PICK]], name="one point", color=COLORS["red"], size=11, showlegend=False)]
+             scatter(*CLOUD[:, [HIGHLIGHT]], name="one point", color=COLORS["red"], size=11, showlegend=False)]
     reach = max(5.0, float(np.ceil(1.15 * np.abs(out).max())))
     right = []
     if np.hypot(u1, u2) > 1e-9 and np.hypot(d1, d2) > 1e-9:
         right.append(scatter(*_line(u, 2 * reach), name="written along u", color=COLORS["green"],
                              mode="lines", line={"color": COLORS["green"], "width": 2, "dash": "dash"}))
     right += [scatter(*out, name="output", color=COLORS["purple"], size=6, opacity=0.6),
-              scatter(*out[:, [_PICK]], name="the same point", color=COLORS["red"], size=11, showlegend=False)]
+              scatter(*out[:, [HIGHLIGHT]], name="the same point", color=COLORS["red"], size=11, showlegend=False)]
     fig = two_panels(
         left, right, titles=("in: x", f"out: W_up W_down x (rank {rank})"), equal_axes=(True, True),
         xaxis={"range": [-5, 5], "title": {"text": "x₀"}}, yaxis={"range": [-5, 5], "title": {"text": "x₁"}},

@@ -28,7 +28,6 @@ from __future__ import annotations
 import numpy as np
 
 from headspace.circuits import copying_score, diagonal_top_fraction, full_ov_circuit, full_qk_circuit, ov_eigenvalues
-from headspace.composition import MODES
 
 from . import _shipped
 from ._figure import COLORS, figure
@@ -49,8 +48,7 @@ ALL_HEADS = (_shipped.PREV, _shipped.INDUCTION) + tuple(
               help="layer.head; 'previous-token' and 'induction' are the model's heads with those roles"),
         Param("writer", "Writer for the path", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
               help="an earlier head whose output this head reads (bottom right panel)"),
-        Param("mode", "Path reads in", "select", "K", options=MODES,
-              help="which input of this head reads the writer: queries, keys or values"),
+        _shipped.mode_param("Path reads in", "which input of this head reads the writer: queries, keys or values"),
         _shipped.model_param(),
         _shipped.step_param(),
         Param("shown", "Tokens shown", "select", 32, options=(16, 32, 64, 128),

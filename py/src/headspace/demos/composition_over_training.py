@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from headspace.composition import METRICS, MODES
+from headspace.composition import METRICS
 
 from . import _shipped
-from ._figure import COLORS, scatter, two_panels
+from ._figure import COLORS, METRIC_COLORS, METRIC_DASH, scatter, two_panels
 from ._registry import Param, register
-from .metric_lab import METRIC_COLORS, METRIC_DASH
 
 
 def pair_over_training(model: str, mode: str, pair: tuple[int, int, int, int]) -> tuple[list[int], dict]:
@@ -42,10 +41,8 @@ def pair_over_training(model: str, mode: str, pair: tuple[int, int, int, int]) -
 @register(
     "composition-over-training", "One pair of heads over training, by every metric",
     params=[
-        Param("model", "Model", "select", _shipped.DEFAULT_MODEL, options=_shipped.MODEL_NAMES,
-              help="a shipped toy model: attention only, two layers"),
-        Param("mode", "Composition", "select", "K", options=MODES,
-              help="which input of the later head reads the earlier head's output"),
+        _shipped.model_param(),
+        _shipped.mode_param(),
         Param("head1", "Earlier head (writes)", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
               help="layer.head; 'previous-token' is the model's previous-token head"),
         Param("head2", "Later head (reads)", "select", _shipped.INDUCTION, options=_shipped.HEAD2_OPTIONS,

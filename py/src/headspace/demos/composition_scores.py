@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from headspace.composition import MODES
 
 from . import _shipped
-from ._figure import COLORS, figure
+from ._figure import COLORS, SCORE_SCALE, figure
 from ._registry import Param, register
 
 _MODE_HELP = "which input of the later head reads the earlier head's output: query, key or value"
-SCALE = [[0.0, "#f7fbff"], [0.5, "#6baed6"], [1.0, "#08306b"]]
 
 
 def top_pair(s: np.ndarray) -> list[int]:
@@ -50,9 +48,8 @@ def top_pair(s: np.ndarray) -> list[int]:
 @register(
     "composition-scores", "Composition scores between the heads of a trained model",
     params=[
-        Param("model", "Model", "select", _shipped.DEFAULT_MODEL, options=_shipped.MODEL_NAMES,
-              help="a shipped toy model: attention only, two layers"),
-        Param("mode", "Composition", "select", "K", options=MODES, help=_MODE_HELP),
+        _shipped.model_param(),
+        _shipped.mode_param(help=_MODE_HELP),
         Param("metric", "Metric", "select", "frobenius", options=_shipped.SCORE_OPTIONS,
               help="how the score of a pair of heads is computed; 'causal' is the ground truth: the loss "
                    "increase (nats) when the writer's output is mean-ablated in the reader's input only"),
@@ -80,7 +77,7 @@ def _figure(s, top, model, mode, metric, step, at) -> dict:
     lo, hi = min(0.0, min(vals)), max(vals) if max(vals) > 0 else 1.0
     heat = {"type": "heatmap", "z": z, "x": list(range(len(cols))), "y": list(range(len(rows))),
             "customdata": [[[ylab[i], xlab[j]] for j in range(len(cols))] for i in range(len(rows))], "zmin": round(lo, 4), "zmax": round(hi, 4),
-            "colorscale": SCALE, "xgap": 2, "ygap": 2, "name": metric,
+            "colorscale": SCORE_SCALE, "xgap": 2, "ygap": 2, "name": metric,
             "colorbar": {"title": {"text": metric}, "thickness": 12},
             "hovertemplate": "writer %{customdata[0]}<br>reader %{customdata[1]}<br>score %{z}<extra></extra>"}
     notes = [{"x": j, "y": i, "text": f"{v:.3f}", "showarrow": False,

@@ -20,12 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from headspace.causal import rank_correlation
-from headspace.composition import METRICS, MODES
+from headspace.composition import METRICS
 
 from . import _shipped
-from ._figure import COLORS, scatter, figure
-from ._registry import Param, register
-from .metric_lab import METRIC_COLORS, METRIC_DASH
+from ._figure import COLORS, METRIC_COLORS, METRIC_DASH, figure, scatter
+from ._registry import register
 
 
 def agreement(model: str, step, mode: str) -> dict:
@@ -37,10 +36,8 @@ def agreement(model: str, step, mode: str) -> dict:
 @register(
     "metric-agreement", "Which score ranks pairs of heads as path ablation does, over training",
     params=[
-        Param("model", "Model", "select", _shipped.DEFAULT_MODEL, options=_shipped.MODEL_NAMES,
-              help="a shipped toy model: attention only, two layers"),
-        Param("mode", "Composition", "select", "K", options=MODES,
-              help="which input of the later head reads the earlier head's output"),
+        _shipped.model_param(),
+        _shipped.mode_param(),
     ],
     outputs=["steps", "rank_correlation", "final"],
     needs_models=True,

@@ -49,16 +49,11 @@ from headspace.axioms import AXIOMS, axiom_table
 from headspace.composition import METRICS, composition_score
 from headspace.symmetry import adversarial_basis, random_orthogonal
 
-from ._figure import COLORS, two_panels
+from ._figure import METRIC_COLORS, two_panels
 from ._registry import Param, register
 
 D_MODEL = 8
 D_VOCAB = 16
-METRIC_COLORS = {"frobenius": COLORS["blue"], "frobenius_baseline": COLORS["orange"],
-                 "svd_bound": COLORS["green"], "subspace": COLORS["purple"], "token": COLORS["red"],
-                 "whitened": COLORS["muted"], "causal": "#a0741c"}
-#: token and whitened agree exactly for Q and K, so whitened is dashed to let token show through.
-METRIC_DASH = {"whitened": "dash"}
 
 
 @lru_cache(maxsize=None)

@@ -35,7 +35,7 @@ from functools import lru_cache
 import numpy as np
 
 from headspace import symmetry
-from headspace.composition import MODES, all_composition_scores
+from headspace.composition import all_composition_scores
 
 from . import _shipped
 from ._figure import COLORS, scatter, two_panels
@@ -112,8 +112,7 @@ def first_reorder(curve: np.ndarray) -> float | None:
               help="which directions of the residual stream T scales"),
         Param("log_condition", "Condition number, log₁₀", "range", 1.5, min=0.0, max=2.0, step=0.1,
               help="T's condition number is 10^this: 1 is no change"),
-        Param("mode", "Composition", "select", "K", options=MODES,
-              help="which input of the later head reads the earlier head's output"),
+        _shipped.mode_param(),
         Param("seed", "Seed of the direction", "range", 0, min=0, max=9, step=1),
     ],
     outputs=["loss_change", "first_reorder_condition", "scores"],

@@ -52,7 +52,8 @@ def _wiggle(n: int, steps: int, seed: int, size: float = 0.3) -> np.ndarray:
 
 CLOUD = _cloud(_N, seed=7)
 WIGGLE = _wiggle(_N, STEPS, seed=11)
-_PICK = int(np.argmax(CLOUD[0]))  # the highlighted point (the rightmost), the same one in both panels
+#: The highlighted point (the rightmost), the same one in every panel of projection and bottleneck.
+HIGHLIGHT = int(np.argmax(CLOUD[0]))
 
 
 def points_at(t: int) -> np.ndarray:
@@ -91,9 +92,9 @@ def projection_2d_1d(w1: float, w2: float, orient: bool, t: int) -> dict:
                  scatter(*line, name=f"the line W reads along ({angle:.0f}°)", color=COLORS["orange"],
                          mode="lines", width=2.5)]
     left += [scatter(*seen, name="points x", color=COLORS["blue"], size=6, opacity=0.8),
-             scatter(*seen[:, [_PICK]], name="one point", color=COLORS["red"], size=11, showlegend=False)]
+             scatter(*seen[:, [HIGHLIGHT]], name="one point", color=COLORS["red"], size=11, showlegend=False)]
     right = [scatter(y, np.zeros_like(y), name="y = W x", color=COLORS["green"], size=8, opacity=0.6),
-             scatter(y[[_PICK]], [0.0], name="the same point", color=COLORS["red"], size=12, showlegend=False)]
+             scatter(y[[HIGHLIGHT]], [0.0], name="the same point", color=COLORS["red"], size=12, showlegend=False)]
     reach = max(4.0, float(np.ceil(1.15 * np.abs(y).max())))
     fig = two_panels(
         left, right, titles=("2-D: points x", "1-D: y = W x"),

@@ -36,13 +36,11 @@ import numpy as np
 
 from headspace import symmetry
 from headspace.axioms import ordering_flips
-from headspace.composition import MODES
 from headspace.model import cross_entropy
 
 from . import _shipped
-from ._figure import COLORS, figure
+from ._figure import COLORS, SCORE_SCALE, figure
 from ._registry import Param, register
-from .composition_scores import SCALE
 
 #: Two orderings differ only if a gap of more than this share of the largest score changes sign.
 ORDER_RTOL = 1e-9
@@ -82,12 +80,10 @@ def _before(name: str, mode: str, metric: str):
 @register(
     "residual-basis", "Change the residual basis of a trained model",
     params=[
-        Param("model", "Model", "select", _shipped.DEFAULT_MODEL, options=_shipped.MODEL_NAMES,
-              help="a shipped toy model; with RMSNorm only rotations (times a scale) are symmetries"),
+        _shipped.model_param(help="a shipped toy model; with RMSNorm only rotations (times a scale) are symmetries"),
         Param("metric", "Score", "select", "frobenius", options=_shipped.SCORE_OPTIONS,
               help="how each pair of heads is scored; 'causal' is path ablation, the loss increase in nats"),
-        Param("mode", "Composition", "select", "K", options=MODES,
-              help="which input of the later head reads the earlier head's output"),
+        _shipped.mode_param(),
         Param("rotation", "Rotate by", "range", 0, min=-180, max=180, step=5, unit="°",
               help="rotation in every plane of a seeded orthonormal frame"),
         Param("log_condition", "Stretch, log₁₀ cond", "range", 1.0, min=0.0, max=3.0, step=0.1,
@@ -147,7 +143,7 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
         names = [[[f"{a}.{b}", f"{c}.{d}"] for (c, d) in cols] for (a, b) in rows]
         traces.append({"type": "heatmap", "z": z, "x": list(range(len(cols))), "y": list(range(len(rows))),
                        "customdata": [[[*names[i][j], rk[i][j]] for j in range(len(cols))] for i in range(len(rows))],
-                       "zmin": round(lo, 6), "zmax": round(hi, 6), "colorscale": SCALE, "xgap": 2, "ygap": 2,
+                       "zmin": round(lo, 6), "zmax": round(hi, 6), "colorscale": SCORE_SCALE, "xgap": 2, "ygap": 2,
                        "showscale": False, "name": titles[k], "xaxis": "x" + axis, "yaxis": "y" + axis,
                                               "hovertemplate": "writer %{customdata[0]} → reader %{customdata[1]}<br>" + unit + " %{z}"
                                         "<br>rank %{customdata[2]}<extra></extra>"})

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from headspace.circuits import diagonal_top_fraction
-from headspace.composition import MODES, composition_score, token_path as _token_path
+from headspace.composition import composition_score, token_path as _token_path
 
 from . import _shipped
 from ._figure import figure
@@ -54,10 +54,8 @@ def _check_layers(writer, reader):
 @register(
     "token-path", "The token path through a writer and a reader",
     params=[
-        Param("model", "Model", "select", _shipped.DEFAULT_MODEL, options=_shipped.MODEL_NAMES,
-              help="a shipped toy model: attention only, two layers"),
-        Param("mode", "Composition", "select", "K", options=MODES,
-              help="which input of the later head reads the earlier head's output"),
+        _shipped.model_param(),
+        _shipped.mode_param(),
         Param("head1", "Earlier head (writes)", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
               help="layer.head; 'previous-token' is the model's previous-token head"),
         Param("head2", "Later head (reads)", "select", _shipped.INDUCTION, options=_shipped.HEAD2_OPTIONS,
