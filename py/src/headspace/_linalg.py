@@ -16,7 +16,8 @@ import numpy as np
 _EPS = np.finfo(np.float64).eps
 _BLAS_MIN = 1 << 15          # m*n*k above which a loop of 2-D BLAS calls beats np.matmul on stacks
 _BLAS_ONE_THREAD = 1 << 17   # m*n*k below which OpenBLAS runs a matmul on one thread
-
+_BLAS_BIG = 1 << 24          # m*n*k above which one (multi-threaded) BLAS call per matrix is efficient
+_GRAM_ROWS = 1 << 14         # rows per step when a tall matrix's Gram matrix is accumulated in float64
 
 
 def _T(x):
@@ -40,7 +41,9 @@ def _mm(a, b):
     out = np.empty(lead + (m, n), dtype=np.result_type(a, b))
     for i in np.ndindex(*lead):
         ai, bi, oi = a[i], b[i], out[i]
-        if m >= n:
+        if m * n * k >= _BLAS_BIG:
+            np.matmul(ai, bi, out=oi)
+        elif m >= n:
             step = max(1, _BLAS_ONE_THREAD // (n * k))
             for r in range(0, m, step):
                 oi[r:r + step] = ai[r:r + step] @ bi
@@ -84,6 +87,20 @@ def _gram(X):
         return out
     X = X.astype(np.float64, copy=False)
     return _mm(_T(X), X)
+
+
+def _gram_rows(X):
+    """``X.T @ X`` [..., n, n] in float64 for a tall X [..., rows, n] (an embedding, d_vocab rows),
+    accumulated over blocks of rows so that no float64 copy of X is made."""
+    X = np.asarray(X)
+    if X.ndim > 2 or X.shape[0] <= _GRAM_ROWS:
+        X = X.astype(np.float64, copy=False)
+        return _T(X) @ X
+    G = np.zeros((X.shape[1], X.shape[1]))
+    for start in range(0, X.shape[0], _GRAM_ROWS):
+        part = X[start:start + _GRAM_ROWS].astype(np.float64)
+        G += part.T @ part
+    return G
 
 
 def _sv(x):

@@ -37,17 +37,41 @@ def as_array(name: str, value, ndim: int | None = None, shape: tuple | None = No
             raise ValueError(f"{name} must have shape {want}; got {list(arr.shape)}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty; got shape {arr.shape}")
-    flat = arr.reshape(-1)           # a view for contiguous input; checked in chunks so a 2 GB
-    for start in range(0, flat.size, _CHUNK):  # weight tensor needs no 2 GB temporary of booleans
-        part = flat[start:start + _CHUNK]
-        if not np.isfinite(part).all():
-            i = start + int(np.argmin(np.isfinite(part)))
-            bad = np.unravel_index(i, arr.shape)
-            raise ValueError(f"{name} must be finite; got {flat[i]} at index {tuple(int(j) for j in bad)}")
+    bad = _first_nonfinite(arr)
+    if bad is not None:
+        raise ValueError(f"{name} must be finite; got {arr[bad]} at index {bad}")
     return arr
 
 
+#: Elements per step of the finiteness check: its boolean temporary never exceeds this many bytes.
 _CHUNK = 1 << 22
+
+
+def _first_nonfinite(arr: np.ndarray) -> tuple | None:
+    """Index of the first NaN or infinity of ``arr`` in C order, or None.
+
+    Checked a chunk of ``_CHUNK`` elements at a time (a contiguous array as flat slices, any other
+    by slabs of its first axis), so a 2 GB weight tensor needs no 2 GB temporary of booleans.
+
+    >>> _first_nonfinite(np.arange(6.0).reshape(2, 3).T) is None, _first_nonfinite(np.array(np.inf))
+    (True, ())
+    """
+    if arr.size <= _CHUNK:
+        ok = np.isfinite(arr)
+        return None if ok.all() else tuple(int(i) for i in np.argwhere(~ok)[0])
+    if arr.flags.c_contiguous:
+        flat = arr.reshape(-1)                              # a view
+        for start in range(0, flat.size, _CHUNK):
+            ok = np.isfinite(flat[start:start + _CHUNK])
+            if not ok.all():
+                return tuple(int(i) for i in np.unravel_index(start + int(np.argmin(ok)), arr.shape))
+        return None
+    step = max(1, _CHUNK // (arr.size // arr.shape[0]))    # rows of the first axis per slab
+    for start in range(0, arr.shape[0], step):
+        bad = _first_nonfinite(arr[start:start + step]) if step > 1 else _first_nonfinite(arr[start])
+        if bad is not None:
+            return (start + bad[0],) + bad[1:] if step > 1 else (start,) + bad
+    return None
 
 
 def as_number(name: str, value, lo: float | None = None, hi: float | None = None) -> float:

@@ -3,7 +3,10 @@
 Several scores exist and they disagree; each behaves differently under the
 symmetries of the residual stream (see ``headspace.symmetry``) and against the
 axioms of ``headspace.axioms``. This module computes every one of them from the
-same inputs so that the site can put them side by side.
+same inputs so that the site can put them side by side. The table of every
+earlier head against every later head of a model, ``all_composition_scores``,
+is computed in memory-bounded blocks by ``headspace.head_pairs`` and importable
+from here.
 
 Layout (TransformerLens, row vectors, ``x @ W``): ``left`` is the earlier
 head's OV circuit ``W_V @ W_O`` [d_model, d_model]; ``right`` is the later
@@ -21,11 +24,12 @@ In the paper's column vectors the same product is ``(left @ right).T``, e.g.
 
 from __future__ import annotations
 
+from copy import deepcopy
 from functools import lru_cache
 
 import numpy as np
 
-from headspace._linalg import _EPS, _T, _factor, _gram, _mm, _pad, _rank_mask, _sq_norm, _sv, _sv2  # noqa: F401
+from headspace._linalg import _EPS, _T, _factor, _gram, _gram_rows, _mm, _rank_mask, _sq_norm, _sv2
 from headspace._validate import as_array, as_number
 
 __all__ = [
@@ -157,10 +161,17 @@ def random_baseline(shape_left, shape_right, *, ranks=None, samples=64, seed=0):
     return _random_baseline(n, m, p, ranks, samples, seed)
 
 
+#: Bytes of Gaussian draws above which ``random_baseline`` draws one sample at a time.
+_DRAW_BYTES = 256 * 2**20
+
+
 @lru_cache(maxsize=128)
 def _random_baseline(n, m, p, ranks, samples, seed):
     rng = np.random.default_rng(seed)
-    if ranks is None:
+    sizes = [n * m, m * p] if ranks is None else [n * ranks[0], ranks[0] * m, m * ranks[1], ranks[1] * p]
+    if samples * sum(sizes) * 8 > _DRAW_BYTES:
+        scores = _streamed_scores(rng, n, m, p, ranks, samples)
+    elif ranks is None:
         A = rng.standard_normal((samples, n, m))
         B = rng.standard_normal((samples, m, p))
         scores = np.sqrt(_sq_norm(_mm(A, B)) / (_sq_norm(A) * _sq_norm(B)))
@@ -175,6 +186,40 @@ def _random_baseline(n, m, p, ranks, samples, seed):
         nr = np.einsum("sij,sij->s", _gram(X), _gram(_T(Yt)))
         scores = np.sqrt(num / (nl * nr))
     return float(scores.mean()), float(scores.std(ddof=1) / np.sqrt(samples))
+
+
+def _streamed_scores(rng, n, m, p, ranks, samples):
+    """The scores of ``_random_baseline`` from the same draws, one sample's matrices at a time.
+
+    Why the draws are the same: a Generator fills ``[samples, r, c]`` in order, exactly as ``samples``
+    draws of ``[r, c]`` do. The matrices of one kind are drawn for all samples before the next kind,
+    so a copy of the generator is kept at the start of each kind a later kind must meet (``A`` for
+    ``A @ B``; ``Zt`` for ``Zt @ X``). Memory: a few matrices of one sample, not ``samples`` of them
+    (at Llama-2-7B shapes, 4 MB instead of 1 GB).
+    """
+    if ranks is None:
+        at_A = deepcopy(rng)
+        nA = [_sq_norm(rng.standard_normal((n, m))) for _ in range(samples)]
+        scores = []
+        for s in range(samples):
+            A, B = at_A.standard_normal((n, m)), rng.standard_normal((m, p))
+            scores.append(np.sqrt(_sq_norm(A @ B) / (nA[s] * _sq_norm(B))))
+        return np.array(scores)
+    k, k2 = ranks
+    G_P = [_gram(rng.standard_normal((n, k))) for _ in range(samples)]
+    at_Zt = deepcopy(rng)
+    G_Z = [_gram(_T(rng.standard_normal((k, m)))) for _ in range(samples)]
+    C, G_X = [], []
+    for _ in range(samples):                                 # rng is now at X, at_Zt at Zt
+        Zt, X = at_Zt.standard_normal((k, m)), rng.standard_normal((m, k2))
+        C.append(Zt @ X)                                    # k x k2: all of Zt and X the score needs
+        G_X.append(_gram(X))
+    scores = []
+    for s in range(samples):
+        G_Y = _gram(_T(rng.standard_normal((k2, p))))
+        num = _sq_norm(_factor(G_P[s]) @ C[s] @ _T(_factor(G_Y)))
+        scores.append(np.sqrt(num / (np.vdot(G_P[s], G_Z[s]) * np.vdot(G_X[s], G_Y))))
+    return np.array(scores)
 
 
 def frobenius_baseline(left, right, *, samples=64, seed=0, ranks=None):
@@ -291,24 +336,24 @@ def _basis_factor(name, gram, d_model):
 
 
 def _embedding_gram(W_E, d_model):
-    E = _float_array("W_E", W_E, min_ndim=2).astype(np.float64, copy=False)
+    E = _float_array("W_E", W_E, min_ndim=2)
     if E.shape[-1] != d_model:
         raise ValueError(f"W_E must have shape [d_vocab, d_model={d_model}]; got {list(E.shape)}")
     if E.shape[-2] < d_model:
         raise ValueError(f"W_E must have full column rank d_model={d_model} for token space to be defined, "
                          f"so at least d_model rows; got shape {list(E.shape)}")
     try:
-        return _basis_factor("W_E.T @ W_E", _gram(E), d_model)
+        return _basis_factor("W_E.T @ W_E", _gram_rows(E), d_model)
     except ValueError as exc:
         raise ValueError(f"W_E must have full column rank d_model={d_model}: {exc}") from None
 
 
 def _unembedding_factor(W_U, d_model):
     """FU [..., d_model, d_model] with ``FU.T @ FU == W_U @ W_U.T`` (any rank)."""
-    U = _float_array("W_U", W_U, min_ndim=2).astype(np.float64, copy=False)
+    U = _float_array("W_U", W_U, min_ndim=2)
     if U.shape[-2] != d_model:
         raise ValueError(f"W_U must have shape [d_model={d_model}, d_vocab]; got {list(U.shape)}")
-    return _factor(_gram(_T(U)))
+    return _factor(_gram_rows(_T(U)))
 
 
 def _square(L, R, metric):
@@ -504,3 +549,7 @@ def __getattr__(name):
         from headspace.head_pairs import all_composition_scores
         return all_composition_scores
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"all_composition_scores"})
