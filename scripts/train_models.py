@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from headspace import store
+from headspace.heads import probe_scores, repeated_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = store.SHIPPED
@@ -134,12 +135,6 @@ def copying_batch(rng: np.random.Generator, batch: int, n_ctx: int, d_vocab: int
                     seq.extend(rng.integers(0, d_vocab, int(rng.integers(1, 17))).tolist())
         out[b] = seq[:n_ctx]
     return out
-
-
-def repeated_batch(rng: np.random.Generator, batch: int, n_ctx: int, d_vocab: int) -> np.ndarray:
-    """The standard induction probe: n_ctx/2 uniform random tokens, then the same tokens again."""
-    half = rng.integers(0, d_vocab, (batch, n_ctx // 2))
-    return np.concatenate([half, half], axis=1)
 
 
 # -- the model, in TransformerLens's architecture ------------------------------
@@ -250,9 +245,7 @@ def measure(model, probe) -> dict:
         T = probe.shape[1] // 2
         nll = torch.nn.functional.cross_entropy(logits[:, :-1].transpose(1, 2), probe[:, 1:], reduction="none")
         first, second = nll[:, : T - 1].mean().item(), nll[:, T:].mean().item()
-        pats = pats.mean(0)  # [n_layers, n_heads, seq, seq]
-        prev = pats.diagonal(offset=-1, dim1=-2, dim2=-1).mean(-1)
-        induction = pats.diagonal(offset=-(T - 1), dim1=-2, dim2=-1)[..., 1:].mean(-1)
+        prev, induction = probe_scores(pats.mean(0))  # the scores heads.head_scores gives, on torch tensors
     r = lambda x: round(float(x), 5)  # noqa: E731
     return {"first_half_loss": r(first), "repeated_half_loss": r(second),
             "previous_token_score": [[r(x) for x in row] for row in prev.tolist()],
@@ -302,7 +295,7 @@ def train(spec: Spec, position: int = 0) -> dict:
     torch.manual_seed(spec.seed)
     model = build(spec)
     data_rng = np.random.default_rng([spec.seed, 0])
-    probe = torch.tensor(repeated_batch(np.random.default_rng([spec.seed, 1]), 64, spec.n_ctx, spec.d_vocab))
+    probe = torch.tensor(repeated_tokens(spec.d_vocab, spec.n_ctx, batch=64, seed=[spec.seed, 1]))
     decay = [p for n, p in model.named_parameters() if n.startswith("W_")]
     rest = [p for n, p in model.named_parameters() if not n.startswith("W_")]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": spec.weight_decay},
@@ -341,7 +334,7 @@ def train(spec: Spec, position: int = 0) -> dict:
     steps, window = choose_checkpoints(curve["step"], best_induction, sorted(snapshots), spec.n_checkpoints)
     final = model.state_dict_tl()
     ref_tokens = np.concatenate([copying_batch(np.random.default_rng([spec.seed, 2]), 1, spec.n_ctx, spec.d_vocab),
-                                 repeated_batch(np.random.default_rng([spec.seed, 3]), 1, spec.n_ctx, spec.d_vocab)])
+                                 repeated_tokens(spec.d_vocab, spec.n_ctx, batch=1, seed=[spec.seed, 3])])
     with torch.no_grad():
         logits32, _ = model(torch.tensor(ref_tokens), patterns=True)
         model64 = build(spec).double()
@@ -405,9 +398,9 @@ def check_transformer_lens(out: Path) -> None:
     import torch
     from transformer_lens import HookedTransformer, HookedTransformerConfig
 
-    for name in json.loads((out / "manifest.json").read_text())["models"]:
+    for name in store.read_manifest(out)["models"]:
         d = out / name
-        cfg = HookedTransformerConfig(**json.loads((d / "config.json").read_text()))
+        cfg = HookedTransformerConfig(**store.read_config(d))
         model = HookedTransformer(cfg)
         state = {k: torch.tensor(v) for k, v in np.load(d / "weights.npz").items()}
         missing, unexpected = model.load_state_dict(state, strict=False)

@@ -31,7 +31,7 @@ import numpy as np
 
 from headspace._validate import as_number
 
-__all__ = ["repeated_tokens", "repeated_span", "head_scores", "sequence_scores", "previous_token_head", "induction_head", "find_pair"]
+__all__ = ["repeated_tokens", "repeated_span", "head_scores", "probe_scores", "sequence_scores", "previous_token_head", "induction_head", "find_pair"]
 
 
 def repeated_tokens(d_vocab: int, n_ctx: int, batch: int = 16, seed: int = 0) -> np.ndarray:
@@ -78,10 +78,26 @@ def head_scores(model, tokens=None) -> tuple[np.ndarray, np.ndarray]:
     T = toks.shape[1] // 2
     if not (toks[:, :T] == toks[:, T:]).all():
         raise ValueError("tokens must repeat their first half in their second half (an induction probe)")
-    pattern = model.attention_patterns(toks).mean(axis=0)            # [n_layers, n_heads, seq, seq]
-    prev = np.diagonal(pattern, offset=-1, axis1=-2, axis2=-1).mean(-1)
-    induction = np.diagonal(pattern, offset=-(T - 1), axis1=-2, axis2=-1)[..., 1:].mean(-1)
-    return prev, induction
+    return probe_scores(model.attention_patterns(toks).mean(axis=0))
+
+
+def probe_scores(pattern):
+    """``(previous_token, induction)`` per head from the batch-mean attention ``pattern``
+    ``[..., 2T, 2T]`` of a probe whose second half repeats its first (``repeated_tokens``).
+
+    Previous-token: the mean attention from position ``i`` to ``i - 1``. Induction: the mean
+    attention from ``i >= T`` to ``i - T + 1``, the token after the current token's first copy.
+    It uses only ``.diagonal`` and ``.mean``, so the trainer applies the same definition to
+    torch tensors.
+
+    >>> p = np.eye(6)[None, None][..., [0, 0, 1, 2, 3, 4], :]     # always the previous token
+    >>> [s.round(2).tolist() for s in probe_scores(p)]
+    [[[1.0]], [[0.0]]]
+    """
+    T = pattern.shape[-1] // 2
+    previous = pattern.diagonal(-1, -2, -1).mean(-1)
+    induction = pattern.diagonal(-(T - 1), -2, -1)[..., 1:].mean(-1)
+    return previous, induction
 
 
 def sequence_scores(pattern, tokens) -> tuple[np.ndarray, np.ndarray]:

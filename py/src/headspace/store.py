@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Stored", "SHIPPED", "models_dir", "list_models", "model_directory", "read_model",
+__all__ = ["Stored", "SHIPPED", "models_dir", "read_manifest", "list_models", "read_config", "model_directory", "read_model",
            "read_checkpoints", "read_training_curve", "read_state_npz", "save_npz", "write_model"]
 
 MANIFEST = "manifest.json"
@@ -77,9 +77,28 @@ def models_dir() -> Path:
     return where
 
 
+def read_manifest(where=None) -> dict:
+    """The ``manifest.json`` of a directory of models (default ``models_dir()``): per model its
+    files' sha256, checkpoint steps and normalisation. The one reader of that file.
+
+    >>> sorted(read_manifest()["models"])
+    ['attn-only-2l', 'attn-only-2l-rms']
+    """
+    return _read_manifest(Path(where if where is not None else models_dir()) / MANIFEST)
+
+
 def list_models() -> list[str]:
     """Names of the models in ``models_dir()``, in manifest order."""
-    return list(_read_manifest(models_dir() / MANIFEST)["models"])
+    return list(read_manifest()["models"])
+
+
+def read_config(path, *, verify: bool = True) -> dict:
+    """The ``config.json`` of a model directory or shipped model name (checked against the manifest).
+
+    >>> read_config("attn-only-2l")["n_layers"]
+    2
+    """
+    return _open(path, verify)[1]
 
 
 def model_directory(path) -> Path:

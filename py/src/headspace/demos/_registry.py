@@ -11,6 +11,7 @@ the same ``Demo.run`` in Pyodide, and pytest calls exactly what both call.
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 from dataclasses import dataclass, field
@@ -156,6 +157,31 @@ def register(name: str, title: str, params, outputs, needs_models: bool = False)
         REGISTRY[name] = Demo(name, title, tuple(params), tuple(outputs), fn, needs_models)
         return fn
     return wrap
+
+
+def format_value(value) -> str:
+    """An output as the page prints it under its figure, the one formatter of every runtime: the
+    build prints the prerendered outputs with it and the browser's worker returns its text with
+    each result. Numbers to 4 significant digits (``|x| < 1e-10`` as 0), lists in brackets,
+    mappings as ``{key: value}`` in their own order; the exact JSON stays in ``data-value``.
+
+    >>> format_value({"b": [0.123456, 1e-05, 2e-12], "a": True, "n": 3000})
+    '{b: [0.1235, 1e-05, 0], a: true, n: 3000}'
+    """
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {format_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, numbers.Real):
+        return "0" if abs(value) < 1e-10 else f"{float(value):.4g}"
+    return str(value)
+
+
+def format_outputs(outputs: dict) -> dict:
+    """``{key: format_value(value)}`` for every output of a result."""
+    return {key: format_value(value) for key, value in outputs.items()}
 
 
 def to_json_value(obj, path="result"):

@@ -13,7 +13,6 @@ a manifest (a page with no model demo), the fallbacks below only fill the declar
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 
 import numpy as np
@@ -35,8 +34,8 @@ SCORE_OPTIONS = METRICS + (CAUSAL,)
 
 def _manifest() -> dict | None:
     try:
-        return json.loads((_store.models_dir() / _store.MANIFEST).read_text())
-    except (ValueError, OSError):
+        return _store.read_manifest()
+    except ValueError:  # no models here (a browser page without model demos): the fallbacks
         return None
 
 
@@ -52,7 +51,7 @@ def _declarations():
     steps = sorted({int(s) for e in entries.values() for s in e.get("checkpoint_steps", ())})
     layers, heads, vocab, ctx = 2, 4, 128, 64
     if manifest:
-        configs = [json.loads((_store.models_dir() / n / _store.CONFIG).read_text()) for n in names]
+        configs = [_store.read_config(n) for n in names]
         layers = min(c["n_layers"] for c in configs)
         heads = min(c["n_heads"] for c in configs)
         vocab = min(c["d_vocab"] for c in configs)
@@ -77,7 +76,7 @@ def checkpoint_steps(name: str) -> tuple[int, ...]:
 
 @lru_cache(maxsize=None)
 def _entry(where: str, name: str) -> dict:
-    manifest = json.loads((_store.models_dir() / _store.MANIFEST).read_text())
+    manifest = _store.read_manifest()
     if name not in manifest["models"]:
         raise ValueError(f"model must be one of {sorted(manifest['models'])}; got {name!r}")
     e = manifest["models"][name]

@@ -1,0 +1,79 @@
+"""One JSON call into the demo registry: the entry point of the browser's worker and of the
+Pyodide test runner alike, so that both run exactly what pytest runs.
+
+``call(name, params_json)`` returns the JSON the page draws, ``{"figure", "outputs"}``; only
+strings cross, no Python object. The registry reads the shipped models' manifest when it is
+imported (model names, checkpoint steps): ``load()`` imports it once the models are in place,
+and ``use_models(root)`` points the store at a directory that holds the manifest and receives
+the other files as demos ask for them (the browser's worker copies a file when a call fails
+with "model file ... is missing", then calls again), forgetting demos imported without it.
+
+>>> import json
+>>> out = json.loads(call("polarizer", '{"theta": 90}'))
+>>> sorted(out), out["outputs"]["transmission"], out["text"]["transmission"]
+(['figure', 'outputs', 'text'], 0.5, '0.5')
+>>> call("nonesuch", "{}")
+Traceback (most recent call last):
+...
+ValueError: unknown demo 'nonesuch'; see headspace.demos.REGISTRY
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from headspace import store
+
+__all__ = ["call", "load", "forget", "use_models"]
+
+_registry = None
+
+
+def load() -> dict:
+    """The registry, imported on first use (an import that fails leaves nothing half-imported)."""
+    global _registry
+    if _registry is None:
+        try:
+            from headspace.demos import REGISTRY
+        except BaseException:
+            forget()
+            raise
+        _registry = REGISTRY
+    return _registry
+
+
+def use_models(root: str) -> list[str]:
+    """Read the shipped models from ``root``, which holds their ``manifest.json`` (and gets each
+    other file when a demo first reads it): a directory per listed model, so that names resolve,
+    and the demos imported before forgotten. Returns the files the demos read when imported
+    (each model's config), relative to ``root``, for the worker to copy first."""
+    os.environ["HEADSPACE_MODELS"] = root
+    names = store.list_models()
+    for name in names:
+        (Path(root) / name).mkdir(parents=True, exist_ok=True)
+    forget()
+    return [f"{name}/{store.CONFIG}" for name in names]
+
+
+def forget() -> None:
+    """Drop the imported demos: the next ``load()`` imports them again and re-reads the manifest."""
+    global _registry
+    _registry = None
+    for key in [k for k in sys.modules if k == "headspace.demos" or k.startswith("headspace.demos.")]:
+        del sys.modules[key]
+
+
+def call(name: str, params_json: str) -> str:
+    """Run demo ``name`` on parameters given as JSON; its result as compact JSON, with ``text``:
+    each output as the page prints it (``headspace.demos.format_value``)."""
+    registry = load()
+    demo = registry.get(name)
+    if demo is None:
+        raise ValueError(f"unknown demo {name!r}; see headspace.demos.REGISTRY")
+    result = demo.run(json.loads(params_json))
+    from headspace.demos import format_outputs
+    result["text"] = format_outputs(result["outputs"])
+    return json.dumps(result, separators=(",", ":"))
