@@ -1,7 +1,9 @@
-"""Import ``headspace`` from this checkout, whichever checkout the shared venv's
-editable install last pointed at (a second clone, CI's fresh clone)."""
+"""Import ``headspace`` and the build tools (``sitebuild``) from this checkout, whichever checkout
+the shared venv's .pth last pointed at (a second clone, CI's fresh clone). The only place that
+touches sys.path."""
 
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "py" / "src"))
+ROOT = Path(__file__).resolve().parent
+sys.path[:0] = [str(ROOT / "py" / "src"), str(ROOT / "scripts")]

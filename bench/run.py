@@ -29,11 +29,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT / "tests"))
-import devserver  # noqa: E402
-from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from embeds import embeds_bench, print_embeds  # noqa: E402
+from embeds import embeds_bench, print_embeds  # bench/ is this script's own folder
+from sitebuild import devserver
+from sitebuild.browser import CHROMIUM, CHROMIUM_ARGS
 
 PUBLIC = ROOT / "site" / "public"
 BOOT_MS = 120_000
@@ -219,6 +217,10 @@ def main() -> None:
     plain_dir = PUBLIC / "_bench-plain"
     shutil.rmtree(plain_dir, ignore_errors=True)
     shutil.copytree(ROOT / "bench" / "plain", plain_dir)
+    contract = json.loads((ROOT / "site" / "data" / "contract.json").read_text())
+    plain_js = plain_dir / "plain.js"
+    plain_js.write_text(plain_js.read_text().replace("__PYODIDE_DIR__", contract["pyodide_dir"])
+                        .replace("__LOCKFILE__", contract["lockfile"]))
     server = devserver.serve(0)
     base = f"http://127.0.0.1:{server.server_port}"
     report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": {"cpus": os.cpu_count()}}

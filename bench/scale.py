@@ -28,8 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "py" / "src"))
-from headspace.head_pairs import WORK_BYTES, all_composition_scores  # noqa: E402
+from headspace.head_pairs import WORK_BYTES, all_composition_scores  # the venv's .pth: this checkout
 
 SHAPES = dict(n_layers=32, n_heads=32, d_model=4096, d_head=128)
 

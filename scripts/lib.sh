@@ -29,14 +29,15 @@ ensure_venv() {
     "$dir/bin/python" -m pip install -q --disable-pip-version-check -r "$lock"
     stamp_set "$name" "$hash"
   fi
-  # The package itself, from this checkout (a fresh clone moves it): a .pth line, not
-  # `pip install -e`, which would write egg-info into py/src (the build writes nothing there).
-  "$dir/bin/python" - "$ROOT/py/src" <<'PY'
+  # The package itself and the build tools (scripts/sitebuild), from this checkout (a fresh
+  # clone moves it): .pth lines, not `pip install -e`, which would write egg-info into py/src
+  # (the build writes nothing there).
+  "$dir/bin/python" - "$ROOT/py/src" "$ROOT/scripts" <<'PY'
 import sys, sysconfig
 from pathlib import Path
 site = Path(sysconfig.get_paths()["purelib"])
 for old in site.glob("__editable__*headspace*"):
     old.unlink()
-(site / "headspace-checkout.pth").write_text(sys.argv[1] + "\n")
+(site / "headspace-checkout.pth").write_text("".join(path + "\n" for path in sys.argv[1:]))
 PY
 }

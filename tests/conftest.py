@@ -8,7 +8,6 @@ never downloads a browser of its own here.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -19,16 +18,11 @@ from hypothesis import settings
 settings.register_profile("headspace", derandomize=True, print_blob=True)
 settings.load_profile("headspace")
 
+from sitebuild import devserver
+from sitebuild.browser import CHROMIUM, CHROMIUM_ARGS
+
 ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = ROOT / "site" / "public"
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT / "tests"))
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-default-apps", "--disable-extensions", "--metrics-recording-only",
-                 "--no-default-browser-check"]
 
 
 @pytest.fixture(scope="session")
@@ -39,7 +33,6 @@ def demos_data() -> dict:
 
 @pytest.fixture(scope="session")
 def site_url():
-    import devserver
     if not (PUBLIC / "index.html").exists():
         pytest.fail("site/public is not built; run scripts/build (scripts/test does)")
     server = devserver.serve(0)

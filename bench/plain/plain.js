@@ -1,8 +1,9 @@
 // Baseline for scripts/bench: the same Pyodide, numpy and headspace wheels,
 // loaded the naive way on the main thread, then the polariser computed and plotted.
-import { loadPyodide } from "/pyodide/0.27.7/pyodide.mjs";
+// bench/run.py fills in the paths from site/data/contract.json when it copies this page.
+import { loadPyodide } from "/__PYODIDE_DIR__pyodide.mjs";
 
-const pyodide = await loadPyodide({ indexURL: "/pyodide/0.27.7/", lockFileURL: "/pyodide/0.27.7/pyodide-lock.json" });
+const pyodide = await loadPyodide({ indexURL: "/__PYODIDE_DIR__", lockFileURL: "/__LOCKFILE__" });
 await pyodide.loadPackage(["numpy", "headspace"]);
 const run = pyodide.runPython(`
 import json

@@ -3,7 +3,6 @@ becomes "error" and the message says what failed."""
 
 import pytest
 
-import sys, pathlib; sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from test_polarizer import BOOT_MS, set_control
 
 pytestmark = pytest.mark.browser

@@ -123,10 +123,11 @@ def test_every_demo_follows_the_dom_contract(built):
 
 
 def test_runtime_is_self_hosted(built):
-    lock = json.loads((built / "pyodide" / "0.27.7" / "pyodide-lock.json").read_text())
+    contract = json.loads((SITE / "data" / "contract.json").read_text())
+    lock = json.loads((built / contract["lockfile"]).read_text())
     assert set(lock["packages"]) == {"numpy", "headspace"}
     for pkg in lock["packages"].values():
-        wheel = (built / "pyodide" / "0.27.7" / pkg["file_name"]).resolve()
+        wheel = (built / contract["pyodide_dir"] / pkg["file_name"]).resolve()
         import hashlib
         assert hashlib.sha256(wheel.read_bytes()).hexdigest() == pkg["sha256"]
     for path, page in pages(built):

@@ -5,13 +5,14 @@ other sites, and no served path matches two Content-Security-Policy rules."""
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-import devserver
+from sitebuild import devserver
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = ROOT / "site" / "public"
@@ -30,9 +31,13 @@ def served_paths() -> list[str]:
     return paths
 
 
+def matching(header: str, path: str, rules) -> list[str]:
+    """The values of ``header`` that the rules matching ``path`` set (one per rule)."""
+    return [values[header] for pattern, values in rules if header in values and fnmatch.fnmatch(path, pattern)]
+
+
 def csp_rules(path: str, rules) -> list[str]:
-    return [values["Content-Security-Policy"] for pattern, values in rules
-            if "Content-Security-Policy" in values and fnmatch.fnmatch(path, pattern)]
+    return matching("Content-Security-Policy", path, rules)
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +52,30 @@ def test_every_page_and_worker_matches_exactly_one_policy(rules):
     assert len(pages) > 40
     wrong = {p: len(csp_rules(p, rules)) for p in pages if len(csp_rules(p, rules)) != 1}
     assert wrong == {}, f"paths matching other than one Content-Security-Policy rule: {wrong}"
+
+
+def test_every_served_file_matches_exactly_one_caching_rule(rules):
+    """Two matching Cache-Control rules would leave the deploy to pick one (a host may join them);
+    none would leave it to a default."""
+    wrong = {p: matching("Cache-Control", p, rules) for p in served_paths()
+             if len(matching("Cache-Control", p, rules)) != 1}
+    assert wrong == {}, f"paths matching other than one Cache-Control rule: {wrong}"
+
+
+def test_what_may_be_cached_for_a_year(rules):
+    """Only files whose address changes with their content are immutable: the runtime under its
+    version or content hash, Hugo's fingerprinted scripts and stylesheet. The site lockfile, which
+    names our wheel, lives in that wheel's content-hashed folder."""
+    contract = json.loads((ROOT / "site" / "data" / "contract.json").read_text())
+    assert contract["lockfile"].startswith("pyodide/headspace/") and contract["lockfile"].split("/")[2]
+    for path in served_paths():
+        (value,) = matching("Cache-Control", path, rules)
+        if "immutable" in value:
+            assert path.startswith(("/pyodide/", "/js/", "/css/")), path
+            if path.startswith(("/js/", "/css/")):
+                assert re.search(r"\.[0-9a-f]{64}\.(js|css)$", path), f"{path} is immutable but not fingerprinted"
+        else:
+            assert "max-age=0, must-revalidate" in value or "max-age=604800" in value, (path, value)
 
 
 def test_only_embed_pages_may_be_framed(rules, demos_data):

@@ -1,5 +1,5 @@
 """Every number an article states comes from the build (DESIGN.md, "Numbers in
-prose"): a result is printed by the ``value`` shortcode from scripts/values.py,
+prose"): a result is printed by the ``value`` shortcode from scripts/sitebuild/values.py,
 never typed into the prose.
 
 The checker reads an article's markdown and blanks out, keeping line numbers:
@@ -29,8 +29,7 @@ import re
 
 import pytest
 
-import prerender
-import values
+from sitebuild import values
 from test_content import POSTS
 
 LABELS = ("axiom", "axioms", "section", "sections", "figure", "figures", "fig.", "table", "tables",
@@ -40,6 +39,7 @@ SMALL = range(0, 11)
 YEARS = range(1900, 2100)
 
 VALUE = re.compile(r"\{\{[<%]\s*value\s+(.*?)\s*/?[>%]\}\}", re.S)
+VALUE_KEY = re.compile(r'^(?:key\s*=\s*)?"([^"]+)"')  # the key comes first in every form
 _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?"
 _BLANK = [  # (what, pattern), applied in this order
     ("front matter", re.compile(r"\A(\+\+\+|---)\n.*?\n\1\n", re.S)),
@@ -94,8 +94,7 @@ def used_values(text: str) -> list[tuple[int, str]]:
     """``(line, key)`` of every value shortcode in ``text``."""
     used = []
     for m in VALUE.finditer(text):
-        args = [(k, prerender.parse_value(v)) for k, v in prerender.ARG.findall(m.group(1))]
-        key = args[0][1] if args and not args[0][0] else dict(args).get("key")
+        key = VALUE_KEY.search(m.group(1)).group(1)  # {{< value "k" >}} or {{< value key="k" ... >}}
         used.append((text.count("\n", 0, m.start()) + 1, key))
     return used
 
@@ -157,20 +156,20 @@ def computed() -> dict:
 def test_prose_states_numbers_through_values(path):
     found = bare_numbers(path.read_text(encoding="utf-8"))
     report = "\n".join(f"  {path.name}:{line}: {number}  ...{context}..." for line, number, context in found)
-    assert not found, (f"{len(found)} bare number(s) in prose; compute each in scripts/values.py and write "
+    assert not found, (f"{len(found)} bare number(s) in prose; compute each in scripts/sitebuild/values.py and write "
                        f'{{{{< value "article.name" >}}}} (or move a constant of the maths into $...$):\n{report}')
 
 
 def test_every_value_used_exists(computed):
     unknown = [f"{p.name}:{line}: {key}" for p in POSTS for line, key in used_values(p.read_text(encoding="utf-8"))
                if not (isinstance(key, str) and key.count(".") == 1 and key.split(".")[1] in computed.get(key.split(".")[0], {}))]
-    assert not unknown, "value shortcodes with no value in scripts/values.py:\n  " + "\n  ".join(unknown)
+    assert not unknown, "value shortcodes with no value in scripts/sitebuild/values.py:\n  " + "\n  ".join(unknown)
 
 
 def test_every_value_is_used(computed):
     used = {key for p in POSTS for _, key in used_values(p.read_text(encoding="utf-8"))}
     unused = sorted(f"{a}.{n}" for a, vs in computed.items() for n in vs if f"{a}.{n}" not in used)
-    assert not unused, "scripts/values.py computes values no article states; remove them:\n  " + "\n  ".join(unused)
+    assert not unused, "scripts/sitebuild/values.py computes values no article states; remove them:\n  " + "\n  ".join(unused)
 
 
 def test_values_are_numbers_or_short_strings(computed):

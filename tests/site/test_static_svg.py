@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import static_svg
+from sitebuild import static_svg
 from headspace.demos import REGISTRY
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -78,8 +78,8 @@ def test_ablated_losses_remove_one_term_at_a_time():
 def test_the_induction_pairs_virtual_head_matters_most_on_the_plain_model():
     """The issue asked: removing the induction pair's virtual-head term raises the repeated-half
     loss of attn-only-2l more than removing any other two-head term. It does, by a hair; on the RMS
-    model it does not (the primer states both, from scripts/values.py)."""
-    from values import virtual_head_effects
+    model it does not (the primer states both, from scripts/sitebuild/values.py)."""
+    from sitebuild.values import virtual_head_effects
     for name, pair_wins in zip(MODELS, (True, False)):
         (l1, h1), (l2, h2) = _shipped.roles(name)
         fx = virtual_head_effects(name)

@@ -29,7 +29,9 @@ FONT = 12
 DASHES = {"dash": "6 4", "dot": "2 3", "dashdot": "6 3 2 3", "longdash": "10 4"}
 
 
-INK = "#1f2933"  # the demos' neutral colour; drawn as currentColor so dark mode recolours it
+from headspace.demos._figure import COLORS
+
+INK = COLORS["ink"]  # the demos' neutral colour; drawn as currentColor so dark mode recolours it
 
 
 def _paint(color):

@@ -3,7 +3,7 @@
 Tests, benchmarks and scripts/serve all use it, so the CSP, the wasm MIME
 type and the caching rules they see are the ones the deploy sends.
 
-    python scripts/devserver.py --port 1313
+    python -m sitebuild.devserver --port 1313
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import threading
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = ROOT / "site" / "public"
 
 

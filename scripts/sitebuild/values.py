@@ -1,7 +1,7 @@
 """Every number an article states, computed by the library at build time.
 
 One function per article returns ``{name: value}``; ``compute()`` gathers them
-under the article's key and scripts/prerender.py writes the result to
+under the article's key and scripts/sitebuild/prerender.py writes the result to
 site/data/values.json. An article prints one with the ``value`` shortcode
 (site/layouts/_shortcodes/value.html), which fails the build on an unknown key:
 

@@ -2,10 +2,10 @@
 
 One Hugo content page per public module under ``site/content/reference/`` (generated, not
 committed): pdoc renders each module's docstrings, signatures and members with our own frame
-template (``scripts/reference_templates/``, which keeps only the content, so the page wears the
+template (``scripts/sitebuild/reference_templates/``, which keeps only the content, so the page wears the
 site's layout and styles); links between modules are rewritten to the site's reference URLs.
 
-    python scripts/reference.py          # run by scripts/setup, after vendor.py
+    python -m sitebuild.reference          # run by scripts/setup, after vendor.py
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ import shutil
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "site" / "content" / "reference"
 TEMPLATES = Path(__file__).resolve().parent / "reference_templates"
-sys.path.insert(0, str(ROOT / "py" / "src"))
 
 #: The public modules, in the order a researcher meets them.
 MODULES = ("headspace", "headspace.composition", "headspace.weights", "headspace.model", "headspace.store",

@@ -7,8 +7,12 @@
 - The headspace wheel, built from py/: as researchers install it (models
   included) under /download/, and for the browser without the models (the
   worker fetches those only on pages that need them) under a content-hashed folder.
-- A site-specific pyodide-lock.json listing just numpy and headspace with sha256.
+- A site-specific pyodide-lock.json listing just numpy and headspace with sha256, in the
+  wheel's content-hashed folder (so it may be cached as immutably as everything under
+  /pyodide/); Pyodide's own lockfile stays beside its files, unchanged.
 - plotly.js (cartesian partial bundle) and KaTeX's CSS and fonts.
+- site/data/contract.json: the facts the page and Hugo share with Python (the runtime's
+  paths, the demos' ink colour), written here once so no other file repeats them.
 
 Run by scripts/setup; safe to run again (it only rewrites what changed).
 """
@@ -26,7 +30,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("HEADSPACE_CACHE", Path.home() / ".cache" / "headspace"))
 NPM = ROOT / "node_modules"
 STATIC = ROOT / "site" / "static"
@@ -140,6 +144,8 @@ def main() -> None:
     pkg_dir = STATIC / "pyodide" / "headspace"
     shutil.rmtree(pkg_dir, ignore_errors=True)
     copy_if_changed(wheel, pkg_dir / digest[:12] / wheel.name)
+    # Pyodide's own lockfile, as shipped: what loadPyodide reads by default (the plain bench page).
+    copy_if_changed(NPM / "pyodide" / "pyodide-lock.json", PYODIDE_OUT / "pyodide-lock.json")
 
     site_lock = {
         "info": lock["info"],
@@ -153,7 +159,10 @@ def main() -> None:
             },
         },
     }
-    (PYODIDE_OUT / "pyodide-lock.json").write_text(json.dumps(site_lock, indent=1))
+    # Beside the wheel it names: its folder's hash changes whenever its content does.
+    site_lockfile = pkg_dir / digest[:12] / "pyodide-lock.json"
+    site_lockfile.write_text(json.dumps(site_lock, indent=1))
+    write_contract(site_lockfile)
 
     vendor = STATIC / "vendor"
     copy_if_changed(NPM / "plotly.js-cartesian-dist-min" / "plotly-cartesian.min.js", vendor / "plotly.min.js")
@@ -162,6 +171,27 @@ def main() -> None:
     for font in (katex / "fonts").glob("*.woff2"):
         copy_if_changed(font, vendor / "katex" / "fonts" / font.name)
     log(f"runtime vendored: numpy {np_info['sha256'][:12]}, headspace {digest[:12]}")
+
+
+CONTRACT = ROOT / "site" / "data" / "contract.json"
+
+
+def write_contract(site_lockfile: Path) -> dict:
+    """site/data/contract.json: what Hugo (site.Data.contract) and the page scripts (through Hugo)
+    take from Python instead of repeating: the Pyodide version and folder, the site lockfile,
+    and the ink colour of neutral marks (which the dark scheme swaps for its text colour)."""
+    from headspace.demos._figure import COLORS
+    contract = {
+        "pyodide_version": PYODIDE_VERSION,
+        "pyodide_dir": f"pyodide/{PYODIDE_VERSION}/",
+        "lockfile": site_lockfile.relative_to(STATIC).as_posix(),
+        "ink": COLORS["ink"],
+    }
+    text = json.dumps(contract, indent=1) + "\n"
+    if not CONTRACT.exists() or CONTRACT.read_text() != text:
+        CONTRACT.parent.mkdir(parents=True, exist_ok=True)
+        CONTRACT.write_text(text)
+    return contract
 
 
 if __name__ == "__main__":

