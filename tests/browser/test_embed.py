@@ -67,6 +67,10 @@ def run_snippet(snippet: str, name: str) -> dict:
 
 
 def figure_in(frame):
+    """The figure of an embedded frame once it has settled, scrolled into view as a reader would
+    (Chromium may throttle an off-screen cross-origin frame)."""
+    if frame.parent_frame:
+        frame.frame_element().scroll_into_view_if_needed()
     fig = frame.locator("figure.demo")
     frame.wait_for_function(f"() => ({SETTLED})(document.querySelector('figure.demo'))", timeout=BOOT_MS)
     return fig

@@ -8,11 +8,14 @@ import json
 
 import pytest
 
-from headspace.demos import REGISTRY
+from pathlib import Path
+
+from headspace.demos import REGISTRY, format_outputs
 from support import assert_json_close
 from test_polarizer import output_values, set_control, wait_ready
 
 pytestmark = pytest.mark.browser
+PUBLIC = Path(__file__).resolve().parents[2] / "site" / "public"
 
 READ_PARAMS = "fig => window.headspace.params(fig)"  # the page's own reader: what it sends to Python
 
@@ -62,7 +65,12 @@ def test_every_control_of_every_demo(page, site_url, demos_data):
             assert fig.get_attribute("data-status") == "ready", fig.locator('[data-role="error"]').text_content()
             params = fig.evaluate(READ_PARAMS)
             assert params[p["name"]] != current
-            assert_json_close(output_values(fig), REGISTRY[name].run(params)["outputs"], path=f"{name}{params}")
+            native = REGISTRY[name].run(params)["outputs"]
+            assert_json_close(output_values(fig), native, path=f"{name}{params}")
+            # The text under the figure is Python's format_value, as the build prints it (in Python's
+            # key order: the JSON in data-value went through a JS object, which sorts numeric keys).
+            texts = {o.get_attribute("data-output"): o.text_content() for o in fig.locator("output[data-output]").all()}
+            assert texts == format_outputs(native), name
 
 
 def article_paths(site_root):
@@ -70,7 +78,6 @@ def article_paths(site_root):
 
 
 def test_every_article_goes_live(page, site_url):
-    from conftest import PUBLIC
     for slug in article_paths(PUBLIC):
         page.goto(f"{site_url}/posts/{slug}/")
         if page.locator("figure.demo").count():
@@ -80,7 +87,6 @@ def test_every_article_goes_live(page, site_url):
 
 
 def test_pages_fit_a_phone(browser, site_url):
-    from conftest import PUBLIC
     context = browser.new_context(viewport={"width": 375, "height": 740}, device_scale_factor=2,
                                   is_mobile=True, has_touch=True, reduced_motion="reduce")
     page = context.new_page()

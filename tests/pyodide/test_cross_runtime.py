@@ -18,7 +18,8 @@ from support import assert_json_close, sample_params
 
 pytestmark = pytest.mark.pyodide
 ROOT = Path(__file__).resolve().parents[2]
-INDEX = ROOT / "site" / "static" / "pyodide" / "0.27.7"
+STATIC = ROOT / "site" / "static"
+CONTRACT = ROOT / "site" / "data" / "contract.json"  # where scripts/sitebuild/vendor.py put the runtime
 MODELS = store.SHIPPED
 
 
@@ -36,10 +37,12 @@ def cases(per_demo: int = 4, seed: int = 7):
 def pyodide_results():
     node = shutil.which("node")
     assert node, "node is required (Node 20)"
-    assert (INDEX / "pyodide-lock.json").exists(), "run scripts/setup to vendor the runtime"
+    assert CONTRACT.exists(), "run scripts/setup to vendor the runtime"
+    contract = json.loads(CONTRACT.read_text())
+    index, lockfile = STATIC / contract["pyodide_dir"], STATIC / contract["lockfile"]
     todo = cases()
     payload = json.dumps(todo).replace("NaN", '"NaN"')
-    proc = subprocess.run([node, str(ROOT / "tests" / "pyodide" / "run_registry.mjs"), str(INDEX), str(MODELS)],
+    proc = subprocess.run([node, str(ROOT / "tests" / "pyodide" / "run_registry.mjs"), str(index), str(lockfile), str(MODELS)],
                           input=payload, capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout)

@@ -14,6 +14,7 @@
 //    defaults until Python has checked the link's parameters, then that state.
 // 6. On an embed page (/embed/<demo>/) in a frame, tell the host page our height.
 
+import * as contract from "@params"; // site/data/contract.json, passed by Hugo's js.Build
 import { fromQuery, readParams, writeParams } from "./state.js";
 import { setupMenu } from "./share.js";
 
@@ -50,13 +51,6 @@ function themed(layout) {
 const PLOT_CONFIG = { responsive: true, displayModeBar: false, scrollZoom: false };
 
 // ---------- reading and writing the DOM ----------
-function formatValue(v) {
-  if (Array.isArray(v)) return `[${v.map(formatValue).join(", ")}]`;
-  if (v && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${k}: ${formatValue(x)}`).join(", ")}}`;
-  if (typeof v === "number") return Math.abs(v) < 1e-10 ? "0" : String(Number(v.toPrecision(4)));
-  return String(v);
-}
-
 function updateReadouts(fig) {
   for (const input of fig.querySelectorAll("input[type=range]")) {
     const readout = input.parentElement.querySelector(".readout");
@@ -75,26 +69,37 @@ function setStatus(state, status, message) {
 }
 
 // Demos draw "ink" (the light scheme's text colour) for neutral marks; in the
-// dark scheme those marks take the page's text colour instead.
-const INK = "#1f2933";
-function inked(value, fg) {
-  if (Array.isArray(value)) return value.map((v) => (v === INK ? fg : inked(v, fg))); // per-bar colours
-  if (value && typeof value === "object") {
-    const out = {};
-    for (const [k, v] of Object.entries(value)) out[k] = v === INK ? fg : inked(v, fg);
-    return out;
+// dark scheme those marks take the page's text colour instead. The places a
+// figure uses ink are found once per figure and recoloured in place: no copy of
+// the figure's data on every draw.
+const INK = contract.ink; // the demos' own neutral colour (Python's _figure.COLORS)
+const inkPlaces = new WeakMap(); // figure -> [[object, key]] whose value was INK
+function inkOf(figure) {
+  let places = inkPlaces.get(figure);
+  if (!places) {
+    places = [];
+    const walk = (value) => {
+      if (!value || typeof value !== "object") return;
+      for (const key of Object.keys(value)) { // arrays too: per-bar colour lists
+        if (value[key] === INK) places.push([value, key]);
+        else walk(value[key]);
+      }
+    };
+    walk(figure.data);
+    walk(figure.layout);
+    inkPlaces.set(figure, places);
   }
-  return value;
+  return places;
 }
 
-function draw(state, figure) {
-  if (!window.Plotly) return plotlyReady.then(() => draw(state, figure));
+// ``redraw``: draw from scratch (the colour scheme changed; the figure objects are the same ones).
+function draw(state, figure, redraw = false) {
+  if (!window.Plotly) return plotlyReady.then(() => draw(state, figure, redraw));
   for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
-  const themedLayout = themed(figure.layout); // reads the palette
-  const dark = palette.fg.toLowerCase() !== INK; // ink marks (traces, shapes, notes) take the text colour
-  const layout = dark ? inked(themedLayout, palette.fg) : themedLayout;
-  const data = dark ? inked(figure.data, palette.fg) : figure.data;
-  return Plotly.react(state.plot, data, layout, PLOT_CONFIG);
+  const layout = themed(figure.layout); // reads the palette
+  const ink = palette.fg.toLowerCase() !== INK ? palette.fg : INK;
+  for (const [object, key] of inkOf(figure)) object[key] = ink;
+  return (redraw ? Plotly.newPlot : Plotly.react)(state.plot, figure.data, layout, PLOT_CONFIG);
 }
 
 function render(state, result) {
@@ -103,7 +108,7 @@ function render(state, result) {
   for (const out of state.fig.querySelectorAll("output[data-output]")) {
     const value = result.outputs[out.dataset.output];
     out.dataset.value = JSON.stringify(value);
-    out.textContent = formatValue(value);
+    out.textContent = result.text[out.dataset.output]; // Python's format_value: the same text the build printed
   }
   state.fig.dataset.renderCount = String(Number(state.fig.dataset.renderCount) + 1);
   state.lastFigure = result.figure;
@@ -149,6 +154,7 @@ function bootWorker() {
     const timer = setTimeout(() => reject(new Error(`Python did not start within ${BOOT_LIMIT_MS / 1000} s.`)), BOOT_LIMIT_MS);
     const boot = {
       type: "boot", indexURL: new URL(script.dataset.pyodide, location.href).href,
+      lockFileURL: new URL(script.dataset.lockfile, location.href).href,
       modelsURL: new URL(script.dataset.models, location.href).href,
       needsModels: demos.some((d) => d.hasAttribute("data-needs-models")),
     };
@@ -376,14 +382,16 @@ if (states.length) {
     for (const e of entries) {
       const state = states.find((s) => s.fig === e.target);
       if (!state || !state.startAnimation || state.fromLink) continue;
-      if (e.isIntersecting) plotlyReady.then(bootWorker).then(() => state.startAnimation(), () => {});
+      state.inView = e.isIntersecting;
+      // Python may finish booting after the figure has left the screen: start only if still in view.
+      if (e.isIntersecting) plotlyReady.then(bootWorker).then(() => state.inView && state.startAnimation(), () => {});
       else state.stopAnimation();
     }
   }, { rootMargin: "100px" });
   for (const s of states) near.observe(s.fig);
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
     palette = null;
-    for (const s of states) if (s.lastFigure) draw(s, s.lastFigure);
+    for (const s of states) if (s.lastFigure) draw(s, s.lastFigure, true);
   });
 }
 

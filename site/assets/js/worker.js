@@ -8,62 +8,77 @@
 // answers {type: "ready"}, {type: "result", id, json} or {type: "error", id?,
 // message}. Only strings and plain objects cross; no PyProxy leaves this file.
 
+// The interpreter's wasm memory, for the stats message (benchmarks watch it stay flat), captured
+// as Pyodide's loader creates it through the public WebAssembly API (not Pyodide's private _module).
+let wasmMemory = null;
+const NativeMemory = WebAssembly.Memory;
+function CapturingMemory(descriptor) {
+  const memory = new NativeMemory(descriptor);
+  if (!descriptor.shared && !wasmMemory) wasmMemory = memory; // the heap (a shared 1-page probe aside)
+  return memory;
+}
+CapturingMemory.prototype = NativeMemory.prototype;
+
 const SHARED = typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWorkerGlobalScope;
 let python = null; // promise of {pyodide, callDemo}: booted once, whichever page asks first
-let models = null; // promise: the shipped models installed in Pyodide's files (once, when a page needs them)
+let models = null; // promise: the models' manifest installed in Pyodide's files (once, when a page needs it)
 let clients = 0; // pages connected (always 1 for a dedicated worker)
 
-// The registry's declarations (model names, checkpoint steps) are read from the models'
-// manifest when headspace.demos is imported, so it is imported after the models are in place,
-// and again if they arrive later (a SharedWorker may serve a page without model demos first).
-const PY_RUNNER = `
-import json
-import sys
+// The shipped models: the manifest when a page has model demos, every other file the first time
+// a demo reads it (Python says "model file /models/<path> is missing"; the file is copied and the
+// call runs again), so a page downloads only the models and checkpoints its readers look at.
+const MODELS_ROOT = "/models";
+let modelsURL = null;
+let manifestBytes = null; // promise: fetched while Pyodide boots
+const copied = new Map(); // path under the models root -> promise of its copy
 
-_registry = None
-
-def import_demos():
-    global _registry
-    if _registry is None:
-        from headspace.demos import REGISTRY
-        _registry = REGISTRY
-
-def forget_demos():
-    global _registry
-    _registry = None
-    for key in [k for k in sys.modules if k == "headspace.demos" or k.startswith("headspace.demos.")]:
-        del sys.modules[key]
-
-def call_demo(name, params_json):
-    import_demos()
-    demo = _registry.get(name)
-    if demo is None:
-        raise ValueError(f"unknown demo {name!r}")
-    return json.dumps(demo.run(json.loads(params_json)), separators=(",", ":"))
-`;
-
-// Files the demos read (the manifest lists exactly these; the full wheel under /download/ also carries them).
-const MODEL_FILES = ["config.json", "weights.npz", "checkpoints.npz", "training_curve.json"];
-
-async function fetchModels(modelsURL) {
-  // Download the shipped models while Pyodide boots: [[path, bytes]].
-  const text = await (await fetchOk(new URL("manifest.json", modelsURL))).text();
-  const files = [["manifest.json", new TextEncoder().encode(text)]];
-  for (const [name, model] of Object.entries(JSON.parse(text).models)) {
-    for (const file of Object.keys(model.files)) if (MODEL_FILES.includes(file)) files.push([`${name}/${file}`, null]);
-  }
-  return Promise.all(files.map(async ([rel, bytes]) =>
-    [rel, bytes || new Uint8Array(await (await fetchOk(new URL(rel, modelsURL))).arrayBuffer())]));
+function fetchManifest(url) {
+  modelsURL ||= url;
+  manifestBytes ||= fetchOk(new URL("manifest.json", url)).then((r) => r.arrayBuffer());
+  manifestBytes.catch(() => { manifestBytes = null; }); // reported when installed; retried by the next page
+  return manifestBytes;
 }
 
-function installModels(pyodide, files) {
-  // headspace.model.load() then reads (and sha256-checks) them like local files.
-  const root = "/models";
-  for (const [rel, bytes] of files) {
-    pyodide.FS.mkdirTree(`${root}/${rel}`.split("/").slice(0, -1).join("/"));
-    pyodide.FS.writeFile(`${root}/${rel}`, bytes);
+async function installManifest({ pyodide, useModels }, url) {
+  try {
+    const bytes = new Uint8Array(await fetchManifest(url));
+    pyodide.FS.mkdirTree(MODELS_ROOT);
+    pyodide.FS.writeFile(`${MODELS_ROOT}/manifest.json`, bytes);
+  } catch (err) {
+    throw new Error(`the shipped models could not be loaded: ${err.message}`);
   }
-  pyodide.runPython(`import os; os.environ["HEADSPACE_MODELS"] = "${root}"`);
+  const first = useModels(MODELS_ROOT); // forgets demos imported without the models
+  const configs = first.toJs();
+  first.destroy();
+  await Promise.all(configs.map((rel) => copyModelFile(pyodide, rel))); // read on import: copy them now
+}
+
+function copyModelFile(pyodide, rel) {
+  if (!copied.has(rel)) {
+    const copy = fetchOk(new URL(rel, modelsURL)).then((r) => r.arrayBuffer()).then((buffer) => {
+      pyodide.FS.writeFile(`${MODELS_ROOT}/${rel}`, new Uint8Array(buffer)); // Python checks its sha256
+    });
+    copy.catch(() => copied.delete(rel));
+    copied.set(rel, copy);
+  }
+  return copied.get(rel);
+}
+
+// Run a Python call; each time it needs a model file not copied yet, copy it and run it again.
+async function withModelFiles({ pyodide }, run) {
+  for (let copies = 0; ; copies++) {
+    try {
+      return run();
+    } catch (err) {
+      const missing = /model file \/models\/(\S+) is missing/.exec(String(err && err.message));
+      if (!missing || !modelsURL || copies >= 16) throw err;
+      try {
+        await copyModelFile(pyodide, missing[1]);
+      } catch (fetchErr) {
+        throw new Error(`the model file ${missing[1]} could not be downloaded: ${fetchErr.message}`);
+      }
+    }
+  }
 }
 
 async function fetchOk(url) {
@@ -72,26 +87,32 @@ async function fetchOk(url) {
   return response;
 }
 
-function prefetchWheels(indexURL) {
+function prefetchWheels(indexURL, lockFileURL) {
   // Download the wheels while Pyodide itself boots; loadPackage then finds them
   // in the HTTP cache (they are served immutable) and checks their sha256.
-  return fetch(new URL("pyodide-lock.json", indexURL))
+  return fetch(lockFileURL)
     .then((r) => r.json())
     .then((lock) => Promise.all(Object.values(lock.packages).map(
       (pkg) => fetch(new URL(pkg.file_name, indexURL)).then((r) => r.arrayBuffer()))))
     .catch(() => {}); // loadPackage reports any real failure
 }
 
-async function boot({ indexURL, modelsURL, needsModels }) {
-  prefetchWheels(indexURL);
-  if (needsModels) modelsFetch(modelsURL); // downloads while Pyodide boots; installed below
+async function boot({ indexURL, lockFileURL, modelsURL, needsModels }) {
+  prefetchWheels(indexURL, lockFileURL);
+  if (needsModels) fetchManifest(modelsURL); // downloads while Pyodide boots; installed by ready()
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
-  const pyodide = await loadPyodide({
-    indexURL,
-    lockFileURL: new URL("pyodide-lock.json", indexURL).href,
-    stdout: () => {},
-    stderr: (line) => console.warn("[python]", line),
-  });
+  WebAssembly.Memory = CapturingMemory;
+  let pyodide;
+  try {
+    pyodide = await loadPyodide({
+      indexURL,
+      lockFileURL, // the site's own: numpy and headspace, with their sha256
+      stdout: () => {},
+      stderr: (line) => console.warn("[python]", line),
+    });
+  } finally {
+    WebAssembly.Memory = NativeMemory;
+  }
   // Both wheels are fetched in parallel and checked against the lockfile's sha256.
   const problems = [];
   await pyodide.loadPackage(["numpy", "headspace"], {
@@ -107,25 +128,14 @@ async function boot({ indexURL, modelsURL, needsModels }) {
       throw new Error(`the ${name} package failed to load: ${why}${hint}`);
     }
   }
-  pyodide.runPython(PY_RUNNER);
-  const get = (name) => pyodide.globals.get(name); // PyProxies, kept in this file
-  return { pyodide, callDemo: get("call_demo"), importDemos: get("import_demos"), forgetDemos: get("forget_demos") };
-}
-
-let modelFiles = null;
-function modelsFetch(modelsURL) {
-  modelFiles ||= fetchModels(modelsURL);
-  modelFiles.catch(() => {}); // reported when installed
-  return modelFiles;
-}
-
-async function installShippedModels({ pyodide, forgetDemos }, modelsURL) {
-  try {
-    installModels(pyodide, await modelsFetch(modelsURL));
-  } catch (err) {
-    throw new Error(`the shipped models could not be loaded: ${err.message}`);
-  }
-  forgetDemos(); // imported without the models? then again, with them
+  // headspace.runtime: call(name, params_json) -> JSON, as in every runtime. The registry reads the
+  // models' manifest on import, so it is loaded after the models are in place (ready(), below),
+  // and forgotten if they arrive later (a SharedWorker may serve a page without model demos first).
+  const runtime = pyodide.pyimport("headspace.runtime"); // a PyProxy, kept in this file
+  return {
+    pyodide, callDemo: runtime.call, useModels: runtime.use_models,
+    importDemos: () => { runtime.load().destroy(); }, // the registry itself stays in Python
+  };
 }
 
 // Boot (once) and, if this page needs them, install the models (once); a failure
@@ -135,11 +145,11 @@ async function ready(data) {
   python.catch(() => { python = null; });
   const booted = await python;
   if (data.needsModels) {
-    models ||= installShippedModels(booted, data.modelsURL);
+    models ||= installManifest(booted, data.modelsURL);
     models.catch(() => { models = null; });
     await models;
   }
-  booted.importDemos(); // at boot, not in the reader's first call
+  await withModelFiles(booted, booted.importDemos); // at boot, not in the reader's first call
 }
 
 function readable(err) {
@@ -162,7 +172,7 @@ async function handle(data, reply) {
     }
   } else if (data.type === "stats") {
     const booted = python && (await python.catch(() => null));
-    reply({ type: "stats", heapBytes: booted ? booted.pyodide._module.HEAPU8.length : null, clients });
+    reply({ type: "stats", heapBytes: booted && wasmMemory ? wasmMemory.buffer.byteLength : null, clients });
   } else if (data.type === "call") {
     const booted = python && (await python.catch(() => null));
     if (!booted) {
@@ -170,7 +180,8 @@ async function handle(data, reply) {
       return;
     }
     try {
-      reply({ type: "result", id: data.id, json: booted.callDemo(data.name, JSON.stringify(data.params)) });
+      const json = await withModelFiles(booted, () => booted.callDemo(data.name, JSON.stringify(data.params)));
+      reply({ type: "result", id: data.id, json });
     } catch (err) {
       reply({ type: "error", id: data.id, message: readable(err) });
     }
