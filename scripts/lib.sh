@@ -17,6 +17,12 @@ stamp_set() { mkdir -p "$CACHE/stamps"; printf '%s' "$2" > "$CACHE/stamps/$1"; }
 
 # ensure_venv DIR LOCKFILE WHAT: a venv at DIR with LOCKFILE installed and this
 # checkout's package editable; rebuilt only when the lockfile or Python changes.
+# --require-hashes: every package, dependencies included, must be pinned in LOCKFILE with
+# the sha256 of its file, or pip refuses the whole install (scripts/lock_hashes writes them).
+# pip does not hash-check what it fetches for an isolated build of an sdist (pypa/pip#11974),
+# so the lock's own setuptools/wheel go in first, checked, and sdists (transformers-stream-
+# generator has no wheel) build with them: --no-build-isolation. An sdist whose build backend
+# is not setuptools then fails loudly (ModuleNotFoundError): pin the backend and add it here.
 ensure_venv() {
   local dir="$1" lock="$2" what="$3" name
   name="$(basename "$dir")"
@@ -26,7 +32,13 @@ ensure_venv() {
     say "installing $what into $dir"
     rm -rf "$dir"
     python3 -m venv "$dir"
-    "$dir/bin/python" -m pip install -q --disable-pip-version-check -r "$lock"
+    awk '/^[^ #-]/ {keep = ($0 ~ /^(setuptools|wheel)==/)} keep' "$lock" > "$dir/build-tools.txt"
+    if [[ -s "$dir/build-tools.txt" ]]; then
+      "$dir/bin/python" -m pip install -q --disable-pip-version-check --require-hashes --no-deps \
+        --only-binary=:all: -r "$dir/build-tools.txt"
+    fi
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check --require-hashes \
+      --no-build-isolation -r "$lock"
     stamp_set "$name" "$hash"
   fi
   # The package itself and the build tools (scripts/sitebuild), from this checkout (a fresh

