@@ -306,25 +306,36 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
                     out.append(f'<text x="{(c0 + c1) / 2:.1f}" y="{v0 - 4:.1f}" text-anchor="middle">{_esc(texts[k])}</text>')
         return out
     xs, ys = tr.get("x") or [], tr.get("y") or []
-    pts = [(xa.px(x), ya.px(y)) for x, y in zip(xs, ys) if x is not None and y is not None]
+    pts = [(k, xa.px(x), ya.px(y)) for k, (x, y) in enumerate(zip(xs, ys)) if x is not None and y is not None]
     mode = tr.get("mode", "lines+markers")
     color = line.get("color") or (marker.get("color") if isinstance(marker.get("color"), str) else "#2f6fde")
-    if "lines" in mode and len(pts) > 1:
+    runs = [[]]  # plotly breaks a line where a value is None
+    for i, (k, x, y) in enumerate(pts):
+        if i and k != pts[i - 1][0] + 1:
+            runs.append([])
+        runs[-1].append((x, y))
+    for run in (r for r in runs if "lines" in mode and len(r) > 1):
         dash = DASHES.get(line.get("dash", "solid"), "")
         out.append(f'<polyline fill="none" stroke="{_paint(color)}" stroke-width="{line.get("width", 2)}" opacity="{opacity}"'
                    + (f' stroke-dasharray="{dash}"' if dash else "")
-                   + ' points="' + " ".join(f"{x:.1f},{y:.1f}" for x, y in pts) + '"/>')
+                   + ' points="' + " ".join(f"{x:.1f},{y:.1f}" for x, y in run) + '"/>')
+    colors = marker.get("color", color)
+    values = [c for c in colors if isinstance(c, (int, float))] if isinstance(colors, list) else []
+    cmin, cmax = marker.get("cmin", min(values, default=0)), marker.get("cmax", max(values, default=1))
+
+    def fill(k):  # point k's colour: a colour, or a value coloured through the marker's colour scale
+        c = colors[k] if isinstance(colors, list) else colors
+        return _colorscale(marker.get("colorscale"), (c - cmin) / ((cmax - cmin) or 1))[0] if isinstance(c, (int, float)) else c
     if "markers" in mode and marker.get("symbol") != "arrow":
-        sizes, colors = marker.get("size", 6), marker.get("color", color)
-        ring = marker.get("line") or {}
-        for k, (x, y) in enumerate(pts):
+        sizes, ring = marker.get("size", 6), marker.get("line") or {}
+        for k, x, y in pts:
             size = sizes[k] if isinstance(sizes, list) else sizes
-            fill = colors[k] if isinstance(colors, list) else colors
             if size:
                 stroke = f' stroke="{_paint(ring["color"])}" stroke-width="{ring.get("width", 1)}"' if ring.get("color") else ""
-                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size / 2:.1f}" fill="{_paint(fill)}" opacity="{opacity}"{stroke}/>')
-    if tr.get("showlegend", True) and tr.get("name"):
-        legend.append((tr["name"], color, mode, line.get("dash")))
+                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size / 2:.1f}" fill="{_paint(fill(k))}" opacity="{opacity}"{stroke}/>')
+    if tr.get("showlegend", True) and tr.get("name"):  # plotly's legend shows the first point's colour
+        swatch = fill(0) if isinstance(colors, list) and colors and not line.get("color") else color
+        legend.append((tr["name"], swatch, mode, line.get("dash")))
     return out
 
 
@@ -408,6 +419,7 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
                 y = axes["yaxis" + note.get("yref", "y")[1:]].px(note["y"])
         except (KeyError, ValueError, TypeError):
             continue  # an annotation on an axis or category we did not draw
+        x, y = x + note.get("xshift", 0), y - note.get("yshift", 0)
         font = note.get("font") or {}
         fill = f' style="fill:{font["color"]}"' if font.get("color") else ""
         if note.get("showarrow"):
