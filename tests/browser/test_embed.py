@@ -16,11 +16,13 @@ from urllib.parse import urlparse
 import pytest
 
 from headspace.demos import REGISTRY
+from headspace.demos._figure import COLORS
 from support import assert_json_close
 from test_polarizer import BOOT_MS, output_values, set_control, wait_ready
 
 pytestmark = pytest.mark.browser
 
+INK = COLORS["ink"]
 SETTLED = "f => ['ready', 'error'].includes(f.dataset.status) && !f.querySelector('[data-role=note]:not([hidden])')"
 
 
@@ -255,5 +257,26 @@ def test_two_tabs_share_one_python(browser, site_url):
         params = second.evaluate("f => window.headspace.params(f)", fig.element_handle())
         assert params["step"] == 600
         assert_json_close(output_values(fig), REGISTRY["composition-scores"].run(params)["outputs"])
+    finally:
+        context.close()
+
+
+def test_ink_follows_the_colour_scheme(browser, site_url):
+    """Neutral "ink" marks take the page's text colour in the dark scheme, on live draws and when the
+    reader's scheme changes (demos.js recolours a figure's ink places in place)."""
+    context = browser.new_context(color_scheme="dark", reduced_motion="reduce")
+    page = context.new_page()
+    try:
+        page.goto(f"{site_url}/embed/hidden-symmetry/")
+        wait_ready(page)
+        fig = page.locator("figure.demo")
+        set_control(fig, "rotation", 40)
+        page.wait_for_function("() => document.querySelector('figure.demo').dataset.renderCount === '1'")
+        plot = "() => JSON.stringify(document.querySelector('[data-role=plot]').data)"
+        fg = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--fg').trim()")
+        assert fg.lower() != INK and fg in page.evaluate(plot) and INK not in page.evaluate(plot).lower()
+        page.emulate_media(color_scheme="light")
+        page.wait_for_function(f"() => JSON.stringify(document.querySelector('[data-role=plot]').data).includes('{INK}')")
+        assert fg not in page.evaluate(plot)
     finally:
         context.close()

@@ -98,7 +98,8 @@ function draw(state, figure, redraw = false) {
   for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
   const layout = themed(figure.layout); // reads the palette
   const ink = palette.fg.toLowerCase() !== INK ? palette.fg : INK;
-  for (const [object, key] of inkOf(figure)) object[key] = ink;
+  // A figure never recoloured still holds INK: in the light scheme there is nothing to walk.
+  if (ink !== INK || inkPlaces.has(figure)) for (const [object, key] of inkOf(figure)) object[key] = ink;
   return (redraw ? Plotly.newPlot : Plotly.react)(state.plot, figure.data, layout, PLOT_CONFIG);
 }
 

@@ -22,7 +22,7 @@ CapturingMemory.prototype = NativeMemory.prototype;
 const SHARED = typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWorkerGlobalScope;
 let python = null; // promise of {pyodide, callDemo}: booted once, whichever page asks first
 let models = null; // promise: the models' manifest installed in Pyodide's files (once, when a page needs it)
-let clients = 0; // pages connected (always 1 for a dedicated worker)
+let clients = 0; // pages that have connected since it started (1 for a dedicated worker); ports say nothing when they close
 
 // The shipped models: the manifest when a page has model demos, every other file the first time
 // a demo reads it (Python says "model file /models/<path> is missing"; the file is copied and the
