@@ -111,7 +111,7 @@ SLIDER_JS = """async ([index, moves]) => {
     const controls = [...fig.querySelectorAll('.demo-controls [name]')];
     const el = controls.find(c => c.type === 'range') || controls.find(c => c.tagName === 'SELECT')
             || controls.find(c => c.type === 'checkbox') || controls[0];
-    const times = [];
+    const times = [], draws = [];
     for (let i = 0; i < moves; i++) {
         if (el.type === 'range') {
             const lo = Number(el.min), hi = Number(el.max), step = Number(el.step) || (hi - lo) / 100;
@@ -121,7 +121,7 @@ SLIDER_JS = """async ([index, moves]) => {
             el.value = String(lo + k * step);
         } else if (el.tagName === 'SELECT') el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
         else if (el.type === 'checkbox') el.checked = !el.checked;
-        const done = new Promise(r => fig.addEventListener('demo:rendered', r, {once: true}));
+        const done = new Promise(r => fig.addEventListener('demo:rendered', (e) => { draws.push(e.detail); r(); }, {once: true}));
         const t0 = performance.now();
         el.dispatchEvent(new Event('input', {bubbles: true}));
         const outcome = await Promise.race([done.then(() => 'ok'), new Promise(r => setTimeout(() => r('timeout'), 20000))]);
@@ -129,7 +129,7 @@ SLIDER_JS = """async ([index, moves]) => {
         await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
         times.push(performance.now() - t0);
     }
-    return {control: el.getAttribute('name'), times};
+    return {control: el.getAttribute('name'), times, draws};
 }"""
 
 
@@ -151,7 +151,8 @@ def slider_latency(browser, base, moves: int, only=None) -> dict:
             continue
         t = r["times"]
         out[name] = {"control": r["control"], "moves": len(t), "p50_ms": round(pct(t, 50), 2),
-                     "p95_ms": round(pct(t, 95), 2), "max_ms": round(max(t), 2)}
+                     "p95_ms": round(pct(t, 95), 2), "max_ms": round(max(t), 2),
+                     **{k + "_p50_ms": round(pct([d[k] for d in r["draws"]], 50), 2) for k in ("drawMs", "roundTripMs", "pythonMs", "parseMs")}}
     context.close()
     return out
 
@@ -231,7 +232,7 @@ def main() -> None:
             if only:
                 report["slider"] = slider_latency(browser, base, args.moves, only)
                 for name, r in report["slider"].items():
-                    print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  ({r['control']}, {r['moves']} moves)"))
+                    print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  draw {r['drawMs_p50_ms']:5.1f} trip {r['roundTripMs_p50_ms']:5.1f} py {r['pythonMs_p50_ms']:5.1f} parse {r['parseMs_p50_ms']:4.1f} ({r['control']}, {r['moves']} moves)"))
                 args.skip_composition = args.skip_scale = True
                 raise _Done
             if args.embeds_only:

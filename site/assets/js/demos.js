@@ -103,7 +103,7 @@ function draw(state, figure, redraw = false) {
   return (redraw ? Plotly.newPlot : Plotly.react)(state.plot, figure.data, layout, PLOT_CONFIG);
 }
 
-function render(state, result) {
+function render(state, result, timing = {}) {
   const t0 = performance.now();
   draw(state, result.figure);
   for (const out of state.fig.querySelectorAll("output[data-output]")) {
@@ -114,7 +114,7 @@ function render(state, result) {
   state.fig.dataset.renderCount = String(Number(state.fig.dataset.renderCount) + 1);
   state.lastFigure = result.figure;
   setStatus(state, "ready");
-  state.fig.dispatchEvent(new CustomEvent("demo:rendered", { detail: { drawMs: performance.now() - t0 } }));
+  state.fig.dispatchEvent(new CustomEvent("demo:rendered", { detail: { drawMs: performance.now() - t0, ...timing } }));
 }
 
 // ---------- the worker ----------
@@ -217,7 +217,7 @@ function bootWorker() {
 function post(state, params, kind) {
   state.inFlight = true;
   const id = nextId++;
-  pending.set(id, { state, kind, params });
+  pending.set(id, { state, kind, params, sent: performance.now() });
   worker.post({ type: "call", id, name: state.name, params });
 }
 
@@ -251,7 +251,11 @@ function onReply(data) {
       // A value between a slider's steps snaps to a step: compute what the controls now hold.
       if (state.lastKey === JSON.stringify(params)) render(state, JSON.parse(data.json));
       else state.queued = now;
-    } else if (kind === "controls") render(state, JSON.parse(data.json));
+    } else if (kind === "controls") {
+      const t = performance.now();
+      const result = JSON.parse(data.json);
+      render(state, result, { roundTripMs: t - call.sent, pythonMs: data.pythonMs, parseMs: performance.now() - t });
+    }
   } else if (kind === "link") {
     const why = data.message.replace(/^ValueError: /, "");
     setStatus(state, "error", `The link's settings were not applied: ${why}. The figure shows its default settings.`);

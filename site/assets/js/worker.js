@@ -180,8 +180,9 @@ async function handle(data, reply) {
       return;
     }
     try {
+      const t0 = performance.now();
       const json = await withModelFiles(booted, () => booted.callDemo(data.name, JSON.stringify(data.params)));
-      reply({ type: "result", id: data.id, json });
+      reply({ type: "result", id: data.id, json, pythonMs: performance.now() - t0 });
     } catch (err) {
       reply({ type: "error", id: data.id, message: readable(err) });
     }
