@@ -349,8 +349,9 @@ const states = demos.map((fig) => ({
 }));
 
 if (states.length) {
-  // Prerendered figures first; then Python boots in the worker (it never blocks
-  // this thread, but compiling its wasm would compete with plotly for the CPU).
+  // Python boots at once, in the worker (it never blocks this thread): its downloads and
+  // wasm compilation run while plotly takes over the prerendered figures.
+  bootWorker();
   plotlyReady.then(() => {
     for (const state of states) {
       try {
@@ -364,7 +365,6 @@ if (states.length) {
       }
     }
     marks.firstFigure = performance.now();
-    bootWorker();
   });
   // A link to a figure in a state: ?params on an embed page, ?params#figure-id elsewhere.
   const linked = location.search && (embedPage ? states[0]
