@@ -97,7 +97,7 @@ function inkOf(figure) {
 // data, and patch.js writes the new data into plotly's SVG within a frame; plotly itself
 // (15 to 40 ms a draw) redraws when the structure changes, and once the reader pauses, so
 // that hover values are the shown figure's. ``redraw``: from scratch (the colour scheme changed).
-const SETTLE_MS = 200;
+const SETTLE_MS = window.HEADSPACE_SETTLE_MS || 200; // tests may lengthen it
 function draw(state, figure, redraw = false) {
   if (!window.Plotly) return plotlyReady.then(() => draw(state, figure, redraw));
   for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
@@ -437,6 +437,11 @@ if (framed) {
 // and the worker's wasm heap size.
 window.headspace = {
   ready: () => bootWorker(),
+  // Let plotly draw every figure shown by patch.js now (tests compare the two drawings).
+  settle: () => Promise.all(states.filter((s) => s.shown && s.shown !== s.drawn).map((s) => {
+    clearTimeout(s.settle);
+    return plot(s, s.shown);
+  })),
   params: (fig) => readParams(fig), // what the next call would send for this figure
   marks,
   stats: () => bootWorker().then(() => new Promise((resolve) => {

@@ -53,7 +53,7 @@ function planTrace(gd, groups, i, before, after) {
   if (type !== "heatmap" && ((moved("x") && xa.autorange) || (moved("y") && ya.autorange))) return refuse("data moved on an autoranged axis");
   if (type === "scatter") return planScatter(gd, group, before, after, full, xa, ya, changed);
   if (type === "bar") return planBar(group, before, after, full, xa, ya, changed);
-  return planHeatmap(group, before, after, full, changed);
+  return planHeatmap(group, before, after, full, xa, ya, changed);
 }
 
 function planScatter(gd, group, before, after, full, xa, ya, changed) {
@@ -81,7 +81,7 @@ function planScatter(gd, group, before, after, full, xa, ya, changed) {
   const legend = changed.includes("name") ? legendText(gd, full.index, after.name) : () => {};
   if (!legend) return refuse("legend entry");
   return () => {
-    const at = (k) => `${f2(xa.d2p(x[k]))},${f2(ya.d2p(y[k]))}`;
+    const at = (k) => `${f2(xa.d2p(x[k])) + 2},${f2(ya.d2p(y[k]))}`;
     points.forEach((p, j) => {
       p.setAttribute("transform", `translate(${at(kept[j])})`);
       if (colors) p.style.fill = colors[kept[j]];
@@ -125,7 +125,7 @@ function planBar(group, before, after, full, xa, ya, changed) {
 
 // A heatmap's cells are one image: repaint it from z through the trace's colour scale, cell by
 // cell into a canvas the size of plotly's image box, with the trace's gaps between cells.
-function planHeatmap(group, before, after, full, changed) {
+function planHeatmap(group, before, after, full, xa, ya, changed) {
   if (changed.includes("text") && (full.texttemplate || (full.text && full.textposition))) return refuse("heatmap text");
   if ((changed.includes("zmin") || changed.includes("zmax")) && full.showscale) return refuse("colour bar range");
   if (full.zsmooth) return refuse("heatmap smoothing");
@@ -143,28 +143,28 @@ function planHeatmap(group, before, after, full, changed) {
   }
   const scale = full.reversescale ? [...full.colorscale].reverse().map(([t, c]) => [1 - t, c]) : full.colorscale;
   const stops = (scale || []).map(([t, c]) => [t, rgba(c)]);
-  if (stops.length < 2 || stops.some(([, c]) => !c) || !group.dataset.flipX) return refuse("colour scale");
+  if (stops.length < 2 || stops.some(([, c]) => !c)) return refuse("colour scale");
   const width = Math.round(Number(image.getAttribute("width"))), height = Math.round(Number(image.getAttribute("height")));
-  if (!(width > 0 && height > 0)) return refuse("heatmap image box");
-  const flipX = group.dataset.flipX === "1", topFirst = group.dataset.flipY === "1";
+  // The cells' edges, as plotly computed them (calcdata), in pixels from the image's corner.
+  const cd = group.__data__ && group.__data__[0];
+  if (!(width > 0 && height > 0) || !cd || !cd.x || !cd.y || cd.x.length !== cols + 1 || cd.y.length !== rows + 1) return refuse("heatmap cells");
+  const left = Number(image.getAttribute("x")), top = Number(image.getAttribute("y"));
+  const xs = cd.x.map((v) => Math.round(xa.c2p(v) - left)), ys = cd.y.map((v) => Math.round(ya.c2p(v) - top));
   const xgap = full.xgap || 0, ygap = full.ygap || 0;
   return () => {
     const canvas = document.createElement("canvas");
     canvas.width = width;
     canvas.height = height;
     const ctx = canvas.getContext("2d");
-    const cw = width / cols, ch = height / rows;
     for (let r = 0; r < rows; r++) {
-      const row = topFirst ? r : rows - 1 - r;
+      const [y0, y1] = [ys[r], ys[r + 1]].sort((a, b) => a - b);
       for (let c = 0; c < cols; c++) {
         const v = z[r][c];
         if (!finite(v)) continue; // transparent, as plotly leaves a missing cell
         const [R, G, B, A] = colorAt(stops, hi === lo ? 0.5 : (v - lo) / (hi - lo));
         ctx.fillStyle = `rgba(${R},${G},${B},${A / 255})`;
-        const col = flipX ? cols - 1 - c : c;
-        const x0 = Math.round(col * cw + xgap / 2), x1 = Math.round((col + 1) * cw - xgap / 2);
-        const y0 = Math.round(row * ch + ygap / 2), y1 = Math.round((row + 1) * ch - ygap / 2);
-        ctx.fillRect(x0, y0, Math.max(1, x1 - x0), Math.max(1, y1 - y0));
+        const [x0, x1] = [xs[c], xs[c + 1]].sort((a, b) => a - b);
+        ctx.fillRect(x0 + xgap / 2, y0 + ygap / 2, x1 - x0 - xgap, y1 - y0 - ygap);
       }
     }
     image.setAttribute("href", canvas.toDataURL());
@@ -293,10 +293,7 @@ export function patchFigure(gd, before, after) {
   const groups = new Map();
   for (const g of gd.querySelectorAll(".cartesianlayer g.trace, .cartesianlayer g.hm")) {
     const cd = g.__data__ && g.__data__[0];
-    if (cd && cd.trace) {
-      groups.set(cd.trace.index, g);
-      if (g.matches(".hm")) markHeatmapOrder(gd, g, cd.trace);
-    }
+    if (cd && cd.trace) groups.set(cd.trace.index, g);
   }
   const steps = [];
   for (let i = 0; i < after.data.length; i++) {
@@ -307,15 +304,4 @@ export function patchFigure(gd, before, after) {
   steps.forEach((step) => step());
   layoutStep();
   return true;
-}
-
-// Record on the heatmap's group which way its rows and columns run on screen.
-function markHeatmapOrder(gd, g, trace) {
-  const xa = axisOf(gd._fullLayout, trace.xaxis || "x"), ya = axisOf(gd._fullLayout, trace.yaxis || "y");
-  const n = trace.z && trace.z.length, m = trace.z && trace.z[0] && trace.z[0].length;
-  if (!xa || !ya || !n || !m) return;
-  const xs = trace.x && trace.x.length === m ? trace.x : [...Array(m).keys()];
-  const ys = trace.y && trace.y.length === n ? trace.y : [...Array(n).keys()];
-  g.dataset.flipX = xa.d2p(xs[0]) > xa.d2p(xs[m - 1]) ? "1" : "0";
-  g.dataset.flipY = ya.d2p(ys[0]) < ya.d2p(ys[n - 1]) ? "1" : "0";
 }
