@@ -133,6 +133,57 @@ SLIDER_JS = """async ([index, moves]) => {
 }"""
 
 
+# A reader's drag: the first range control moves one step every 8 ms (faster than frames, as
+# a pointer does) for two seconds; count the figures drawn per second and how many of them
+# patch.js drew in place.
+DRAG_JS = """async ([index, ms]) => {
+    const fig = document.querySelectorAll('figure.demo')[index];
+    const el = [...fig.querySelectorAll('.demo-controls input[type=range]')][0];
+    if (!el) return null;
+    const lo = Number(el.min), hi = Number(el.max), step = Number(el.step) || (hi - lo) / 100;
+    let renders = 0, dir = 1;
+    const count = () => renders++;
+    fig.addEventListener('demo:rendered', count);
+    const patched0 = Number(fig.dataset.patchCount || 0);
+    const t0 = performance.now();
+    while (performance.now() - t0 < ms) {
+        let v = Number(el.value) + dir * step;
+        if (v > hi || v < lo) { dir = -dir; v = Number(el.value) + dir * step; }
+        el.value = String(v);
+        el.dispatchEvent(new Event('input', {bubbles: true}));
+        await new Promise(r => setTimeout(r, 8));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    fig.removeEventListener('demo:rendered', count);
+    return {control: el.name, repaints_per_s: renders / seconds, patched: Number(fig.dataset.patchCount || 0) - patched0, renders};
+}"""
+
+
+def drag_rate(browser, base, only=None) -> dict:
+    """Repaints a second during a continuous 2-second drag, per demo with a range control."""
+    context = browser.new_context(reduced_motion="reduce", viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.goto(f"{base}/gallery/")
+    page.evaluate("() => window.headspace.ready()")
+    names = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo)")
+    out = {}
+    for i, name in enumerate(names):
+        if (only and name not in only) or name in out:
+            continue
+        page.evaluate("i => document.querySelectorAll('figure.demo')[i].scrollIntoView()", i)
+        page.evaluate(SLIDER_JS, [i, 3])  # warm
+        r = page.evaluate(DRAG_JS, [i, 2000])
+        if r:
+            out[name] = {**r, "repaints_per_s": round(r["repaints_per_s"], 1)}
+    context.close()
+    return out
+
+
+def print_drag(rates: dict) -> None:
+    for name, r in rates.items():
+        print(f"drag   {name:28s} {r['repaints_per_s']:5.1f} repaints/s (target >= 50)  {r['patched']}/{r['renders']} drawn in place ({r['control']})")
+
+
 def slider_latency(browser, base, moves: int, only=None) -> dict:
     context = browser.new_context(reduced_motion="reduce", viewport={"width": 1100, "height": 900})
     page = context.new_page()
@@ -233,6 +284,8 @@ def main() -> None:
                 report["slider"] = slider_latency(browser, base, args.moves, only)
                 for name, r in report["slider"].items():
                     print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  draw {r['drawMs_p50_ms']:5.1f} trip {r['roundTripMs_p50_ms']:5.1f} py {r['pythonMs_p50_ms']:5.1f} parse {r['parseMs_p50_ms']:4.1f} ({r['control']}, {r['moves']} moves)"))
+                report["drag"] = drag_rate(browser, base, only)
+                print_drag(report["drag"])
                 args.skip_composition = args.skip_scale = True
                 raise _Done
             if args.embeds_only:
@@ -257,6 +310,8 @@ def main() -> None:
             report["slider"] = slider_latency(browser, base, args.moves)
             for name, r in report["slider"].items():
                 print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  ({r['control']}, {r['moves']} moves)"))
+            report["drag"] = drag_rate(browser, base)
+            print_drag(report["drag"])
             report["heap"] = heap_growth(browser, base, args.heap_moves)
             print(f"wasm heap after {report['heap']['moves']} moves: +{report['heap']['growth_bytes']} bytes (target < 1 MB)")
             if not args.skip_embeds:
