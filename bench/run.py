@@ -263,7 +263,12 @@ def main() -> None:
     parser.add_argument("--embeds-only", action="store_true", help="measure only the four-embeds host page")
     parser.add_argument("--slider-only", metavar="DEMOS", default="",
                         help="comma-separated demo names: measure only their slider latency (quick look at new demos)")
+    parser.add_argument("--python-calls", action="store_true",
+                        help="only Python's call per demo and control, in Pyodide under Node (bench/python_calls.py)")
     args = parser.parse_args()
+    if args.python_calls:
+        import python_calls
+        sys.exit(python_calls.main([]))
     only = [d for d in args.slider_only.split(",") if d]
 
     plain_dir = PUBLIC / "_bench-plain"
