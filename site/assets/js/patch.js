@@ -81,7 +81,7 @@ function planScatter(gd, group, before, after, full, xa, ya, changed) {
   const legend = changed.includes("name") ? legendText(gd, full.index, after.name) : () => {};
   if (!legend) return refuse("legend entry");
   return () => {
-    const at = (k) => `${f2(xa.d2p(x[k])) + 2},${f2(ya.d2p(y[k]))}`;
+    const at = (k) => `${f2(xa.d2p(x[k]))},${f2(ya.d2p(y[k]))}`;
     points.forEach((p, j) => {
       p.setAttribute("transform", `translate(${at(kept[j])})`);
       if (colors) p.style.fill = colors[kept[j]];
