@@ -159,13 +159,18 @@ DRAG_JS = """async ([index, ms]) => {
 }"""
 
 
-def drag_rate(browser, base, only=None) -> dict:
-    """Repaints a second during a continuous 2-second drag, per demo with a range control."""
+def open_gallery(browser, base):
+    """The gallery with Python ready: (context, page, the demo name of each figure in order)."""
     context = browser.new_context(reduced_motion="reduce", viewport={"width": 1100, "height": 900})
     page = context.new_page()
     page.goto(f"{base}/gallery/")
     page.evaluate("() => window.headspace.ready()")
-    names = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo)")
+    return context, page, page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo)")
+
+
+def drag_rate(browser, base, only=None) -> dict:
+    """Repaints a second during a continuous 2-second drag, per demo with a range control."""
+    context, page, names = open_gallery(browser, base)
     out = {}
     for i, name in enumerate(names):
         if (only and name not in only) or name in out:
@@ -185,11 +190,7 @@ def print_drag(rates: dict) -> None:
 
 
 def slider_latency(browser, base, moves: int, only=None) -> dict:
-    context = browser.new_context(reduced_motion="reduce", viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    page.goto(f"{base}/gallery/")
-    page.evaluate("() => window.headspace.ready()")
-    names = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo)")
+    context, page, names = open_gallery(browser, base)
     out = {}
     for i, name in enumerate(names):
         if only and name not in only:
