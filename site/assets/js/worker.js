@@ -81,35 +81,49 @@ async function withModelFiles({ pyodide }, run) {
   }
 }
 
-async function fetchOk(url) {
-  const response = await fetch(url);
+async function fetchOk(url, options) {
+  const response = await fetch(url, options);
   if (!response.ok) throw new Error(`${url.pathname || url} answered ${response.status}`);
   return response;
 }
 
-function prefetchWheels(indexURL, lockFileURL) {
-  // Download the wheels while Pyodide itself boots; loadPackage then finds them
-  // in the HTTP cache (they are served immutable) and checks their sha256.
-  return fetch(lockFileURL)
-    .then((r) => r.json())
-    .then((lock) => Promise.all(Object.values(lock.packages).map(
-      (pkg) => fetch(new URL(pkg.file_name, indexURL)).then((r) => r.arrayBuffer()))))
-    .catch(() => {}); // loadPackage reports any real failure
+function sri(hex) {
+  return "sha256-" + btoa(String.fromCharCode(...hex.match(/../g).map((h) => parseInt(h, 16))));
+}
+
+// Download the wheels and the standard library while Pyodide itself boots; loadPyodide and
+// loadPackage then find them in the HTTP cache (they are served immutable). loadPackage checks each
+// wheel's sha256; the standard library's (the lockfile's "stdlib" entry, beside it) is checked
+// here, and the promise this returns fails if it does not match.
+function prefetch(indexURL, lockFileURL) {
+  const lock = fetchOk(lockFileURL).then((r) => r.json());
+  lock.then((l) => Object.values(l.packages).map(
+    (pkg) => fetch(new URL(pkg.file_name, indexURL)).then((r) => r.arrayBuffer()))).catch(() => {}); // loadPackage reports these
+  return lock.then(async ({ stdlib }) => {
+    try {
+      await fetchOk(new URL(stdlib.file_name, lockFileURL), { integrity: sri(stdlib.sha256) }).then((r) => r.arrayBuffer());
+    } catch (err) {
+      throw new Error(`the standard library could not be downloaded or did not match the sha256 in pyodide-lock.json (${err.message})`);
+    }
+  });
 }
 
 async function boot({ indexURL, lockFileURL, modelsURL, needsModels }) {
-  prefetchWheels(indexURL, lockFileURL);
+  const stdlibChecked = prefetch(indexURL, lockFileURL);
+  stdlibChecked.catch(() => {}); // awaited below
   if (needsModels) fetchManifest(modelsURL); // downloads while Pyodide boots; installed by ready()
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   WebAssembly.Memory = CapturingMemory;
   let pyodide;
   try {
-    pyodide = await loadPyodide({
+    // A standard library that fails its check stops the boot at once, with the reason.
+    [pyodide] = await Promise.all([loadPyodide({
       indexURL,
       lockFileURL, // the site's own: numpy and headspace, with their sha256
+      stdLibURL: new URL("python_stdlib.zip", lockFileURL).href, // beside it, compiled to bytecode
       stdout: () => {},
       stderr: (line) => console.warn("[python]", line),
-    });
+    }), stdlibChecked]);
   } finally {
     WebAssembly.Memory = NativeMemory;
   }
