@@ -158,6 +158,13 @@ def lock_entry(name: str, wheel: Path, folder: str, **more) -> dict:
             "install_dir": "site", "sha256": sha256(wheel), "package_type": "package", "imports": [name], **more}
 
 
+def demo_modules() -> dict:
+    """Each demo's module, so that the worker imports only the demos a page places
+    (``headspace.runtime.load(modules)``)."""
+    from headspace.demos import REGISTRY
+    return {name: demo.fn.__module__ for name, demo in sorted(REGISTRY.items())}
+
+
 def write_runtime_set(files: list[Path], lock: dict, packages: dict) -> Path:
     """Copy ``files`` into ``/pyodide/headspace/<hash>/`` (the hash of their content, so the folder
     may be cached as immutably as everything under /pyodide/) with a lockfile that lists ``packages``;
@@ -168,6 +175,8 @@ def write_runtime_set(files: list[Path], lock: dict, packages: dict) -> Path:
         copy_if_changed(f, out / f.name)
     entries = {name: lock_entry(name, wheel, folder, **more) for name, (wheel, more) in packages.items()}
     site_lock = {"info": lock["info"], "packages": entries}
+    if "headspace" in packages and (out / STDLIB).exists():
+        site_lock["demos"] = demo_modules()
     stdlib = out / STDLIB
     if stdlib.exists():  # the worker checks it (Pyodide's loader does not) and passes it as stdLibURL
         site_lock["stdlib"] = {"file_name": STDLIB, "sha256": sha256(stdlib)}

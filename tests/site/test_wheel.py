@@ -139,6 +139,13 @@ def test_site_lockfile_pins_what_it_serves():
                 _record_matches(z)
 
 
+def test_site_lockfile_maps_each_demo_to_its_module():
+    """The worker imports only a page's demos through this map (headspace.runtime.load)."""
+    from headspace.demos import REGISTRY
+    lock, _ = site_runtime()
+    assert lock["demos"] == {name: demo.fn.__module__ for name, demo in REGISTRY.items()}
+
+
 def test_numpy_is_trimmed_to_what_headspace_imports():
     """The shared libraries and subpackages left out are ones no demo imports; the ones the package
     reaches (numpy's core, linalg, random) stay."""

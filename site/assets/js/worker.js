@@ -95,8 +95,14 @@ function sri(hex) {
 // loadPackage then find them in the HTTP cache (they are served immutable). loadPackage checks each
 // wheel's sha256; the standard library's (the lockfile's "stdlib" entry, beside it) is checked
 // here, and the promise this returns fails if it does not match.
+const lockfiles = new Map(); // URL -> promise of the site lockfile's JSON
+function lockfile(url) {
+  if (!lockfiles.has(url)) lockfiles.set(url, fetchOk(url).then((r) => r.json()));
+  return lockfiles.get(url);
+}
+
 function prefetch(indexURL, lockFileURL) {
-  const lock = fetchOk(lockFileURL).then((r) => r.json());
+  const lock = lockfile(lockFileURL);
   lock.then((l) => Object.values(l.packages).map(
     (pkg) => fetch(new URL(pkg.file_name, indexURL)).then((r) => r.arrayBuffer()))).catch(() => {}); // loadPackage reports these
   return lock.then(async ({ stdlib }) => {
@@ -148,8 +154,21 @@ async function boot({ indexURL, lockFileURL, modelsURL, needsModels }) {
   const runtime = pyodide.pyimport("headspace.runtime"); // a PyProxy, kept in this file
   return {
     pyodide, callDemo: runtime.call, useModels: runtime.use_models,
-    importDemos: () => { runtime.load().destroy(); }, // the registry itself stays in Python
+    // The modules of the demos a page places, or (undefined) every demo; the registry stays in Python.
+    importDemos: (modules) => {
+      const list = modules && pyodide.toPy(modules);
+      (list ? runtime.load(list) : runtime.load()).destroy();
+      list?.destroy();
+    },
   };
+}
+
+// The modules of the page's demos (the site lockfile maps each name to its module), so that its
+// first render waits for no other demo's imports; undefined (every demo) if any name is unknown.
+async function demoModules({ lockFileURL, demos }) {
+  const map = demos && (await lockfile(lockFileURL)).demos;
+  if (!map || !demos.every((name) => name in map)) return undefined;
+  return [...new Set(demos.map((name) => map[name]))];
 }
 
 // Boot (once) and, if this page needs them, install the models (once); a failure
@@ -163,7 +182,8 @@ async function ready(data) {
     models.catch(() => { models = null; });
     await models;
   }
-  await withModelFiles(booted, booted.importDemos); // at boot, not in the reader's first call
+  const modules = await demoModules(data);
+  await withModelFiles(booted, () => booted.importDemos(modules)); // at boot, not in the reader's first call
 }
 
 function readable(err) {
