@@ -262,6 +262,7 @@ def main() -> None:
     parser.add_argument("--skip-scale", action="store_true", help="skip the 7B-shape composition run (about 6 min)")
     parser.add_argument("--skip-embeds", action="store_true", help="skip the four-embeds host page (about 3 min)")
     parser.add_argument("--embeds-only", action="store_true", help="measure only the four-embeds host page")
+    parser.add_argument("--cold-only", action="store_true", help="measure only the cold loads (ours against the plain page)")
     parser.add_argument("--slider-only", metavar="DEMOS", default="",
                         help="comma-separated demo names: measure only their slider latency (quick look at new demos)")
     parser.add_argument("--python-calls", action="store_true",
@@ -278,7 +279,7 @@ def main() -> None:
     contract = json.loads((ROOT / "site" / "data" / "contract.json").read_text())
     plain_js = plain_dir / "plain.js"
     plain_js.write_text(plain_js.read_text().replace("__PYODIDE_DIR__", contract["pyodide_dir"])
-                        .replace("__LOCKFILE__", contract["lockfile"]))
+                        .replace("__LOCKFILE__", contract["plain_lockfile"]))
     server = devserver.serve(0)
     base = f"http://127.0.0.1:{server.server_port}"
     report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": {"cpus": os.cpu_count()}}
@@ -311,6 +312,9 @@ def main() -> None:
                   f"  ratio {cold['first_figure_ratio']:.3f} (target < 0.15)")
             print(f"first Python render ours {cold['ours']['first_python_render_ms']:8.0f} ms  plain {cold['plain']['first_python_render_ms']:8.0f} ms"
                   f"  ratio {cold['first_python_render_ratio']:.3f} (target < 0.6)")
+            if args.cold_only:
+                args.skip_composition = args.skip_scale = True
+                raise _Done
             report["warm_second_article"] = warm_second_article(p, base)
             print(f"second article warm: {report['warm_second_article']['runtime_bytes']} bytes of runtime (target 0)")
             report["slider"] = slider_latency(browser, base, args.moves)

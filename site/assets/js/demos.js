@@ -177,6 +177,7 @@ function bootWorker() {
       lockFileURL: new URL(script.dataset.lockfile, location.href).href,
       modelsURL: new URL(script.dataset.models, location.href).href,
       needsModels: demos.some((d) => d.hasAttribute("data-needs-models")),
+      demos: demos.map((d) => d.dataset.demo), // the worker imports only these demos' modules first
     };
     const connect = (kind) => {
       let heard = false; // any message from the worker: it runs
