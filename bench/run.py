@@ -51,8 +51,15 @@ def cold_load(browser, url, js_done: str) -> dict:
     return context, page
 
 
-def ours_cold(browser, base):
-    context, page = cold_load(browser, f"{base}/posts/polariser/", "window.headspace && window.headspace.marks.firstFigure")
+def ours_cold(browser, base, intent=True):
+    """Cold load of the polariser page to its first Python-driven render.
+
+    ``intent``: the reader's pointer is over the figure from the start (they came to use it),
+    so plotly loads while Python boots; without it, the slider move after Python is ready is
+    the first sign of a reader, and plotly loads only then (the page's worst case)."""
+    context, page = cold_load(browser, f"{base}/posts/polariser/", "window.headspace")
+    if intent:
+        page.evaluate("() => document.querySelector('figure.demo').dispatchEvent(new PointerEvent('pointerover', {bubbles: true}))")
     first_python = page.evaluate("""async () => {
         await window.headspace.ready();
         const fig = document.querySelector('figure.demo');
@@ -60,7 +67,12 @@ def ours_cold(browser, base):
         const input = fig.querySelector('input[name=theta]');
         input.value = '31'; input.dispatchEvent(new Event('input', {bubbles: true}));
         await done;
-        await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+        // demo:rendered fires when the frame is handed to plotly; wait until plotly has drawn it.
+        await new Promise(function check(r) {
+            const svg = fig.querySelector('.main-svg');
+            if (svg && !fig.querySelector('svg.static-figure')) return requestAnimationFrame(() => setTimeout(r, 0));
+            requestAnimationFrame(() => check(r));
+        });
         return performance.now();
     }""")
     marks = page.evaluate("() => window.headspace.marks")
@@ -165,6 +177,9 @@ def open_gallery(browser, base):
     page = context.new_page()
     page.goto(f"{base}/gallery/")
     page.evaluate("() => window.headspace.ready()")
+    # A reader's pointer reaches a figure: plotly loads and takes over every figure.
+    page.evaluate("() => document.querySelector('figure.demo').dispatchEvent(new PointerEvent('pointerover', {bubbles: true}))")
+    page.wait_for_function("() => window.headspace.marks.firstFigure", timeout=BOOT_MS)
     return context, page, page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo)")
 
 
@@ -307,11 +322,17 @@ def main() -> None:
                     "runs": {"ours": ours, "plain": plain}}
             cold["first_figure_ratio"] = cold["ours"]["first_figure_ms"] / cold["plain"]["first_figure_ms"]
             cold["first_python_render_ratio"] = cold["ours"]["first_python_render_ms"] / cold["plain"]["first_python_render_ms"]
+            no_intent = [ours_cold(browser, base, intent=False) for _ in range(args.runs)]
+            cold["no_intent"] = {"first_python_render_ms": med(no_intent, "first_python_render_ms"), "runs": no_intent}
+            cold["first_python_render_no_intent_ratio"] = (cold["no_intent"]["first_python_render_ms"]
+                                                          / cold["plain"]["first_python_render_ms"])
             report["cold"] = cold
             print(f"first figure        ours {cold['ours']['first_figure_ms']:8.0f} ms  plain {cold['plain']['first_figure_ms']:8.0f} ms"
                   f"  ratio {cold['first_figure_ratio']:.3f} (target < 0.15)")
             print(f"first Python render ours {cold['ours']['first_python_render_ms']:8.0f} ms  plain {cold['plain']['first_python_render_ms']:8.0f} ms"
-                  f"  ratio {cold['first_python_render_ratio']:.3f} (target < 0.6)")
+                  f"  ratio {cold['first_python_render_ratio']:.3f} (target < 0.6; the reader's pointer on the figure from the start)")
+            print(f"  no earlier intent   ours {cold['no_intent']['first_python_render_ms']:8.0f} ms"
+                  f"  ratio {cold['first_python_render_no_intent_ratio']:.3f} (plotly loads at the first move, after Python is ready)")
             if args.cold_only:
                 args.skip_composition = args.skip_scale = True
                 raise _Done

@@ -16,7 +16,8 @@ DEDICATED = "window.HEADSPACE_WORKER = 'dedicated'"
 def wait_error(page):
     page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'error'", timeout=BOOT_MS)
     fig = page.locator("figure.demo")
-    assert fig.locator(".demo-plot .main-svg").count() >= 1, "the prerendered figure must stay"
+    # The build's figure stays: its static SVG, or plotly's drawing of it if a reader reached for it.
+    assert fig.locator(".demo-plot svg.static-figure:visible, .demo-plot .main-svg").count() >= 1, "the prerendered figure must stay"
     return fig.locator('[data-role="error"]')
 
 
@@ -76,3 +77,15 @@ def test_a_shared_worker_that_never_answers_is_reported(page, site_url):
     message = wait_error(page)
     assert page.evaluate("() => window.headspace.marks.workerKind") == "shared"
     assert "Python did not start within 0.3 s" in message.text_content()
+
+
+def test_missing_plotly_is_reported(page, site_url):
+    """plotly loads only when a reader reaches for a figure; if it cannot load, the build's
+    figure stays and the message says what failed."""
+    page.expect_errors = True  # the failed script load logs to the console
+    page.context.route("**/vendor/plotly.min.js", lambda route: route.fulfill(status=404, body=b"gone"))
+    page.goto(f"{site_url}/posts/polariser/")
+    page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'ready'", timeout=BOOT_MS)
+    page.locator("figure.demo").hover()
+    message = wait_error(page).text_content()
+    assert "(plotly.js) could not be loaded" in message, message

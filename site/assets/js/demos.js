@@ -99,7 +99,7 @@ function inkOf(figure) {
 // that hover values are the shown figure's. ``redraw``: from scratch (the colour scheme changed).
 const SETTLE_MS = window.HEADSPACE_SETTLE_MS || 200; // tests may lengthen it
 function draw(state, figure, redraw = false) {
-  if (!window.Plotly) return plotlyReady.then(() => draw(state, figure, redraw));
+  if (!window.Plotly) return loadPlotly().then(() => draw(state, figure, redraw));
   for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
   const layout = themed(figure.layout); // reads the palette
   const ink = palette.fg.toLowerCase() !== INK ? palette.fg : INK;
@@ -123,6 +123,15 @@ function plot(state, frame, fresh = false) {
 }
 
 function render(state, result, timing = {}) {
+  if (!window.Plotly) { // the build's figure stays until plotly has loaded; then the latest result
+    state.waiting = [result, timing];
+    loadPlotly().then(() => {
+      const waiting = state.waiting;
+      state.waiting = null;
+      if (waiting) render(state, ...waiting);
+    }, () => {});
+    return;
+  }
   const t0 = performance.now();
   draw(state, result.figure);
   for (const out of state.fig.querySelectorAll("output[data-output]")) {
@@ -278,10 +287,12 @@ function onReply(data) {
       render(state, result, { roundTripMs: t - call.sent, pythonMs: data.pythonMs, parseMs: performance.now() - t });
     }
   } else if (kind === "link") {
+    state.waiting = null; // a result still waiting for plotly is older than this refusal
     const why = data.message.replace(/^ValueError: /, "");
     setStatus(state, "error", `The link's settings were not applied: ${why}. The figure shows its default settings.`);
   } else {
     // A parameter Python refused (a mistyped token, say) is the reader's input, not a fault.
+    state.waiting = null;
     const bad = /^ValueError: (parameter .*)$/s.exec(data.message);
     setStatus(state, "error", bad ? `${bad[1]}. The figure still shows the last valid input.`
       : `Python raised an error: ${data.message}`);
@@ -356,13 +367,41 @@ function setupRandomTokens(state, button) {
 }
 
 // ---------- start ----------
-// plotly arrives as a deferred classic script; this module is async so the
-// worker (and Pyodide's downloads) start before plotly has even been parsed.
-const plotlyReady = new Promise((resolve) => {
-  const tag = document.getElementById("plotly-js");
-  if (window.Plotly || !tag) resolve();
-  else tag.addEventListener("load", resolve, { once: true });
-});
+// plotly.js is 1.3 MB and about a second of main-thread work on a phone, for hover values
+// and for drawing frames Python computed. Until a reader shows they want a figure (a pointer
+// over it, a touch, keyboard focus, a moved control) or a figure needs a live draw (an
+// animation, a link to a state), each figure is the build's static SVG, and plotly stays
+// unloaded. The page prefetches the file (scripts.html), so loading it is a parse, not a download.
+let plotlyLoading = null;
+function loadPlotly() {
+  if (!plotlyLoading) {
+    plotlyLoading = new Promise((resolve, reject) => {
+      if (window.Plotly) return resolve();
+      const tag = document.createElement("script");
+      tag.src = script.dataset.plotly;
+      tag.onload = () => resolve();
+      tag.onerror = () => reject(new Error("The drawing library (plotly.js) could not be loaded."));
+      document.head.append(tag);
+    });
+    plotlyLoading.then(takeOver, (err) => failAll(err.message));
+  }
+  return plotlyLoading;
+}
+
+// plotly redraws each figure Python has not drawn yet from the build's figure, interactive.
+function takeOver() {
+  for (const state of states) {
+    if (state.lastFigure) continue; // Python answered first; never draw over it
+    try {
+      const pre = JSON.parse(state.fig.querySelector('script[data-role="prerender"]').textContent);
+      state.lastFigure = pre.figure;
+      draw(state, pre.figure);
+    } catch (err) {
+      setStatus(state, "error", `The prerendered figure could not be drawn: ${err.message}`);
+    }
+  }
+  marks.firstFigure = performance.now();
+}
 
 const states = demos.map((fig) => ({
   fig, name: fig.dataset.demo, plot: fig.querySelector('[data-role="plot"]'),
@@ -373,20 +412,11 @@ if (states.length) {
   // Python boots at once, in the worker (it never blocks this thread): its downloads and
   // wasm compilation run while plotly takes over the prerendered figures.
   bootWorker();
-  plotlyReady.then(() => {
-    for (const state of states) {
-      try {
-        const pre = JSON.parse(state.fig.querySelector('script[data-role="prerender"]').textContent);
-        if (!state.lastFigure) {  // Python may have answered first; never draw over it
-          state.lastFigure = pre.figure;
-          draw(state, pre.figure);
-        }
-      } catch (err) {
-        setStatus(state, "error", `The prerendered figure could not be drawn: ${err.message}`);
-      }
+  for (const state of states) {
+    for (const intent of ["pointerover", "touchstart", "focusin"]) {
+      state.fig.addEventListener(intent, loadPlotly, { once: true, passive: true });
     }
-    marks.firstFigure = performance.now();
-  });
+  }
   // A link to a figure in a state: ?params on an embed page, ?params#figure-id elsewhere.
   const linked = location.search && (embedPage ? states[0]
     : states.find((s) => s.fig.id === decodeURIComponent(location.hash.slice(1))));
@@ -410,7 +440,7 @@ if (states.length) {
       if (!state || !state.startAnimation || state.fromLink) continue;
       state.inView = e.isIntersecting;
       // Python may finish booting after the figure has left the screen: start only if still in view.
-      if (e.isIntersecting) plotlyReady.then(bootWorker).then(() => state.inView && state.startAnimation(), () => {});
+      if (e.isIntersecting) bootWorker().then(() => state.inView && state.startAnimation(), () => {});
       else state.stopAnimation();
     }
   }, { rootMargin: "100px" });
