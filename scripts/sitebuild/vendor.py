@@ -244,7 +244,13 @@ def write_contract(site_lockfile: Path, plain_lockfile: Path) -> dict:
     take from Python instead of repeating: the Pyodide version and folder, the site lockfile,
     and the ink colour of neutral marks (which the dark scheme swaps for its text colour)."""
     from headspace.demos._figure import COLORS
+    # What making the figures live costs a reader, at most (before the host's compression): the
+    # pages say it before Python starts. The worker downloads Pyodide's core and the site's set.
+    core = PYODIDE_OUT
+    runtime = [core / n for n in ("pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm")] + [
+        p for p in site_lockfile.parent.iterdir() if p.is_file()]
     contract = {
+        "runtime_bytes": sum(p.stat().st_size for p in runtime),
         "pyodide_version": PYODIDE_VERSION,
         "pyodide_dir": f"pyodide/{PYODIDE_VERSION}/",
         "lockfile": site_lockfile.relative_to(STATIC).as_posix(),

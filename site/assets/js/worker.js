@@ -114,9 +114,14 @@ function prefetch(indexURL, lockFileURL) {
   });
 }
 
-async function boot({ indexURL, lockFileURL, modelsURL, needsModels }) {
+// The boot's steps, for the page's "not live yet" line (known steps, not bytes: Pyodide's
+// loader does not report its downloads).
+const STEPS = ["downloading Python", "starting the interpreter", "loading numpy", "importing the figures"];
+
+async function boot({ indexURL, lockFileURL, modelsURL, needsModels }, progress) {
+  progress(1);
   const stdlibChecked = prefetch(indexURL, lockFileURL);
-  stdlibChecked.catch(() => {}); // awaited below
+  stdlibChecked.then(() => progress(2), () => {}); // awaited below
   if (needsModels) fetchManifest(modelsURL); // downloads while Pyodide boots; installed by ready()
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   WebAssembly.Memory = CapturingMemory;
@@ -133,6 +138,7 @@ async function boot({ indexURL, lockFileURL, modelsURL, needsModels }) {
   } finally {
     WebAssembly.Memory = NativeMemory;
   }
+  progress(3); // the interpreter runs
   // Both wheels are fetched in parallel and checked against the lockfile's sha256.
   const problems = [];
   await pyodide.loadPackage(["numpy", "headspace"], {
@@ -173,8 +179,8 @@ async function demoModules({ lockFileURL, demos }) {
 
 // Boot (once) and, if this page needs them, install the models (once); a failure
 // is forgotten so that the next page to connect tries again.
-async function ready(data) {
-  python ||= boot(data);
+async function ready(data, progress = () => {}) {
+  python ||= boot(data, progress);
   python.catch(() => { python = null; });
   const booted = await python;
   if (data.needsModels) {
@@ -182,6 +188,7 @@ async function ready(data) {
     models.catch(() => { models = null; });
     await models;
   }
+  progress(4);
   const modules = await demoModules(data);
   await withModelFiles(booted, () => booted.importDemos(modules)); // at boot, not in the reader's first call
 }
@@ -199,7 +206,7 @@ async function handle(data, reply) {
   if (data.type === "boot") {
     const started = performance.now();
     try {
-      await ready(data);
+      await ready(data, (step) => reply({ type: "progress", step, of: STEPS.length, what: STEPS[step - 1] }));
       reply({ type: "ready", ms: performance.now() - started, clients });
     } catch (err) {
       reply({ type: "error", fatal: true, message: `Python could not start: ${readable(err)}` });
