@@ -30,6 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 from embeds import embeds_bench, print_embeds  # bench/ is this script's own folder
+from weight import weight_bench  # page weight, TBT, Lighthouse, the returning reader
 from sitebuild import devserver
 from sitebuild.browser import CHROMIUM, CHROMIUM_ARGS
 
@@ -212,6 +213,8 @@ def main() -> None:
     parser.add_argument("--embeds-only", action="store_true", help="measure only the four-embeds host page")
     parser.add_argument("--slider-only", metavar="DEMOS", default="",
                         help="comma-separated demo names: measure only their slider latency (quick look at new demos)")
+    parser.add_argument("--weight-only", action="store_true", help="measure only page weight, Lighthouse, the returning reader")
+    parser.add_argument("--skip-weight", action="store_true", help="skip page weight, Lighthouse, the returning reader")
     args = parser.parse_args()
     only = [d for d in args.slider_only.split(",") if d]
 
@@ -235,6 +238,11 @@ def main() -> None:
                     print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  draw {r['drawMs_p50_ms']:5.1f} trip {r['roundTripMs_p50_ms']:5.1f} py {r['pythonMs_p50_ms']:5.1f} parse {r['parseMs_p50_ms']:4.1f} ({r['control']}, {r['moves']} moves)"))
                 args.skip_composition = args.skip_scale = True
                 raise _Done
+            if args.weight_only or not args.skip_weight:
+                report.update(weight_bench(p, CHROMIUM, CHROMIUM_ARGS, args.runs))
+                if args.weight_only:
+                    args.skip_composition = args.skip_scale = True
+                    raise _Done
             if args.embeds_only:
                 report["embeds"] = embeds_bench(p, CHROMIUM, CHROMIUM_ARGS, base, args.runs, BOOT_MS)
                 print_embeds(report["embeds"])
