@@ -61,6 +61,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     rules: list = []
     compress = False
     bytes_served: collections.Counter = collections.Counter()  # url path -> body bytes (benchmarks)
+    requested: collections.Counter = collections.Counter()  # url path -> requests, 304s included (tests)
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                       ".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
                       ".whl": "application/octet-stream", ".json": "application/json"}
@@ -82,6 +83,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def send_head(self):
         """With ``compress``, send text files gzipped to clients that accept it, as the deploy's host
         does (a revalidation still gets its 304 from the base class)."""
+        type(self).requested[self.path.split("?", 1)[0]] += 1
         path = Path(self.translate_path(self.path))
         if path.is_dir() and self.path.split("?", 1)[0].endswith("/"):
             path = path / "index.html"

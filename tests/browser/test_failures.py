@@ -9,7 +9,8 @@ pytestmark = pytest.mark.browser
 
 
 # Playwright cannot route a SharedWorker's requests, so the tests that corrupt a download
-# run the page with its dedicated-worker fallback, which loads the same files the same way.
+# run the page with its dedicated-worker fallback, which loads the same files the same way;
+# nor a service worker's, so those pages run without the site's (routes_downloads).
 DEDICATED = "window.HEADSPACE_WORKER = 'dedicated'"
 
 
@@ -20,6 +21,7 @@ def wait_error(page):
     return fig.locator('[data-role="error"]')
 
 
+@pytest.mark.routes_downloads
 def test_corrupt_wasm_is_reported(page, site_url):
     page.expect_errors = True  # the broken wasm logs to the console by design
     page.add_init_script(DEDICATED)
@@ -32,6 +34,7 @@ def test_corrupt_wasm_is_reported(page, site_url):
     assert "Python could not start" in message.text_content() or "did not start" in message.text_content()
 
 
+@pytest.mark.routes_downloads
 def test_tampered_wheel_fails_its_integrity_check(page, site_url):
     page.expect_errors = True
     page.add_init_script(DEDICATED)

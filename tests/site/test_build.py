@@ -163,7 +163,7 @@ def test_every_page_is_a_directory_index(built):
     assert [p for p in written if Path(p).name != "index.html" and p not in NOT_INDEX] == [], \
         "pages not written as <dir>/index.html"
     listed = {line for line in (built / "_headers").read_text(encoding="utf-8").splitlines()
-              if line.startswith("/") and line != "/js/*"}
+              if line.startswith("/") and line not in ("/js/*", "/sw.js")}  # the workers: scripts, not pages
     permalinks = {p for p in listed if not p.endswith("/index.html")}
     assert listed == permalinks | {p + "index.html" for p in permalinks}, "_headers: a page without its index.html rule"
     assert sorted(p for p in permalinks if not p.endswith("/")) == [], "pages whose address is not a directory"
