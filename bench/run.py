@@ -134,12 +134,64 @@ SLIDER_JS = """async ([index, moves]) => {
 }"""
 
 
-def slider_latency(browser, base, moves: int, only=None) -> dict:
+# A reader's drag: the first range control moves one step every 8 ms (faster than frames, as
+# a pointer does) for two seconds; count the figures drawn per second and how many of them
+# patch.js drew in place.
+DRAG_JS = """async ([index, ms]) => {
+    const fig = document.querySelectorAll('figure.demo')[index];
+    const el = [...fig.querySelectorAll('.demo-controls input[type=range]')][0];
+    if (!el) return null;
+    const lo = Number(el.min), hi = Number(el.max), step = Number(el.step) || (hi - lo) / 100;
+    let renders = 0, dir = 1;
+    const count = () => renders++;
+    fig.addEventListener('demo:rendered', count);
+    const patched0 = Number(fig.dataset.patchCount || 0);
+    const t0 = performance.now();
+    while (performance.now() - t0 < ms) {
+        let v = Number(el.value) + dir * step;
+        if (v > hi || v < lo) { dir = -dir; v = Number(el.value) + dir * step; }
+        el.value = String(v);
+        el.dispatchEvent(new Event('input', {bubbles: true}));
+        await new Promise(r => setTimeout(r, 8));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    fig.removeEventListener('demo:rendered', count);
+    return {control: el.name, repaints_per_s: renders / seconds, patched: Number(fig.dataset.patchCount || 0) - patched0, renders};
+}"""
+
+
+def open_gallery(browser, base):
+    """The gallery with Python ready: (context, page, the demo name of each figure in order)."""
     context = browser.new_context(reduced_motion="reduce", viewport={"width": 1100, "height": 900})
     page = context.new_page()
     page.goto(f"{base}/gallery/")
     page.evaluate("() => window.headspace.ready()")
-    names = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo)")
+    return context, page, page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo)")
+
+
+def drag_rate(browser, base, only=None) -> dict:
+    """Repaints a second during a continuous 2-second drag, per demo with a range control."""
+    context, page, names = open_gallery(browser, base)
+    out = {}
+    for i, name in enumerate(names):
+        if (only and name not in only) or name in out:
+            continue
+        page.evaluate("i => document.querySelectorAll('figure.demo')[i].scrollIntoView()", i)
+        page.evaluate(SLIDER_JS, [i, 3])  # warm
+        r = page.evaluate(DRAG_JS, [i, 2000])
+        if r:
+            out[name] = {**r, "repaints_per_s": round(r["repaints_per_s"], 1)}
+    context.close()
+    return out
+
+
+def print_drag(rates: dict) -> None:
+    for name, r in rates.items():
+        print(f"drag   {name:28s} {r['repaints_per_s']:5.1f} repaints/s (target >= 50)  {r['patched']}/{r['renders']} drawn in place ({r['control']})")
+
+
+def slider_latency(browser, base, moves: int, only=None) -> dict:
+    context, page, names = open_gallery(browser, base)
     out = {}
     for i, name in enumerate(names):
         if only and name not in only:
@@ -211,11 +263,17 @@ def main() -> None:
     parser.add_argument("--skip-scale", action="store_true", help="skip the 7B-shape composition run (about 6 min)")
     parser.add_argument("--skip-embeds", action="store_true", help="skip the four-embeds host page (about 3 min)")
     parser.add_argument("--embeds-only", action="store_true", help="measure only the four-embeds host page")
+    parser.add_argument("--cold-only", action="store_true", help="measure only the cold loads (ours against the plain page)")
     parser.add_argument("--slider-only", metavar="DEMOS", default="",
                         help="comma-separated demo names: measure only their slider latency (quick look at new demos)")
     parser.add_argument("--weight-only", action="store_true", help="measure only page weight, Lighthouse, the returning reader")
     parser.add_argument("--skip-weight", action="store_true", help="skip page weight, Lighthouse, the returning reader")
+    parser.add_argument("--python-calls", action="store_true",
+                        help="only Python's call per demo and control, in Pyodide under Node (bench/python_calls.py)")
     args = parser.parse_args()
+    if args.python_calls:
+        import python_calls
+        sys.exit(python_calls.main([]))
     only = [d for d in args.slider_only.split(",") if d]
 
     plain_dir = PUBLIC / "_bench-plain"
@@ -224,7 +282,7 @@ def main() -> None:
     contract = json.loads((ROOT / "site" / "data" / "contract.json").read_text())
     plain_js = plain_dir / "plain.js"
     plain_js.write_text(plain_js.read_text().replace("__PYODIDE_DIR__", contract["pyodide_dir"])
-                        .replace("__LOCKFILE__", contract["lockfile"]))
+                        .replace("__LOCKFILE__", contract["plain_lockfile"]))
     server = devserver.serve(0)
     base = f"http://127.0.0.1:{server.server_port}"
     report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": {"cpus": os.cpu_count()}}
@@ -236,9 +294,11 @@ def main() -> None:
                 report["slider"] = slider_latency(browser, base, args.moves, only)
                 for name, r in report["slider"].items():
                     print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  draw {r['drawMs_p50_ms']:5.1f} trip {r['roundTripMs_p50_ms']:5.1f} py {r['pythonMs_p50_ms']:5.1f} parse {r['parseMs_p50_ms']:4.1f} ({r['control']}, {r['moves']} moves)"))
+                report["drag"] = drag_rate(browser, base, only)
+                print_drag(report["drag"])
                 args.skip_composition = args.skip_scale = True
                 raise _Done
-            if args.weight_only or not args.skip_weight:
+            if args.weight_only or not (args.skip_weight or args.cold_only or args.embeds_only):
                 report.update(weight_bench(p, CHROMIUM, CHROMIUM_ARGS, args.runs))
                 if args.weight_only:
                     args.skip_composition = args.skip_scale = True
@@ -260,11 +320,16 @@ def main() -> None:
                   f"  ratio {cold['first_figure_ratio']:.3f} (target < 0.15)")
             print(f"first Python render ours {cold['ours']['first_python_render_ms']:8.0f} ms  plain {cold['plain']['first_python_render_ms']:8.0f} ms"
                   f"  ratio {cold['first_python_render_ratio']:.3f} (target < 0.6)")
+            if args.cold_only:
+                args.skip_composition = args.skip_scale = True
+                raise _Done
             report["warm_second_article"] = warm_second_article(p, base)
             print(f"second article warm: {report['warm_second_article']['runtime_bytes']} bytes of runtime (target 0)")
             report["slider"] = slider_latency(browser, base, args.moves)
             for name, r in report["slider"].items():
                 print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  ({r['control']}, {r['moves']} moves)"))
+            report["drag"] = drag_rate(browser, base)
+            print_drag(report["drag"])
             report["heap"] = heap_growth(browser, base, args.heap_moves)
             print(f"wasm heap after {report['heap']['moves']} moves: +{report['heap']['growth_bytes']} bytes (target < 1 MB)")
             if not args.skip_embeds:

@@ -45,6 +45,19 @@ def test_tampered_wheel_fails_its_integrity_check(page, site_url):
     assert "sha256" in message, message
 
 
+@pytest.mark.routes_downloads
+def test_tampered_standard_library_fails_its_check(page, site_url):
+    """The standard library is not checked by Pyodide's loader; the worker checks it against the
+    sha256 in the site lockfile."""
+    page.expect_errors = True
+    page.add_init_script(DEDICATED)
+    page.context.route("**/python_stdlib.zip", lambda route: route.fulfill(status=200, body=b"PK\x03\x04 tampered"))
+    page.goto(f"{site_url}/posts/polariser/")
+    message = wait_error(page).text_content()
+    assert "Python could not start" in message, message
+    assert "standard library" in message and "sha256" in message, message
+
+
 def test_python_error_keeps_the_last_figure(page, site_url):
     page.goto(f"{site_url}/posts/polariser/")
     page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'ready'", timeout=BOOT_MS)

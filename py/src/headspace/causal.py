@@ -113,8 +113,8 @@ def _ranks(v: np.ndarray) -> np.ndarray:
     order = np.argsort(v, kind="stable")
     ranks = np.empty(len(v))
     ranks[order] = np.arange(len(v), dtype=float)
-    for value in np.unique(v):                 # ties: the mean of their ranks
+    values, counts = np.unique(v, return_counts=True)
+    for value in values[counts > 1]:           # ties: the mean of their ranks (only tied values loop)
         tie = v == value
-        if tie.sum() > 1:
-            ranks[tie] = ranks[tie].mean()
+        ranks[tie] = ranks[tie].mean()
     return ranks

@@ -17,6 +17,7 @@
 import * as contract from "@params"; // site/data/contract.json, passed by Hugo's js.Build
 import { fromQuery, readParams, writeParams } from "./state.js";
 import { setupMenu } from "./share.js";
+import * as patch from "./patch.js";
 
 const script = document.querySelector("script[data-worker]");
 // A boot slower than this is reported as a failure (tests may shorten it).
@@ -92,7 +93,11 @@ function inkOf(figure) {
   return places;
 }
 
-// ``redraw``: draw from scratch (the colour scheme changed; the figure objects are the same ones).
+// Draw a figure. While a reader drags, successive figures of a demo differ only in their
+// data, and patch.js writes the new data into plotly's SVG within a frame; plotly itself
+// (15 to 40 ms a draw) redraws when the structure changes, and once the reader pauses, so
+// that hover values are the shown figure's. ``redraw``: from scratch (the colour scheme changed).
+const SETTLE_MS = window.HEADSPACE_SETTLE_MS || 200; // tests may lengthen it
 function draw(state, figure, redraw = false) {
   if (!window.Plotly) return plotlyReady.then(() => draw(state, figure, redraw));
   for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
@@ -100,7 +105,21 @@ function draw(state, figure, redraw = false) {
   const ink = palette.fg.toLowerCase() !== INK ? palette.fg : INK;
   // A figure never recoloured still holds INK: in the light scheme there is nothing to walk.
   if (ink !== INK || inkPlaces.has(figure)) for (const [object, key] of inkOf(figure)) object[key] = ink;
-  return (redraw ? Plotly.newPlot : Plotly.react)(state.plot, figure.data, layout, PLOT_CONFIG);
+  const frame = { data: figure.data, layout, snapshot: patch.layoutSnapshot(layout) };
+  clearTimeout(state.settle);
+  if (!redraw && state.shown && patch.patchFigure(state.plot, state.shown, frame)) {
+    state.shown = frame;
+    state.fig.dataset.patchCount = String(Number(state.fig.dataset.patchCount || 0) + 1); // tests and bench
+    state.settle = setTimeout(() => plot(state, state.shown), SETTLE_MS);
+    return;
+  }
+  if (patch.refusal) state.fig.dataset.patchRefused = patch.refusal; // why plotly drew it
+  return plot(state, frame, redraw);
+}
+
+function plot(state, frame, fresh = false) {
+  state.drawn = state.shown = frame;
+  return (fresh ? Plotly.newPlot : Plotly.react)(state.plot, frame.data, frame.layout, PLOT_CONFIG);
 }
 
 function render(state, result, timing = {}) {
@@ -158,6 +177,7 @@ function bootWorker() {
       lockFileURL: new URL(script.dataset.lockfile, location.href).href,
       modelsURL: new URL(script.dataset.models, location.href).href,
       needsModels: demos.some((d) => d.hasAttribute("data-needs-models")),
+      demos: demos.map((d) => d.dataset.demo), // the worker imports only these demos' modules first
     };
     const connect = (kind) => {
       let heard = false; // any message from the worker: it runs
@@ -252,6 +272,7 @@ function onReply(data) {
       if (state.lastKey === JSON.stringify(params)) render(state, JSON.parse(data.json));
       else state.queued = now;
     } else if (kind === "controls") {
+      if (state.queued) send(state); // Python computes the next figure while this one is drawn
       const t = performance.now();
       const result = JSON.parse(data.json);
       render(state, result, { roundTripMs: t - call.sent, pythonMs: data.pythonMs, parseMs: performance.now() - t });
@@ -265,7 +286,7 @@ function onReply(data) {
     setStatus(state, "error", bad ? `${bad[1]}. The figure still shows the last valid input.`
       : `Python raised an error: ${data.message}`);
   }
-  if (state.queued) send(state);
+  if (state.queued && !state.inFlight) send(state);
 }
 
 function showNote(state, text) {
@@ -417,6 +438,11 @@ if (framed) {
 // and the worker's wasm heap size.
 window.headspace = {
   ready: () => bootWorker(),
+  // Let plotly draw every figure shown by patch.js now (tests compare the two drawings).
+  settle: () => Promise.all(states.filter((s) => s.shown && s.shown !== s.drawn).map((s) => {
+    clearTimeout(s.settle);
+    return plot(s, s.shown);
+  })),
   params: (fig) => readParams(fig), // what the next call would send for this figure
   marks,
   stats: () => bootWorker().then(() => new Promise((resolve) => {

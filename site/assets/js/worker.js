@@ -81,35 +81,55 @@ async function withModelFiles({ pyodide }, run) {
   }
 }
 
-async function fetchOk(url) {
-  const response = await fetch(url);
+async function fetchOk(url, options) {
+  const response = await fetch(url, options);
   if (!response.ok) throw new Error(`${url.pathname || url} answered ${response.status}`);
   return response;
 }
 
-function prefetchWheels(indexURL, lockFileURL) {
-  // Download the wheels while Pyodide itself boots; loadPackage then finds them
-  // in the HTTP cache (they are served immutable) and checks their sha256.
-  return fetch(lockFileURL)
-    .then((r) => r.json())
-    .then((lock) => Promise.all(Object.values(lock.packages).map(
-      (pkg) => fetch(new URL(pkg.file_name, indexURL)).then((r) => r.arrayBuffer()))))
-    .catch(() => {}); // loadPackage reports any real failure
+function sri(hex) {
+  return "sha256-" + btoa(String.fromCharCode(...hex.match(/../g).map((h) => parseInt(h, 16))));
+}
+
+// Download the wheels and the standard library while Pyodide itself boots; loadPyodide and
+// loadPackage then find them in the HTTP cache (they are served immutable). loadPackage checks each
+// wheel's sha256; the standard library's (the lockfile's "stdlib" entry, beside it) is checked
+// here, and the promise this returns fails if it does not match.
+const lockfiles = new Map(); // URL -> promise of the site lockfile's JSON
+function lockfile(url) {
+  if (!lockfiles.has(url)) lockfiles.set(url, fetchOk(url).then((r) => r.json()));
+  return lockfiles.get(url);
+}
+
+function prefetch(indexURL, lockFileURL) {
+  const lock = lockfile(lockFileURL);
+  lock.then((l) => Object.values(l.packages).map(
+    (pkg) => fetch(new URL(pkg.file_name, indexURL)).then((r) => r.arrayBuffer()))).catch(() => {}); // loadPackage reports these
+  return lock.then(async ({ stdlib }) => {
+    try {
+      await fetchOk(new URL(stdlib.file_name, lockFileURL), { integrity: sri(stdlib.sha256) }).then((r) => r.arrayBuffer());
+    } catch (err) {
+      throw new Error(`the standard library could not be downloaded or did not match the sha256 in pyodide-lock.json (${err.message})`);
+    }
+  });
 }
 
 async function boot({ indexURL, lockFileURL, modelsURL, needsModels }) {
-  prefetchWheels(indexURL, lockFileURL);
+  const stdlibChecked = prefetch(indexURL, lockFileURL);
+  stdlibChecked.catch(() => {}); // awaited below
   if (needsModels) fetchManifest(modelsURL); // downloads while Pyodide boots; installed by ready()
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   WebAssembly.Memory = CapturingMemory;
   let pyodide;
   try {
-    pyodide = await loadPyodide({
+    // A standard library that fails its check stops the boot at once, with the reason.
+    [pyodide] = await Promise.all([loadPyodide({
       indexURL,
       lockFileURL, // the site's own: numpy and headspace, with their sha256
+      stdLibURL: new URL("python_stdlib.zip", lockFileURL).href, // beside it, compiled to bytecode
       stdout: () => {},
       stderr: (line) => console.warn("[python]", line),
-    });
+    }), stdlibChecked]);
   } finally {
     WebAssembly.Memory = NativeMemory;
   }
@@ -134,8 +154,21 @@ async function boot({ indexURL, lockFileURL, modelsURL, needsModels }) {
   const runtime = pyodide.pyimport("headspace.runtime"); // a PyProxy, kept in this file
   return {
     pyodide, callDemo: runtime.call, useModels: runtime.use_models,
-    importDemos: () => { runtime.load().destroy(); }, // the registry itself stays in Python
+    // The modules of the demos a page places, or (undefined) every demo; the registry stays in Python.
+    importDemos: (modules) => {
+      const list = modules && pyodide.toPy(modules);
+      (list ? runtime.load(list) : runtime.load()).destroy();
+      list?.destroy();
+    },
   };
+}
+
+// The modules of the page's demos (the site lockfile maps each name to its module), so that its
+// first render waits for no other demo's imports; undefined (every demo) if any name is unknown.
+async function demoModules({ lockFileURL, demos }) {
+  const map = demos && (await lockfile(lockFileURL)).demos;
+  if (!map || !demos.every((name) => name in map)) return undefined;
+  return [...new Set(demos.map((name) => map[name]))];
 }
 
 // Boot (once) and, if this page needs them, install the models (once); a failure
@@ -149,7 +182,8 @@ async function ready(data) {
     models.catch(() => { models = null; });
     await models;
   }
-  await withModelFiles(booted, booted.importDemos); // at boot, not in the reader's first call
+  const modules = await demoModules(data);
+  await withModelFiles(booted, () => booted.importDemos(modules)); // at boot, not in the reader's first call
 }
 
 function readable(err) {

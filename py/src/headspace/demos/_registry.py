@@ -168,9 +168,14 @@ def format_value(value) -> str:
     >>> format_value({"b": [0.123456, 1e-05, 2e-12], "a": True, "n": 3000})
     '{b: [0.1235, 1e-05, 0], a: true, n: 3000}'
     """
+    kind = type(value)
+    if kind is float or kind is int:  # the common leaf first: the ABC checks below are slow in Pyodide
+        return "0" if abs(value) < 1e-10 else f"{float(value):.4g}"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}: {format_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
+        if all(type(v) is float for v in value):  # a row of a matrix: one loop, no recursion
+            return "[" + ", ".join("0" if abs(v) < 1e-10 else f"{v:.4g}" for v in value) + "]"
         return "[" + ", ".join(format_value(v) for v in value) + "]"
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
@@ -190,12 +195,22 @@ def to_json_value(obj, path="result"):
     >>> to_json_value({"a": np.arange(2), "b": np.float32(0.5)})
     {'a': [0, 1], 'b': 0.5}
     """
+    kind = type(obj)
+    if kind is str or kind is int or kind is bool or obj is None:  # plain leaves: no ABC checks
+        return obj
+    if kind is float:
+        if not math.isfinite(obj):
+            raise ValueError(f"{path} must be finite; got {obj}")
+        return obj
     if isinstance(obj, dict):
         return {str(k): to_json_value(v, f"{path}.{k}") for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        # Fast path for plotted coordinates: a flat list of finite floats is already JSON.
+        # Fast paths for plotted coordinates: a flat list of finite floats (a nan or inf anywhere
+        # makes the sum non-finite), or of plain ints, strings and Nones, is already JSON.
         if obj and all(type(v) is float for v in obj) and math.isfinite(sum(obj)):
-            return list(obj)  # a nan or inf anywhere makes the sum non-finite
+            return list(obj)
+        if all(type(v) is int or type(v) is str or v is None for v in obj):
+            return list(obj)
         return [to_json_value(v, f"{path}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, np.ndarray):
         return to_json_value(obj.tolist(), path)

@@ -69,6 +69,12 @@ def _where() -> str:
     return str(_store.models_dir())
 
 
+def models_where() -> str:
+    """The models directory as the caches here key it (it changes when the worker points the store
+    elsewhere): a key for a demo's own caches of what it computes from the shipped models."""
+    return _where()
+
+
 def checkpoint_steps(name: str) -> tuple[int, ...]:
     """The training steps with a stored checkpoint of model ``name``."""
     return _entry(_where(), name)["steps"]

@@ -18,6 +18,8 @@ position ``i``); ``prev_token_scores`` and ``induction_scores`` [n_layers][n_hea
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from headspace.heads import sequence_scores
@@ -40,15 +42,26 @@ ATTENTION_SCALE = [[0.0, "rgba(47,111,222,0)"], [1.0, "rgba(47,111,222,1)"]]
     needs_models=True,
 )
 def attention_explorer(tokens: list[int], query: int, model: str, step) -> dict:
-    m = _shipped.weights(model, _shipped.resolve_step(model, step))
     toks = np.asarray(tokens)
-    logits, pattern = m.run(toks)
-    loss = cross_entropy(logits, toks)
-    prev, induction = sequence_scores(pattern, toks)
+    pattern, loss, prev, induction = _forward(_shipped.models_where(), model,
+                                              _shipped.resolve_step(model, step), tuple(tokens))
     q = min(query, len(toks) - 1)
     outputs = {"patterns": np.round(pattern, 6), "loss": np.round(loss, 6),
                "prev_token_scores": np.round(prev, 6), "induction_scores": np.round(induction, 6)}
     return {"figure": _figure(pattern, loss, prev, induction, toks, q, model, step), "outputs": outputs}
+
+
+@lru_cache(maxsize=4)
+def _forward(where: str, model: str, step, tokens: tuple) -> tuple:
+    """(patterns, loss, previous-token scores, induction scores), read-only: the forward pass
+    depends on the model and the tokens, not on the query a slider moves."""
+    m = _shipped.weights(model, step)
+    toks = np.asarray(tokens)
+    logits, pattern = m.run(toks)
+    out = (pattern, cross_entropy(logits, toks), *sequence_scores(pattern, toks))
+    for a in out:
+        a.setflags(write=False)
+    return out
 
 
 def _figure(pattern, loss, prev, induction, toks, q, model, step) -> dict:

@@ -25,6 +25,8 @@ True
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from headspace.circuits import copying_score, diagonal_top_fraction, full_ov_circuit, full_qk_circuit, ov_eigenvalues
@@ -59,19 +61,31 @@ ALL_HEADS = (_shipped.PREV, _shipped.INDUCTION) + tuple(
 )
 def circuits(head: str, writer: str, mode: str, model: str, step, shown: int) -> dict:
     at = _shipped.resolve_step(model, step)
-    m = _shipped.weights(model, at)
     l, h = _shipped.parse_head(head, model)
+    ov, qk, eig, outputs = _head(_shipped.models_where(), model, at, l, h)
+    outputs = dict(outputs)
+    w = _shipped.parse_head(writer, model)
+    path = path_matrix(model, at, mode, w, (l, h)) if w[0] < l else None
+    title = f"head {_shipped.head_label(l, h, model)}: copying score {outputs['copying_score']:.2f}"
+    return {"figure": _figure(ov[:shown, :shown], qk[:shown, :shown], eig, path, w, (l, h), mode, title),
+            "outputs": outputs}
+
+
+@lru_cache(maxsize=4)
+def _head(where: str, model: str, step, l: int, h: int) -> tuple:
+    """(OV circuit, QK circuit, OV eigenvalues, outputs) of one head, arrays read-only: they do
+    not depend on the writer, mode or tokens shown that the other controls move (two
+    [d_vocab, d_vocab] maps, 260 kB, an entry)."""
+    m = _shipped.weights(model, step)
     W_E = _shipped.embedding_seen(m)
     ov = full_ov_circuit(W_E, m.W_V[l, h], m.W_O[l, h], m.W_U)
     qk = full_qk_circuit(W_E, m.W_Q[l, h], m.W_K[l, h])
     eig = ov_eigenvalues(W_E, m.W_V[l, h], m.W_O[l, h], m.W_U)
-    w = _shipped.parse_head(writer, model)
-    path = path_matrix(model, at, mode, w, (l, h)) if w[0] < l else None
+    for a in (ov, qk, eig):
+        a.setflags(write=False)
     outputs = {"copying_score": copying_score(W_E, m.W_V[l, h], m.W_O[l, h], m.W_U),
                "ov_diag_rank": diagonal_top_fraction(ov), "qk_diag_rank": diagonal_top_fraction(qk)}
-    title = f"head {_shipped.head_label(l, h, model)}: copying score {outputs['copying_score']:.2f}"
-    return {"figure": _figure(ov[:shown, :shown], qk[:shown, :shown], eig, path, w, (l, h), mode, title),
-            "outputs": outputs}
+    return ov, qk, eig, tuple(outputs.items())
 
 
 def _heat(M, axis: int, name: str, rows: str, cols: str) -> dict:

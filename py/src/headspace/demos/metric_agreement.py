@@ -17,6 +17,8 @@ True
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from headspace.causal import rank_correlation
@@ -29,8 +31,17 @@ from ._registry import register
 
 def agreement(model: str, step, mode: str) -> dict:
     """``{metric: Spearman rho}`` of each metric against path ablation over every pair, at ``step``."""
+    return dict(_agreement(_shipped.models_where(), model, step, mode))
+
+
+@lru_cache(maxsize=256)
+def _agreement(where: str, model: str, step, mode: str) -> tuple:
+    """``agreement`` as (metric, rho) pairs, cached per models directory: a call needs every
+    checkpoint's (about 30 x 8 rank correlations, 40 ms in Pyodide), and a move of the model or
+    mode returns to the same few. At most 2 models x 30 steps x 3 modes entries of 7 floats."""
     truth = _shipped.later_pairs(_shipped.scores(model, step, mode, _shipped.CAUSAL))
-    return {m: rank_correlation(_shipped.later_pairs(_shipped.scores(model, step, mode, m)), truth) for m in METRICS}
+    return tuple((m, rank_correlation(_shipped.later_pairs(_shipped.scores(model, step, mode, m)), truth))
+                 for m in METRICS)
 
 
 @register(

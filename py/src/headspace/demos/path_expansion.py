@@ -17,6 +17,8 @@ Outputs: ``terms`` {label: contribution to the correct logit}, which sum to the 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from headspace.paths import BIAS, DIRECT, VIRTUAL, path_terms
@@ -35,10 +37,10 @@ from ._registry import register
     needs_models=True,
 )
 def path_expansion(tokens: list[int], position: int, model: str, step) -> dict:
-    m = _shipped.weights(model, _shipped.resolve_step(model, step))
     toks = np.asarray(tokens)
     i = min(position, len(toks) - 2)
-    at_i = {k: v[i] for k, v in path_terms(m, toks).items()}      # position i: [d_vocab] each
+    terms = _terms(_shipped.models_where(), model, _shipped.resolve_step(model, step), tuple(tokens))
+    at_i = {k: v[i] for k, v in terms.items()}                     # position i: [d_vocab] each
     target = int(toks[i + 1])
     contribution = {k: float(v[target]) for k, v in at_i.items()}
     logits = sum(at_i.values())
@@ -47,6 +49,16 @@ def path_expansion(tokens: list[int], position: int, model: str, step) -> dict:
     pair = f"{prev[0]}.{prev[1]}{VIRTUAL}{ind[0]}.{ind[1]}"
     return {"figure": _figure(contribution, losses, pair, toks, i, target, model, step),
             "outputs": {"terms": contribution, "ablated_loss": losses}}
+
+
+@lru_cache(maxsize=2)
+def _terms(where: str, model: str, step, tokens: tuple) -> dict:
+    """``path_terms`` of the sequence, read-only: they depend on the tokens, not on the position a
+    slider moves (at most 26 x n_ctx x d_vocab floats, 1.7 MB, an entry)."""
+    terms = path_terms(_shipped.weights(model, step), np.asarray(tokens))
+    for v in terms.values():
+        v.setflags(write=False)
+    return terms
 
 
 def _loss(logits: np.ndarray, target: int) -> float:

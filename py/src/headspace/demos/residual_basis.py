@@ -70,11 +70,13 @@ def mean_loss(m, name: str) -> tuple[float, np.ndarray]:
     return float(cross_entropy(logits, toks).mean()), logits
 
 
-@lru_cache(maxsize=16)
-def _before(name: str, mode: str, metric: str):
+@lru_cache(maxsize=4)
+def _reference(name: str):
+    """(model, loss, logits) of the shipped model on the batch: one forward pass per model, shared
+    by every metric and mode (each costs tens of ms in Pyodide)."""
     m = _shipped.weights(name, None)
     loss, logits = mean_loss(m, name)
-    return m, loss, logits, _shipped.scores(name, None, mode, metric)
+    return m, loss, logits
 
 
 @register(
@@ -98,17 +100,38 @@ def _before(name: str, mode: str, metric: str):
 )
 def residual_basis(model: str, metric: str, mode: str, rotation: float, log_condition: float, shear: float,
                    permute: bool, seed: int) -> dict:
-    m, loss_before, logits_before, before = _before(model, mode, metric)
+    _, loss_before, _ = _reference(model)
+    before = _shipped.scores(model, None, mode, metric)
+    basis = (model, rotation, log_condition, shear, permute, seed)
+    _, loss_after, max_logit_change, cond = _moved(*basis)
+    after = _after(basis, mode, metric)
+    flips = ordering_flips(_shipped.later_pairs(before), _shipped.later_pairs(after), rtol=ORDER_RTOL)
+    outputs = {"loss_before": loss_before, "loss_after": loss_after, "max_logit_change": max_logit_change,
+               "scores_before": before, "scores_after": after, "order_changed": flips > 0}
+    return {"figure": _figure(before, after, model, mode, metric, loss_before, loss_after, cond),
+            "outputs": outputs}
+
+
+@lru_cache(maxsize=8)
+def _moved(name: str, rotation: float, log_condition: float, shear: float, permute: bool, seed: int):
+    """(the model in the new basis, its loss, the largest logit change, cond T): the forward pass on
+    the batch, most of a call's time, depends on the basis only, so a move of ``metric`` or ``mode``
+    reuses it. Eight bases: about 1 MB of weights."""
+    m, _, logits_before = _reference(name)
     T = basis_change(m.config["d_model"], rotation, log_condition, shear, permute, seed)
     moved = symmetry.transform_model(m, T)
-    loss_after, logits_after = mean_loss(moved, model)
-    after = _shipped.model_scores(moved, model, mode, metric)
-    flips = ordering_flips(_shipped.later_pairs(before), _shipped.later_pairs(after), rtol=ORDER_RTOL)
-    outputs = {"loss_before": loss_before, "loss_after": loss_after,
-               "max_logit_change": float(np.abs(logits_after - logits_before).max()),
-               "scores_before": before, "scores_after": after, "order_changed": flips > 0}
-    return {"figure": _figure(before, after, model, mode, metric, loss_before, loss_after, float(np.linalg.cond(T))),
-            "outputs": outputs}
+    loss_after, logits_after = mean_loss(moved, name)
+    return moved, loss_after, float(np.abs(logits_after - logits_before).max()), float(np.linalg.cond(T))
+
+
+@lru_cache(maxsize=32)
+def _after(basis: tuple, mode: str, metric: str) -> np.ndarray:
+    """The scores of the model in basis ``basis`` (the key of ``_moved``), read-only: moving back to
+    a metric or mode seen before costs nothing (path ablation is several forward passes)."""
+    moved = _moved(*basis)[0]
+    out = _shipped.model_scores(moved, basis[0], mode, metric)
+    out.setflags(write=False)
+    return out
 
 
 def ranks(s) -> np.ndarray:

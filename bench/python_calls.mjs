@@ -1,0 +1,55 @@
+// Time headspace.runtime.call inside Pyodide under Node, as the browser's worker calls it (the
+// JSON text back included), with the lockfile and wheels the site serves. Driven by
+// bench/python_calls.py. Reads {runs: [{demo, control, warmup, params: [...]}]} as JSON on
+// stdin; prints {info, runs: [{demo, control, ms: [...], bytes: [...]} | {..., error}]}.
+//   node bench/python_calls.mjs PYODIDE_DIR SITE_LOCKFILE MODELS_DIR [SRC_DIR] < runs.json
+// With SRC_DIR (a folder holding the package `headspace/`), the package is imported from there
+// instead of the site's wheel: a quick look at a change without rebuilding the site.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { loadPyodide } from "pyodide";
+
+const [indexDir, lockFile, modelsDir, srcDir] = process.argv.slice(2);
+const { runs } = JSON.parse(readFileSync(0, "utf8"));
+
+const pyodide = await loadPyodide({
+  indexURL: resolve(indexDir) + "/",
+  lockFileURL: resolve(lockFile),
+  packages: srcDir ? ["numpy"] : ["numpy", "headspace"],
+  stdout: () => {},
+});
+pyodide.FS.mkdirTree("/models");
+pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: resolve(modelsDir) }, "/models");
+if (srcDir) {
+  pyodide.FS.mkdirTree("/bench-src");
+  pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: resolve(srcDir) }, "/bench-src");
+}
+pyodide.runPython(`
+import os, sys
+os.environ["HEADSPACE_MODELS"] = "/models"
+if ${srcDir ? "True" : "False"}:
+    sys.path.insert(0, "/bench-src")
+`);
+const runtime = pyodide.pyimport("headspace.runtime");
+runtime.load().destroy(); // the worker imports the demos at boot, not in the first call
+const info = JSON.parse(pyodide.runPython(
+  'import json, sys, numpy, headspace; json.dumps({"python": sys.version.split()[0], "numpy": numpy.__version__, "file": headspace.__file__})'));
+
+const results = [];
+for (const { demo, control, warmup, params } of runs) {
+  const ms = [], bytes = [];
+  try {
+    params.forEach((p, i) => {
+      const text = JSON.stringify(p);
+      const t0 = performance.now();
+      const json = runtime.call(demo, text);
+      const t = performance.now() - t0;
+      if (i >= warmup) { ms.push(t); bytes.push(json.length); }
+    });
+    results.push({ demo, control, ms, bytes });
+  } catch (err) {
+    results.push({ demo, control, error: String(err.message).trim().split("\n").pop() });
+  }
+}
+process.stdout.write(JSON.stringify({ info, runs: results }));

@@ -1,0 +1,307 @@
+// Redraw a plotly figure's moving parts in place, within a frame.
+//
+// Plotly.react takes 15 to 40 ms for even a two-point figure (it rebuilds its
+// internal state and re-measures the page); a dragged slider needs a new picture
+// every 16 ms. Between two figures of one demo, usually only data moves: points,
+// line paths, bar ends, heatmap colours, the text of a legend entry, an
+// annotation or the title. patchFigure writes exactly those into the SVG that
+// plotly drew, using plotly's own axes to place them, so the picture is the one
+// plotly would draw. Anything else (an axis range, a new trace, a shape) returns
+// false and the caller draws with plotly. Plotly's internal state (hover
+// values) is then one figure behind: the caller redraws with plotly once the
+// reader pauses (see demos.js, settle).
+//
+// Relies on plotly.js-cartesian 3.1.0's SVG structure (pinned in package-lock.json):
+// trace groups carry their calcdata as d3's __data__; tests/browser/test_patch.py
+// compares patched frames with plotly's own drawing of the same figure.
+
+// Why the last frame needed plotly (for tests and benchmarks): the check that refused.
+export let refusal = "";
+const refuse = (why) => { refusal = why; return null; };
+
+const same = (a, b) => a === b || JSON.stringify(a) === JSON.stringify(b);
+
+// Keys a frame may change, per trace type; a change to any other key needs plotly.
+const MOVABLE = {
+  scatter: ["x", "y", "name", "customdata", "hovertext", "text", "marker"],
+  bar: ["x", "y", "customdata", "hovertext", "text", "marker"],
+  heatmap: ["z", "customdata", "hovertext", "text", "zmin", "zmax"],
+};
+
+const axisOf = (layout, id) => layout[id.replace(/^([xy])/, "$1axis")];
+const finite = (v) => typeof v === "number" && Number.isFinite(v);
+const plainText = (t) => typeof t === "string" && !/[<&]/.test(t);
+const f2 = (v) => Math.round(v * 100) / 100;
+
+// The plan for one trace, or null when plotly must draw. Nothing is written
+// until every trace has a plan, so a refused frame leaves the SVG untouched.
+function planTrace(gd, groups, i, before, after) {
+  const type = after.type || "scatter";
+  if ((before.type || "scatter") !== type || !MOVABLE[type]) return refuse("trace type");
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  keys.delete("uid"); // plotly names each trace it draws
+  const changed = [...keys].filter((k) => !same(before[k], after[k]));
+  if (!changed.length) return () => {};
+  if (changed.some((k) => !MOVABLE[type].includes(k))) return refuse("a key plotly must draw changed");
+  const full = gd._fullData[i];
+  const group = groups.get(i);
+  if (!full || !group || full.visible !== true) return refuse("trace not drawn");
+  const xa = axisOf(gd._fullLayout, full.xaxis || "x"), ya = axisOf(gd._fullLayout, full.yaxis || "y");
+  if (!xa || !ya) return refuse("axis missing");
+  // An autoranged axis would move with the data: plotly must redraw the axis.
+  const moved = (k) => changed.includes(k);
+  if (type !== "heatmap" && ((moved("x") && xa.autorange) || (moved("y") && ya.autorange))) return refuse("data moved on an autoranged axis");
+  if (type === "scatter") return planScatter(gd, group, before, after, full, xa, ya, changed);
+  if (type === "bar") return planBar(group, before, after, full, xa, ya, changed);
+  return planHeatmap(group, before, after, full, xa, ya, changed);
+}
+
+function planScatter(gd, group, before, after, full, xa, ya, changed) {
+  const mode = full.mode || "";
+  if (changed.includes("text") && mode.includes("text")) return refuse("scatter text changed");
+  if (changed.includes("marker") && !sameExceptColor(before.marker, after.marker)) return refuse("marker style changed");
+  const x = after.x || [], y = after.y || [];
+  const n = x.length;
+  // A gap (null) splits plotly's line; the gaps must stay where they were.
+  const gap = (k) => !finite(x[k]) || !finite(y[k]);
+  const wasGap = (k) => !finite((before.x || [])[k]) || !finite((before.y || [])[k]);
+  if (y.length !== n || (before.x || []).length !== n || x.some((_, k) => gap(k) !== wasGap(k))) return refuse("gaps moved or length changed");
+  const runs = []; // the unbroken stretches, as plotly draws them
+  for (let k = 0; k < n; k++) if (!gap(k)) (k && !gap(k - 1) ? runs[runs.length - 1] : runs[runs.push([]) - 1]).push(k);
+  const kept = runs.flat();
+  const points = mode.includes("markers") ? group.querySelectorAll(".points > path.point") : [];
+  if (points.length !== (mode.includes("markers") ? kept.length : 0)) return refuse("point count");
+  const lines = group.querySelectorAll(".lines > path.js-line");
+  const segments = runs.filter((r) => r.length > 1);
+  if (mode.includes("lines") && (lines.length !== segments.length || (full.line && full.line.shape !== "linear"))) return refuse("line shape");
+  const fills = group.querySelectorAll(".fills > path.js-fill");
+  if (!["none", "toself"].includes(full.fill || "none") || fills.length > 1 || (fills.length && runs.length > 1)) return refuse("fill kind");
+  const colors = changed.includes("marker") ? colorList(after.marker, n) : null;
+  if (changed.includes("marker") && !colors) return refuse("marker colours from a scale");
+  const legend = changed.includes("name") ? legendText(gd, full.index, after.name) : () => {};
+  if (!legend) return refuse("legend entry");
+  return () => {
+    const at = (k) => `${f2(xa.d2p(x[k]))},${f2(ya.d2p(y[k]))}`;
+    points.forEach((p, j) => {
+      p.setAttribute("transform", `translate(${at(kept[j])})`);
+      if (colors) p.style.fill = colors[kept[j]];
+    });
+    segments.forEach((run, j) => { if (lines[j]) lines[j].setAttribute("d", "M" + run.map(at).join("L")); });
+    if (fills.length) fills[0].setAttribute("d", "M" + kept.map(at).join("L") + "Z");
+    legend();
+  };
+}
+
+// Vertical bars change their top, horizontal ones their right end; text outside a bar moves with it.
+// plotly draws every bar as "M x0,y0 V y1 H x1 V y0 Z" (for a horizontal bar x1 is its end, else y1).
+const BAR_PATH = /^M([-\d.e]+),([-\d.e]+)V([-\d.e]+)H([-\d.e]+)V([-\d.e]+)Z$/;
+function planBar(group, before, after, full, xa, ya, changed) {
+  if (changed.includes("marker") && !sameExceptColor(before.marker, after.marker)) return refuse("bar style changed");
+  const horizontal = full.orientation === "h";
+  const values = horizontal ? after.x : after.y, old = horizontal ? before.x : before.y;
+  if (changed.includes(horizontal ? "y" : "x") || !values || !old || values.length !== old.length) return refuse("bar categories changed");
+  if (!values.every(finite) || values.some((v, k) => Math.sign(v) !== Math.sign(old[k]))) return refuse("bar changed sign");
+  if (full.base !== undefined && full.base !== null) return refuse("bar base");
+  const bars = [...group.querySelectorAll(".points > g.point")].map((g) => [g, g.querySelector("path")]);
+  if (bars.length !== values.length || bars.some(([, p]) => !p || !BAR_PATH.test(p.getAttribute("d")))) return refuse("bar paths");
+  const texts = changed.includes("text") ? after.text : null;
+  if (texts && (!Array.isArray(texts) || !texts.every(plainText) || full.textposition !== "outside")) return refuse("bar text position");
+  const colors = changed.includes("marker") ? colorList(after.marker, values.length) : null;
+  if (changed.includes("marker") && !colors) return refuse("bar colours from a scale");
+  const axis = horizontal ? xa : ya;
+  return () => bars.forEach(([bar, path], k) => {
+    const [, x0, y0, y1, x1] = BAR_PATH.exec(path.getAttribute("d")).map(Number);
+    const end = f2(axis.d2p(values[k]));
+    const shift = end - (horizontal ? x1 : y1);
+    path.setAttribute("d", horizontal ? `M${x0},${y0}V${y1}H${end}V${y0}Z` : `M${x0},${y0}V${end}H${x1}V${y0}Z`);
+    if (colors) path.style.fill = colors[k];
+    const label = bar.querySelector("text.bartext");
+    const t = label && /translate\(([-\d.e]+),\s*([-\d.e]+)\)/.exec(label.getAttribute("transform") || "");
+    if (texts && label) label.textContent = texts[k];
+    if (t) label.setAttribute("transform", horizontal ? `translate(${f2(Number(t[1]) + shift)},${t[2]})`
+      : `translate(${t[1]},${f2(Number(t[2]) + shift)})`);
+  });
+}
+
+// A heatmap's cells are one image: repaint it from z through the trace's colour scale, cell by
+// cell into a canvas the size of plotly's image box, with the trace's gaps between cells.
+function planHeatmap(group, before, after, full, xa, ya, changed) {
+  if (changed.includes("text") && (full.texttemplate || (full.text && full.textposition))) return refuse("heatmap text");
+  if ((changed.includes("zmin") || changed.includes("zmax")) && full.showscale) return refuse("colour bar range");
+  if (full.zsmooth) return refuse("heatmap smoothing");
+  const image = group.querySelector("image");
+  const z = after.z;
+  if (!image || !Array.isArray(z) || !z.length || !Array.isArray(z[0]) || !same(shape(before.z), shape(z))) return refuse("heatmap shape");
+  const rows = z.length, cols = z[0].length;
+  let lo = after.zmin, hi = after.zmax;
+  if (!finite(lo) || !finite(hi)) {
+    if (full.showscale) return refuse("autoscaled colour bar"); // its ticks would change
+    const all = z.flat().filter(finite);
+    if (!all.length) return refuse("heatmap empty");
+    lo = finite(lo) ? lo : Math.min(...all);
+    hi = finite(hi) ? hi : Math.max(...all);
+  }
+  const scale = full.reversescale ? [...full.colorscale].reverse().map(([t, c]) => [1 - t, c]) : full.colorscale;
+  const stops = (scale || []).map(([t, c]) => [t, rgba(c)]);
+  if (stops.length < 2 || stops.some(([, c]) => !c)) return refuse("colour scale");
+  const width = Math.round(Number(image.getAttribute("width"))), height = Math.round(Number(image.getAttribute("height")));
+  // The cells' edges, as plotly computed them (calcdata), in pixels from the image's corner.
+  const cd = group.__data__ && group.__data__[0];
+  if (!(width > 0 && height > 0) || !cd || !cd.x || !cd.y || cd.x.length !== cols + 1 || cd.y.length !== rows + 1) return refuse("heatmap cells");
+  const left = Number(image.getAttribute("x")), top = Number(image.getAttribute("y"));
+  const xs = cd.x.map((v) => Math.round(xa.c2p(v) - left)), ys = cd.y.map((v) => Math.round(ya.c2p(v) - top));
+  const xgap = full.xgap || 0, ygap = full.ygap || 0;
+  return () => {
+    const canvas = document.createElement("canvas");
+    canvas.width = width;
+    canvas.height = height;
+    const ctx = canvas.getContext("2d");
+    for (let r = 0; r < rows; r++) {
+      const [y0, y1] = [ys[r], ys[r + 1]].sort((a, b) => a - b);
+      for (let c = 0; c < cols; c++) {
+        const v = z[r][c];
+        if (!finite(v)) continue; // transparent, as plotly leaves a missing cell
+        const [R, G, B, A] = colorAt(stops, hi === lo ? 0.5 : (v - lo) / (hi - lo));
+        ctx.fillStyle = `rgba(${R},${G},${B},${A / 255})`;
+        const [x0, x1] = [xs[c], xs[c + 1]].sort((a, b) => a - b);
+        ctx.fillRect(x0 + xgap / 2, y0 + ygap / 2, x1 - x0 - xgap, y1 - y0 - ygap);
+      }
+    }
+    image.setAttribute("href", canvas.toDataURL());
+  };
+}
+
+const shape = (z) => (Array.isArray(z) ? [z.length, Array.isArray(z[0]) ? z[0].length : 0] : null);
+
+function sameExceptColor(a = {}, b = {}) {
+  const strip = (m) => ({ ...(m || {}), color: undefined });
+  return same(strip(a), strip(b));
+}
+
+// One CSS colour per point, or null for colours plotly maps through a colour scale.
+function colorList(marker, n) {
+  const c = marker && marker.color;
+  if (typeof c === "string") return Array(n).fill(c);
+  if (Array.isArray(c) && c.length === n && c.every((v) => typeof v === "string")) return c;
+  return null;
+}
+
+function legendText(gd, index, name) {
+  if (!plainText(String(name))) return null;
+  const item = [...gd.querySelectorAll(".legend .traces")].find((t) => t.__data__ && t.__data__[0]
+    && t.__data__[0].trace && t.__data__[0].trace.index === index);
+  if (!item) return gd._fullData[index].showlegend === false ? () => {} : null;
+  const text = item.querySelector("text.legendtext");
+  return text ? () => { text.textContent = String(name); } : null;
+}
+
+// ---------- colours ----------
+const parsed = new Map();
+function rgba(color) {
+  if (parsed.has(color)) return parsed.get(color);
+  let out = null;
+  let m = /^#([0-9a-f]{6})$/i.exec(color);
+  if (m) out = [0, 2, 4].map((k) => parseInt(m[1].slice(k, k + 2), 16)).concat(255);
+  else if ((m = /^#([0-9a-f]{3})$/i.exec(color))) out = [...m[1]].map((h) => parseInt(h + h, 16)).concat(255);
+  else if ((m = /^rgba?\(([^)]+)\)$/.exec(color))) {
+    const v = m[1].split(",").map(Number);
+    out = [v[0], v[1], v[2], Math.round(255 * (v.length > 3 ? v[3] : 1))];
+  }
+  parsed.set(color, out);
+  return out;
+}
+
+function colorAt(stops, t) {
+  t = Math.min(1, Math.max(0, t));
+  let k = 1;
+  while (k < stops.length - 1 && stops[k][0] < t) k++;
+  const [t0, c0] = stops[k - 1], [t1, c1] = stops[k];
+  const u = t1 === t0 ? 0 : (t - t0) / (t1 - t0);
+  return c0.map((v, j) => Math.round(v + (c1[j] - v) * u));
+}
+
+// ---------- the layout: text may change, nothing else ----------
+// Plotly writes into the layout it is given (computed ranges, defaults), so a frame's
+// layout is compared through a snapshot taken before plotly sees it.
+const titleOf = (l) => (l.title && typeof l.title === "object" ? l.title.text : l.title);
+
+/** What of ``layout`` a frame may not change (JSON), and the texts it may. */
+export function layoutSnapshot(layout) {
+  const notes = layout.annotations || [];
+  const shapes = layout.shapes || [];
+  const movable = (sh) => ["line", "rect"].includes(sh.type || "rect");
+  const ends = ["x0", "x1", "y0", "y1"];
+  return {
+    fixed: JSON.stringify({ ...layout, title: { ...(layout.title || {}), text: undefined },
+      annotations: notes.map((a) => ({ ...a, text: undefined })),
+      shapes: shapes.map((sh) => (movable(sh) ? { ...sh, x0: 0, x1: 0, y0: 0, y1: 0 } : sh)) }),
+    title: titleOf(layout), notes: notes.map((a) => a.text),
+    shapes: shapes.map((sh) => (movable(sh) ? ends.map((k) => sh[k]) : null)),
+    shapeSpecs: shapes,
+  };
+}
+
+// A shape's corner in the page's SVG coordinates (plotly draws shapes unshifted by the subplot).
+function shapePoint(gd, ref, v, vertical) {
+  const L = gd._fullLayout;
+  if (ref === "paper") return vertical ? L._size.t + (1 - v) * L._size.h : L._size.l + v * L._size.w;
+  const ax = axisOf(L, ref);
+  return ax && !/ domain$/.test(ref) ? ax._offset + ax.d2p(v) : NaN;
+}
+
+function planLayout(gd, before, after) {
+  if (before.fixed !== after.fixed) return refuse("layout changed");
+  const steps = [];
+  if (before.title !== after.title) {
+    const node = gd.querySelector(".g-gtitle text.gtitle");
+    if (!node || !plainText(after.title) || !plainText(before.title)) return refuse("title markup");
+    steps.push(() => { node.textContent = after.title; });
+  }
+  const nodes = gd.querySelectorAll(".infolayer g.annotation");
+  for (let k = 0; k < after.notes.length; k++) {
+    if (after.notes[k] === before.notes[k]) continue;
+    const node = nodes[k] && nodes[k].querySelector("text.annotation-text");
+    if (!node || !plainText(after.notes[k]) || !plainText(before.notes[k])) return refuse("annotation markup");
+    steps.push(() => { node.textContent = after.notes[k]; });
+  }
+  for (let k = 0; k < after.shapes.length; k++) {
+    if (same(after.shapes[k], before.shapes[k])) continue;
+    const holder = gd.querySelector(`.shapelayer [data-index="${k}"]`);
+    const path = holder && (holder.tagName === "path" ? holder : holder.querySelector("path"));
+    const spec = after.shapeSpecs[k];
+    const [x0, x1] = [spec.x0, spec.x1].map((v) => shapePoint(gd, spec.xref || "x", v, false));
+    const [y0, y1] = [spec.y0, spec.y1].map((v) => shapePoint(gd, spec.yref || "y", v, true));
+    if (!path || ![x0, x1, y0, y1].every(Number.isFinite)) return refuse("shape");
+    const d = (spec.type || "rect") === "line" ? `M${f2(x0)},${f2(y0)}L${f2(x1)},${f2(y1)}`
+      : `M${f2(x0)},${f2(y0)}H${f2(x1)}V${f2(y1)}H${f2(x0)}Z`;
+    steps.push(() => path.setAttribute("d", d));
+  }
+  return () => steps.forEach((step) => step());
+}
+
+/**
+ * Write figure ``after`` into the plot ``gd`` that plotly drew from ``before``
+ * (frames: {data, layout, snapshot: layoutSnapshot(layout)}). Returns true if done, false if
+ * plotly must draw ``after`` itself (nothing was changed then).
+ */
+export function patchFigure(gd, before, after) {
+  refusal = "";
+  if (!gd._fullLayout || !gd._fullData || !before) return !refuse("not drawn by plotly yet");
+  if (before.data.length !== after.data.length || gd._fullData.length !== after.data.length) return !refuse("trace count");
+  const layoutStep = planLayout(gd, before.snapshot, after.snapshot);
+  if (!layoutStep) return false;
+  const groups = new Map();
+  for (const g of gd.querySelectorAll(".cartesianlayer g.trace, .cartesianlayer g.hm")) {
+    const cd = g.__data__ && g.__data__[0];
+    if (cd && cd.trace) groups.set(cd.trace.index, g);
+  }
+  const steps = [];
+  for (let i = 0; i < after.data.length; i++) {
+    const step = planTrace(gd, groups, i, before.data[i], after.data[i]);
+    if (!step) return false;
+    steps.push(step);
+  }
+  steps.forEach((step) => step());
+  layoutStep();
+  return true;
+}

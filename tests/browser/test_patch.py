@@ -1,0 +1,109 @@
+"""Frames drawn in place by patch.js look like plotly's own drawing of the same figure.
+
+While a reader drags, patch.js writes a figure's new data into the SVG plotly
+drew for the previous one. For every demo whose first control patches: move it,
+photograph the patched figure, let plotly draw the same figure from scratch,
+photograph again, and compare the pixels. Also: plotly takes over again once
+the reader pauses, so hover values are the shown figure's.
+"""
+
+import base64
+
+import pytest
+
+from test_polarizer import BOOT_MS
+
+pytestmark = pytest.mark.browser
+
+# Fraction of a figure's pixels allowed to differ by more than DIFF_LEVEL in some channel:
+# anti-aliasing where a line is drawn from plotly's simplified path instead of every point.
+DIFF_LEVEL = 48
+MAX_DIFFERING = 0.004
+
+DIFF_JS = """async ([a, b]) => {
+    const load = (src) => new Promise((ok, fail) => { const i = new Image(); i.onload = () => ok(i); i.onerror = fail; i.src = src; });
+    const [A, B] = await Promise.all([load(a), load(b)]);
+    if (A.width !== B.width || A.height !== B.height) return {size: [A.width, A.height, B.width, B.height]};
+    const pixels = (img) => { const c = document.createElement('canvas'); c.width = img.width; c.height = img.height;
+        const x = c.getContext('2d'); x.drawImage(img, 0, 0); return x.getImageData(0, 0, c.width, c.height).data; };
+    const p = pixels(A), q = pixels(B);
+    let differing = 0;
+    for (let i = 0; i < p.length; i += 4)
+        if (Math.max(Math.abs(p[i] - q[i]), Math.abs(p[i+1] - q[i+1]), Math.abs(p[i+2] - q[i+2])) > %d) differing++;
+    return {differing: differing / (p.length / 4), pixels: p.length / 4};
+}""" % DIFF_LEVEL
+
+# Step the figure's first control (as scripts/bench does) and report whether patch.js drew it.
+STEP_JS = """async (name) => {
+    const fig = document.querySelector(`figure.demo[data-demo="${name}"]`);
+    const controls = [...fig.querySelectorAll('.demo-controls [name]')];
+    const el = controls.find(c => c.type === 'range');
+    if (!el) return null;
+    const before = Number(fig.dataset.patchCount || 0);
+    const done = new Promise(r => fig.addEventListener('demo:rendered', r, {once: true}));
+    const step = Number(el.step) || 1;
+    el.value = String(Number(el.value) + step <= Number(el.max) ? Number(el.value) + step : Number(el.value) - step);
+    el.dispatchEvent(new Event('input', {bubbles: true}));
+    await done;
+    await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+    return Number(fig.dataset.patchCount || 0) > before;
+}"""
+
+
+def shot(page, name) -> str:
+    png = page.locator(f'figure.demo[data-demo="{name}"] [data-role="plot"]').screenshot(animations="disabled")
+    return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_patched_frames_look_like_plotly(browser, site_url, scheme):
+    context = browser.new_context(reduced_motion="reduce", color_scheme=scheme, viewport={"width": 1100, "height": 900})
+    context.add_init_script("window.HEADSPACE_SETTLE_MS = 1e9")  # plotly redraws only when the test says
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{site_url}/gallery/")
+        page.evaluate("() => window.headspace.ready()")
+        page.wait_for_function("() => [...document.querySelectorAll('figure.demo')].every(f => f.dataset.status === 'ready')",
+                               timeout=BOOT_MS)
+        names = page.evaluate("() => [...new Set([...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo))]")
+        compared, results = [], {}
+        for name in names:
+            page.locator(f'figure.demo[data-demo="{name}"]').scroll_into_view_if_needed()
+            patched = [page.evaluate(STEP_JS, name) for _ in range(3)]
+            if not patched[-1]:
+                continue  # plotly drew it (the control changes more than data): nothing to compare
+            patched_png = shot(page, name)
+            page.evaluate("() => window.headspace.settle()")
+            page.wait_for_timeout(50)
+            plotly_png = shot(page, name)
+            results[name] = page.evaluate(DIFF_JS, [patched_png, plotly_png])
+            compared.append(name)
+        assert len(compared) >= 8, f"patch.js drew too few demos' frames: {compared}"
+        bad = {n: r for n, r in results.items() if "size" in r or r["differing"] > MAX_DIFFERING}
+        assert not bad, f"patched frames differ from plotly's drawing: {bad}; all: {results}"
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_plotly_takes_over_when_the_reader_pauses(page, site_url):
+    """After a patched frame plotly redraws the same figure: its data are the shown figure's."""
+    page.goto(f"{site_url}/posts/polariser/")
+    page.evaluate("() => window.headspace.ready()")
+    fig = 'figure.demo[data-demo="polarizer"]'
+    page.wait_for_function(f"() => document.querySelector('{fig}').dataset.status === 'ready'", timeout=BOOT_MS)
+    for _ in range(3):
+        assert page.evaluate(STEP_JS, "polarizer") is not None
+    assert int(page.locator(fig).get_attribute("data-patch-count")) >= 1, "the polarizer's moves should be patched"
+    page.wait_for_timeout(600)  # the pause after which plotly redraws
+    same = page.evaluate(f"""() => {{
+        const fig = document.querySelector('{fig}');
+        const gd = fig.querySelector('[data-role=plot]');
+        const theta = Number(fig.querySelector('input[name=theta]').value);
+        // the line trace's name carries the angle; plotly's own copy must hold the latest one
+        return [gd._fullData.map(t => t.name).join('|'), theta];
+    }}""")
+    names, theta = same
+    assert f"{theta:g}" in names, f"plotly's data {names!r} are not the shown figure's (theta {theta})"
