@@ -4,7 +4,9 @@ reader's second visit reads from disk every file it read before and compiles not
 one visit the site reads offline, its figures going live.
 
 - Addresses that change with their content (the runtime under /pyodide/<version or hash>/, Hugo's
-  fingerprinted /js/ and /css/) are answered from the cache first.
+  fingerprinted /js/ and /css/) are answered from the browser's HTTP cache first, then this
+  cache, and only then the network: the HTTP cache is where V8 finds the wasm it compiled before
+  (fromHttpCacheFirst), and this cache keeps every file for offline reading.
 - /vendor/ and /models/ keep their names across builds: they too come from the cache first, and
   their content is in VERSION, so a build that changes them starts a new cache.
 - Pages, and everything else, go to the network first (a page always revalidates); the cache is
@@ -28,13 +30,12 @@ const ROOT = new URL({{ $root | jsonify }}, self.location).pathname;
 const PYODIDE = new URL({{ $contract.pyodide_dir | relURL | jsonify }}, self.location).href;
 const LOCKFILE = new URL({{ $contract.lockfile | relURL | jsonify }}, self.location).href;
 const MODELS = new URL({{ "models/" | relURL | jsonify }}, self.location).href;
-// What the worker loads before Python runs; the wheels are named by the site lockfile.
-const RUNTIME = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"]
+// What the worker loads before Python runs; the wheels and the standard library are named by the site lockfile.
+const RUNTIME = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm"]
   .map((f) => new URL(f, PYODIDE).href).concat([LOCKFILE]);
 
 const IMMUTABLE = ["pyodide/", "js/", "css/"].map((p) => ROOT + p);
 const VERSIONED = ["vendor/", "models/"].map((p) => ROOT + p);
-const cacheFirst = (path) => IMMUTABLE.concat(VERSIONED).some((p) => path.startsWith(p));
 
 self.addEventListener("install", (event) => {
   event.waitUntil(carryOver().then(() => self.skipWaiting()));
@@ -70,6 +71,19 @@ function keepable(response) {
   return response && response.status === 200 && response.type === "basic";
 }
 
+// An immutable file the browser's HTTP cache holds is answered from there, without the network
+// ("only-if-cached"): V8 keeps the compiled wasm beside the HTTP cache's entry, and a response
+// from Cache Storage misses it (a second visit served pyodide.asm.wasm from Cache Storage compiled
+// it again, 3 s of optimising compiler on 2 cores). Cache Storage answers when the HTTP cache has
+// let the file go, or offline; the network only for a file neither holds.
+async function fromHttpCacheFirst(event) {
+  try {
+    const held = await fetch(event.request, { cache: "only-if-cached", mode: "same-origin" });
+    if (keepable(held)) return held;
+  } catch (err) { /* not in the browser's HTTP cache */ }
+  return fromCacheFirst(event);
+}
+
 async function fromCacheFirst(event) {
   const cache = await caches.open(CACHE);
   const hit = await cache.match(event.request);
@@ -98,7 +112,8 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== self.location.origin || request.headers.has("range")) return;
   if (!url.pathname.startsWith(ROOT) || url.pathname === ROOT + "sw.js") return;
-  event.respondWith(cacheFirst(url.pathname) ? fromCacheFirst(event) : fromNetworkFirst(event));
+  const under = (prefixes) => prefixes.some((p) => url.pathname.startsWith(p));
+  event.respondWith(under(IMMUTABLE) ? fromHttpCacheFirst(event) : under(VERSIONED) ? fromCacheFirst(event) : fromNetworkFirst(event));
 });
 
 // The page, once its figures are live, names the files it used; with the runtime (and the wheels
@@ -128,6 +143,7 @@ async function keep(urls) {
   try { // wheels are named relative to Pyodide's folder, as loadPyodide resolves them
     const lock = await read(LOCKFILE);
     extra = extra.concat(Object.values(lock.packages).map((p) => new URL(p.file_name, PYODIDE).href));
+    if (lock.stdlib) extra.push(new URL(lock.stdlib.file_name, LOCKFILE).href); // beside the lockfile
   } catch (err) { /* no lockfile in the browser's cache: no wheels either */ }
   try {
     const manifest = await read(new URL("manifest.json", MODELS).href);
