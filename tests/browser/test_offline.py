@@ -6,6 +6,8 @@ Each test runs its own server, so that it can count what reaches the network and
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from sitebuild import devserver
@@ -42,10 +44,10 @@ def playwright():
         yield p
 
 
-def visit(playwright, profile, url, offline=False):
+def visit(playwright, profile, url, offline=False, args=()):
     """A browser started on ``profile`` (a reader's disk caches survive, nothing in memory does)."""
     context = playwright.chromium.launch_persistent_context(
-        profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, reduced_motion="reduce",
+        profile, executable_path=CHROMIUM, headless=True, args=[*CHROMIUM_ARGS, *args], reduced_motion="reduce",
         viewport={"width": 1100, "height": 900}, offline=offline)
     page = context.pages[0] if context.pages else context.new_page()
     errors = []
@@ -73,11 +75,27 @@ def live_render(page):
     assert fig.get_attribute("data-status") == "ready"
 
 
+def wasm_deserialised(trace_file) -> int:
+    """wasm modules V8 took from its code cache (compiled on an earlier visit) in a Chromium trace."""
+    text = trace_file.read_text(errors="replace").rstrip()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:  # the browser closed before the trace's end was written
+        data = json.loads(text.rstrip(",") + "]}")
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    return sum(e.get("name") == "wasm.Deserialize" for e in events)
+
+
 def test_a_second_visit_reads_no_runtime_file_from_the_network(playwright, server, tmp_path):
+    """...and compiles no wasm it compiled on the first: the service worker answers from the HTTP
+    cache, where V8 keeps the compiled module (from Cache Storage it was compiled again)."""
     url = f"http://127.0.0.1:{server.server_port}{ARTICLE}"
-    first_visit(playwright, tmp_path, url)
+    profile, trace = tmp_path / "profile", tmp_path / "trace.json"
+    first_visit(playwright, profile, url)
     devserver.Handler.requested.clear()
-    context, page, errors = visit(playwright, tmp_path, url)
+    context, page, errors = visit(playwright, profile, url, args=[
+        "--trace-startup=v8.wasm", f"--trace-startup-file={trace}", "--trace-startup-format=json",
+        "--trace-startup-duration=60"])
     live_render(page)
     assert page.evaluate("() => navigator.serviceWorker.controller !== null")
     context.close()
@@ -85,6 +103,7 @@ def test_a_second_visit_reads_no_runtime_file_from_the_network(playwright, serve
     assert [p for p in asked if p.startswith(RUNTIME)] == [], f"runtime files asked of the network: {asked}"
     assert set(asked) <= {ARTICLE, "/sw.js"}, asked  # the page revalidates; the browser checks for a new sw.js
     assert errors == []
+    assert wasm_deserialised(trace) >= 1, "pyodide.asm.wasm was compiled again, not taken from V8's code cache"
 
 
 def test_the_article_reads_offline_after_one_visit(playwright, server, tmp_path):
