@@ -30,6 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 from embeds import embeds_bench, print_embeds  # bench/ is this script's own folder
+from weight import weight_bench  # page weight, TBT, Lighthouse, the returning reader
 from sitebuild import devserver
 from sitebuild.browser import CHROMIUM, CHROMIUM_ARGS
 
@@ -288,6 +289,8 @@ def main() -> None:
     parser.add_argument("--cold-only", action="store_true", help="measure only the cold loads (ours against the plain page)")
     parser.add_argument("--slider-only", metavar="DEMOS", default="",
                         help="comma-separated demo names: measure only their slider latency (quick look at new demos)")
+    parser.add_argument("--weight-only", action="store_true", help="measure only page weight, Lighthouse, the returning reader")
+    parser.add_argument("--skip-weight", action="store_true", help="skip page weight, Lighthouse, the returning reader")
     parser.add_argument("--python-calls", action="store_true",
                         help="only Python's call per demo and control, in Pyodide under Node (bench/python_calls.py)")
     args = parser.parse_args()
@@ -318,6 +321,11 @@ def main() -> None:
                 print_drag(report["drag"])
                 args.skip_composition = args.skip_scale = True
                 raise _Done
+            if args.weight_only or not (args.skip_weight or args.cold_only or args.embeds_only):
+                report.update(weight_bench(p, CHROMIUM, CHROMIUM_ARGS, args.runs))
+                if args.weight_only:
+                    args.skip_composition = args.skip_scale = True
+                    raise _Done
             if args.embeds_only:
                 report["embeds"] = embeds_bench(p, CHROMIUM, CHROMIUM_ARGS, base, args.runs, BOOT_MS)
                 print_embeds(report["embeds"])

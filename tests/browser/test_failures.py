@@ -9,7 +9,8 @@ pytestmark = pytest.mark.browser
 
 
 # Playwright cannot route a SharedWorker's requests, so the tests that corrupt a download
-# run the page with its dedicated-worker fallback, which loads the same files the same way.
+# run the page with its dedicated-worker fallback, which loads the same files the same way;
+# nor a service worker's, so those pages run without the site's (routes_downloads).
 DEDICATED = "window.HEADSPACE_WORKER = 'dedicated'"
 
 
@@ -21,6 +22,7 @@ def wait_error(page):
     return fig.locator('[data-role="error"]')
 
 
+@pytest.mark.routes_downloads
 def test_corrupt_wasm_is_reported(page, site_url):
     page.expect_errors = True  # the broken wasm logs to the console by design
     page.add_init_script(DEDICATED)
@@ -33,6 +35,7 @@ def test_corrupt_wasm_is_reported(page, site_url):
     assert "Python could not start" in message.text_content() or "did not start" in message.text_content()
 
 
+@pytest.mark.routes_downloads
 def test_tampered_wheel_fails_its_integrity_check(page, site_url):
     page.expect_errors = True
     page.add_init_script(DEDICATED)
@@ -43,6 +46,7 @@ def test_tampered_wheel_fails_its_integrity_check(page, site_url):
     assert "sha256" in message, message
 
 
+@pytest.mark.routes_downloads
 def test_tampered_standard_library_fails_its_check(page, site_url):
     """The standard library is not checked by Pyodide's loader; the worker checks it against the
     sha256 in the site lockfile."""
