@@ -41,14 +41,20 @@ def site_url():
 
 
 @pytest.fixture(scope="session")
-def browser():
+def playwright():
+    """One Playwright for the session: its sync API cannot run inside another one's event loop."""
     from playwright.sync_api import sync_playwright
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing; scripts/setup --browser installs Debian's chromium")
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright):
+    b = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    yield b
+    b.close()
 
 
 class PageWatch:

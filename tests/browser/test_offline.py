@@ -37,13 +37,6 @@ def server():
     s.shutdown()
 
 
-@pytest.fixture
-def playwright():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        yield p
-
-
 def visit(playwright, profile, url, offline=False, args=()):
     """A browser started on ``profile`` (a reader's disk caches survive, nothing in memory does)."""
     context = playwright.chromium.launch_persistent_context(
@@ -112,8 +105,10 @@ def test_the_article_reads_offline_after_one_visit(playwright, server, tmp_path)
     server.shutdown()  # nothing answers any more: a request that reaches the network fails
     server.server_close()
     context, page, errors = visit(playwright, tmp_path, url, offline=True)
-    assert page.locator("figure.demo .demo-plot .main-svg").count() >= 1
+    assert page.locator("figure.demo .demo-plot svg.static-figure:visible").count() == 1  # the build's figure
     live_render(page)
+    # ... and Python's drawing of it, with plotly from the cache (it loads only when a figure needs it)
+    page.wait_for_function("() => document.querySelector('figure.demo .demo-plot .main-svg')", timeout=BOOT_MS)
     assert page.evaluate("() => window.headspace.marks.pythonReady") > 0
     context.close()
     assert errors == []
