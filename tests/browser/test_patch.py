@@ -81,19 +81,20 @@ def test_patched_frames_look_like_plotly(browser, site_url, scheme):
         page.wait_for_function("() => [...document.querySelectorAll('figure.demo')].every(f => f.dataset.status === 'ready')",
                                timeout=BOOT_MS)
         names = page.evaluate("() => [...new Set([...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo))]")
-        compared, results = [], {}
+        compared, results, refused = [], {}, {}
         for name in names:
             page.locator(f'figure.demo[data-demo="{name}"]').scroll_into_view_if_needed()
             patched = [page.evaluate(STEP_JS, name) for _ in range(3)]
-            if not patched[-1]:
-                continue  # plotly drew it (the control changes more than data): nothing to compare
+            if not patched[-1]:  # plotly drew it (the control changes more than data): nothing to compare
+                refused[name] = page.get_attribute(f'figure.demo[data-demo="{name}"]', "data-patch-refused")
+                continue
             patched_png = shot(page, name)
             page.evaluate("() => window.headspace.settle()")
             page.wait_for_timeout(50)
             plotly_png = shot(page, name)
             results[name] = page.evaluate(DIFF_JS, [patched_png, plotly_png])
             compared.append(name)
-        assert len(compared) >= 8, f"patch.js drew too few demos' frames: {compared}"
+        assert len(compared) >= 8, f"patch.js drew too few demos' frames: {compared}; refused: {refused}"
         bad = {n: r for n, r in results.items() if "size" in r or r["differing"] > MAX_DIFFERING}
         assert not bad, f"patched frames differ from plotly's drawing: {bad}; all: {results}"
         assert errors == []

@@ -307,7 +307,11 @@ function moveNote(gd, node, [xref, yref], from, to) {
 }
 
 function planLayout(gd, before, after) {
-  if (before.fixed !== after.fixed) return refuse("layout changed");
+  if (before.fixed !== after.fixed) {
+    const [a, b] = [JSON.parse(before.fixed), JSON.parse(after.fixed)];
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !same(a[k], b[k]));
+    return refuse(`layout changed: ${keys.join(", ")}`);
+  }
   const steps = [];
   if (before.title !== after.title) {
     const step = textStep(gd.querySelector(".g-gtitle text.gtitle"), before.title, after.title);
@@ -356,14 +360,24 @@ function planLayout(gd, before, after) {
 /**
  * Write figure ``after`` into the plot ``gd`` that plotly drew from ``before``
  * (frames: {data, layout, snapshot: layoutSnapshot(layout)}). Returns true if done, false if
- * plotly must draw ``after`` itself (nothing was changed then).
+ * plotly must draw ``after`` itself (nothing was changed then; ``refusal`` says why).
  */
 export function patchFigure(gd, before, after) {
   refusal = "";
-  if (!gd._fullLayout || !gd._fullData || !before) return !refuse("not drawn by plotly yet");
-  if (before.data.length !== after.data.length || gd._fullData.length !== after.data.length) return !refuse("trace count");
+  const step = planFigure(gd, before, after);
+  if (!step) return false;
+  step();
+  return true;
+}
+
+// Every check returns a plan (a function that writes) or null with the refusal set, never a
+// boolean: a refusal cannot then read as "done" (a refused frame once counted as drawn).
+function planFigure(gd, before, after) {
+  if (!gd._fullLayout || !gd._fullData || !before) return refuse("not drawn by plotly yet");
+  const [drawn, shown, next] = [gd._fullData.length, before.data.length, after.data.length];
+  if (shown !== next || drawn !== next) return refuse(`trace count: ${drawn} drawn, ${next} in the new figure`);
   const layoutStep = planLayout(gd, before.snapshot, after.snapshot);
-  if (!layoutStep) return false;
+  if (!layoutStep) return null;
   const groups = new Map();
   for (const g of gd.querySelectorAll(".cartesianlayer g.trace, .cartesianlayer g.hm")) {
     const cd = g.__data__ && g.__data__[0];
@@ -372,10 +386,11 @@ export function patchFigure(gd, before, after) {
   const steps = [];
   for (let i = 0; i < after.data.length; i++) {
     const step = planTrace(gd, groups, i, before.data[i], after.data[i]);
-    if (!step) return false;
+    if (!step) return null;
     steps.push(step);
   }
-  steps.forEach((step) => step());
-  layoutStep();
-  return true;
+  return () => {
+    steps.forEach((step) => step());
+    layoutStep();
+  };
 }
