@@ -70,10 +70,13 @@ class PageWatch:
 
 
 @pytest.fixture
-def page(browser, site_url):
+def page(browser, site_url, request):
     """A fresh page (reduced motion, so nothing animates by itself) that fails the
-    test on any console error or off-origin request."""
-    context = browser.new_context(reduced_motion="reduce", viewport={"width": 1100, "height": 900})
+    test on any console error or off-origin request. A test marked ``routes_downloads`` runs
+    without the site's service worker: Playwright cannot route the requests a service worker makes."""
+    blocked = request.node.get_closest_marker("routes_downloads") is not None
+    context = browser.new_context(reduced_motion="reduce", viewport={"width": 1100, "height": 900},
+                                  service_workers="block" if blocked else "allow")
     pg = context.new_page()
     pg.watch = PageWatch(pg, site_url)
     yield pg

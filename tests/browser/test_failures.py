@@ -9,17 +9,20 @@ pytestmark = pytest.mark.browser
 
 
 # Playwright cannot route a SharedWorker's requests, so the tests that corrupt a download
-# run the page with its dedicated-worker fallback, which loads the same files the same way.
+# run the page with its dedicated-worker fallback, which loads the same files the same way;
+# nor a service worker's, so those pages run without the site's (routes_downloads).
 DEDICATED = "window.HEADSPACE_WORKER = 'dedicated'"
 
 
 def wait_error(page):
     page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'error'", timeout=BOOT_MS)
     fig = page.locator("figure.demo")
-    assert fig.locator(".demo-plot .main-svg").count() >= 1, "the prerendered figure must stay"
+    # The build's figure stays: its static SVG, or plotly's drawing of it if a reader reached for it.
+    assert fig.locator(".demo-plot svg.static-figure:visible, .demo-plot .main-svg").count() >= 1, "the prerendered figure must stay"
     return fig.locator('[data-role="error"]')
 
 
+@pytest.mark.routes_downloads
 def test_corrupt_wasm_is_reported(page, site_url):
     page.expect_errors = True  # the broken wasm logs to the console by design
     page.add_init_script(DEDICATED)
@@ -32,6 +35,7 @@ def test_corrupt_wasm_is_reported(page, site_url):
     assert "Python could not start" in message.text_content() or "did not start" in message.text_content()
 
 
+@pytest.mark.routes_downloads
 def test_tampered_wheel_fails_its_integrity_check(page, site_url):
     page.expect_errors = True
     page.add_init_script(DEDICATED)
@@ -40,6 +44,19 @@ def test_tampered_wheel_fails_its_integrity_check(page, site_url):
     message = wait_error(page).text_content()
     assert "Python could not start: the headspace package failed to load" in message, message
     assert "sha256" in message, message
+
+
+@pytest.mark.routes_downloads
+def test_tampered_standard_library_fails_its_check(page, site_url):
+    """The standard library is not checked by Pyodide's loader; the worker checks it against the
+    sha256 in the site lockfile."""
+    page.expect_errors = True
+    page.add_init_script(DEDICATED)
+    page.context.route("**/python_stdlib.zip", lambda route: route.fulfill(status=200, body=b"PK\x03\x04 tampered"))
+    page.goto(f"{site_url}/posts/polariser/")
+    message = wait_error(page).text_content()
+    assert "Python could not start" in message, message
+    assert "standard library" in message and "sha256" in message, message
 
 
 def test_python_error_keeps_the_last_figure(page, site_url):
@@ -64,3 +81,15 @@ def test_a_shared_worker_that_never_answers_is_reported(page, site_url):
     message = wait_error(page)
     assert page.evaluate("() => window.headspace.marks.workerKind") == "shared"
     assert "Python did not start within 0.3 s" in message.text_content()
+
+
+def test_missing_plotly_is_reported(page, site_url):
+    """plotly loads only when a reader reaches for a figure; if it cannot load, the build's
+    figure stays and the message says what failed."""
+    page.expect_errors = True  # the failed script load logs to the console
+    page.context.route("**/vendor/plotly.min.js", lambda route: route.fulfill(status=404, body=b"gone"))
+    page.goto(f"{site_url}/posts/polariser/")
+    page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'ready'", timeout=BOOT_MS)
+    page.locator("figure.demo").hover()
+    message = wait_error(page).text_content()
+    assert "(plotly.js) could not be loaded" in message, message

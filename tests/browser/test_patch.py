@@ -80,6 +80,8 @@ def test_patched_frames_look_like_plotly(browser, site_url, scheme):
         page.evaluate("() => window.headspace.ready()")
         page.wait_for_function("() => [...document.querySelectorAll('figure.demo')].every(f => f.dataset.status === 'ready')",
                                timeout=BOOT_MS)
+        page.locator("figure.demo").first.hover()  # a reader reaches for a figure: plotly takes over
+        page.wait_for_function("() => window.headspace.marks.firstFigure", timeout=BOOT_MS)
         names = page.evaluate("() => [...new Set([...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo))]")
         compared, results, refused = [], {}, {}
         for name in names:
@@ -108,6 +110,8 @@ def test_plotly_takes_over_when_the_reader_pauses(page, site_url):
     page.evaluate("() => window.headspace.ready()")
     fig = 'figure.demo[data-demo="polarizer"]'
     page.wait_for_function(f"() => document.querySelector('{fig}').dataset.status === 'ready'", timeout=BOOT_MS)
+    page.locator(fig).hover()
+    page.wait_for_function("() => window.headspace.marks.firstFigure", timeout=BOOT_MS)
     for _ in range(3):
         assert page.evaluate(STEP_JS, "polarizer") is not None
     assert int(page.locator(fig).get_attribute("data-patch-count")) >= 1, "the polarizer's moves should be patched"

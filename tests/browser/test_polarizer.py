@@ -40,12 +40,18 @@ def output_values(fig) -> dict:
 def test_polariser_static_then_live(page, site_url):
     page.goto(f"{site_url}/posts/polariser/")
     fig = page.locator('figure.demo[data-demo="polarizer"]')
-    # Before Python: the prerendered figure is drawn and the outputs are the native defaults.
+    # Before Python: the build's figure is drawn and the outputs are the native defaults.
     assert fig.get_attribute("data-status") in ("static", "loading")
-    page.wait_for_function("() => document.querySelector('figure.demo .demo-plot .main-svg') !== null")
+    assert fig.locator(".demo-plot svg.static-figure:visible").count() == 1
     assert output_values(fig) == REGISTRY["polarizer"].run({})["outputs"]
 
     wait_ready(page)
+    # plotly (1.3 MB, a second of main thread on a phone) has not run: nobody reached for a figure.
+    assert page.evaluate("() => window.Plotly === undefined")
+    assert fig.locator(".demo-plot svg.static-figure:visible").count() == 1
+    fig.hover()  # a reader's pointer reaches the figure: plotly takes it over
+    page.wait_for_function("() => document.querySelector('figure.demo .demo-plot .main-svg') !== null")
+    assert fig.locator(".demo-plot svg.static-figure").count() == 0
     assert fig.get_attribute("data-render-count") == "0"
     for count, theta in enumerate([0, 73, 180], start=1):
         set_control(fig, "theta", theta)

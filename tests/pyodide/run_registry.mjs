@@ -4,7 +4,7 @@
 //   node tests/pyodide/run_registry.mjs PYODIDE_DIR SITE_LOCKFILE [MODELS_DIR] < cases.json
 // (the folders site/data/contract.json names, under site/static/)
 import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { loadPyodide } from "pyodide";
 
 const indexURL = resolve(process.argv[2]) + "/";
@@ -12,9 +12,12 @@ const lockFileURL = resolve(process.argv[3]);
 const modelsDir = process.argv[4] ? resolve(process.argv[4]) : null;
 const cases = JSON.parse(readFileSync(0, "utf8"));
 
+// The site's standard library (compiled to bytecode) sits beside its lockfile, as the worker finds it.
+const stdLib = join(dirname(lockFileURL), "python_stdlib.zip");
 const pyodide = await loadPyodide({
   indexURL,
   lockFileURL,
+  ...(existsSync(stdLib) ? { stdLibURL: stdLib } : {}),
   packages: ["numpy", "headspace"],
   stdout: () => {},
 });

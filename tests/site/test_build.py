@@ -147,9 +147,9 @@ def test_runtime_is_self_hosted(built):
             assert "http://" not in tag and "https://" not in tag, f"{where}: off-site asset {tag}"
 
 
-#: HTML files the build may write under another name than index.html: none yet (a 404.html for
-#: the host would be the one to add here).
-NOT_INDEX: set[str] = set()
+#: HTML files the build writes under another name than index.html: the host's "not found" page
+#: (layouts/home.headers gives it its own rule).
+NOT_INDEX: set[str] = {"404.html"}
 
 
 def test_every_page_is_a_directory_index(built):
@@ -163,7 +163,10 @@ def test_every_page_is_a_directory_index(built):
     assert [p for p in written if Path(p).name != "index.html" and p not in NOT_INDEX] == [], \
         "pages not written as <dir>/index.html"
     listed = {line for line in (built / "_headers").read_text(encoding="utf-8").splitlines()
-              if line.startswith("/") and line != "/js/*"}
+              if line.startswith("/") and line not in ("/js/*", "/sw.js")  # the workers: scripts, not pages
+              and line[1:] not in NOT_INDEX}
+    assert {"/" + p for p in NOT_INDEX} <= {line for line in (built / "_headers").read_text(encoding="utf-8").splitlines()}, \
+        "_headers: a page written under another name has no rule of its own"
     permalinks = {p for p in listed if not p.endswith("/index.html")}
     assert listed == permalinks | {p + "index.html" for p in permalinks}, "_headers: a page without its index.html rule"
     assert sorted(p for p in permalinks if not p.endswith("/")) == [], "pages whose address is not a directory"

@@ -48,7 +48,7 @@ def rules():
 
 
 def test_every_page_and_worker_matches_exactly_one_policy(rules):
-    pages = [p for p in served_paths() if p.endswith("/") or p.endswith(".html") or p.startswith("/js/")]
+    pages = [p for p in served_paths() if p.endswith("/") or p.endswith(".html") or p.startswith("/js/") or p == "/sw.js"]
     assert len(pages) > 40
     wrong = {p: len(csp_rules(p, rules)) for p in pages if len(csp_rules(p, rules)) != 1}
     assert wrong == {}, f"paths matching other than one Content-Security-Policy rule: {wrong}"
@@ -78,6 +78,11 @@ def test_what_may_be_cached_for_a_year(rules):
             assert "max-age=0, must-revalidate" in value or "max-age=604800" in value, (path, value)
 
 
+def test_the_service_worker_is_never_cached(rules):
+    """A new build's sw.js must reach readers on their next visit (site/layouts/home.sw.js)."""
+    assert matching("Cache-Control", "/sw.js", rules) == ["public, max-age=0, must-revalidate"]
+
+
 def test_only_embed_pages_may_be_framed(rules, demos_data):
     embeds = {f"/embed/{name}/" for name in demos_data["registry"]}
     embeds |= {p + "index.html" for p in embeds}
@@ -87,7 +92,7 @@ def test_only_embed_pages_may_be_framed(rules, demos_data):
         if not policies:
             continue  # assets: no document to frame
         (policy,) = policies
-        if path.startswith("/js/"):
+        if path.startswith("/js/") or path == "/sw.js":
             assert "frame-ancestors" not in policy  # a worker's policy: framing does not apply
         elif path in embeds:
             assert policy.endswith(FRAMEABLE), (path, policy)

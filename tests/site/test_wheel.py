@@ -4,6 +4,9 @@ with numpy as its only dependency. The browser's copy of the same wheel leaves t
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import re
 import subprocess
 import sys
@@ -76,14 +79,82 @@ def test_the_registry_imports_from_the_installed_wheel(venv, tmp_path):
     assert int(n) >= 14 and svd == "1.0"
 
 
+def site_runtime() -> tuple[dict, Path]:
+    """The site lockfile (what the worker loads) and its folder."""
+    contract = json.loads((ROOT / "site" / "data" / "contract.json").read_text())
+    lockfile = ROOT / "site" / "static" / contract["lockfile"]
+    return json.loads(lockfile.read_text()), lockfile.parent
+
+
 def test_browser_wheel_is_the_same_package_without_the_models():
-    full, slim = zipfile.ZipFile(the_wheel(DOWNLOAD)), zipfile.ZipFile(the_wheel(BROWSER))
+    """The plain copy (source) is the package minus the models; the site's copy is that, each
+    module compiled to a sourceless .pyc, the data files byte for byte the same."""
+    full = zipfile.ZipFile(the_wheel(DOWNLOAD))
     models = {n for n in full.namelist() if n.startswith("headspace/models/")}
     assert {"headspace/models/manifest.json", "headspace/models/attn-only-2l/weights.npz"} <= models
     assert "headspace/demos/identity_table.json" in full.namelist()
+    plain = json.loads((ROOT / "site" / "static" / json.loads((ROOT / "site" / "data" / "contract.json")
+                                                              .read_text())["plain_lockfile"]).read_text())
+    slim = zipfile.ZipFile(BROWSER / plain["packages"]["headspace"]["file_name"].split("headspace/", 1)[1])
     assert set(slim.namelist()) == set(full.namelist()) - models
     record = next(n for n in slim.namelist() if n.endswith(".dist-info/RECORD"))
     assert "headspace/models/" not in slim.read(record).decode()
+    lock, folder = site_runtime()
+    compiled = zipfile.ZipFile(folder / Path(lock["packages"]["headspace"]["file_name"]).name)
+    as_bytecode = {n + "c" if n.endswith(".py") else n for n in slim.namelist()}
+    assert set(compiled.namelist()) == as_bytecode
+    for name in slim.namelist():
+        if not name.endswith((".py", "RECORD")):
+            assert compiled.read(name) == slim.read(name), name
+
+
+def _record_matches(wheel: zipfile.ZipFile) -> None:
+    record = next(n for n in wheel.namelist() if n.endswith(".dist-info/RECORD"))
+    rows = {line.split(",")[0]: line for line in wheel.read(record).decode().splitlines()}
+    assert set(rows) == set(wheel.namelist()), "RECORD lists exactly the files in the wheel"
+    for name in wheel.namelist():
+        if name != record:
+            digest = base64.urlsafe_b64encode(hashlib.sha256(wheel.read(name)).digest()).rstrip(b"=").decode()
+            assert rows[name] == f"{name},sha256={digest},{len(wheel.read(name))}", name
+
+
+def test_site_lockfile_pins_what_it_serves():
+    """Every file the worker loads is listed with its own sha256, numpy's with the official sha256
+    of the wheel it was trimmed from; the .pyc files carry Pyodide's CPython 3.12 magic number."""
+    lock, folder = site_runtime()
+    official = json.loads((ROOT / "node_modules" / "pyodide" / "pyodide-lock.json").read_text())["packages"]["numpy"]
+    assert lock["packages"]["numpy"]["upstream_sha256"] == official["sha256"]
+    files = [folder / Path(p["file_name"]).name for p in lock["packages"].values()] + [folder / lock["stdlib"]["file_name"]]
+    shas = [p["sha256"] for p in lock["packages"].values()] + [lock["stdlib"]["sha256"]]
+    for path, sha in zip(files, shas):
+        assert path.parent == folder and hashlib.sha256(path.read_bytes()).hexdigest() == sha, path.name
+    magic_312 = (3531).to_bytes(2, "little") + b"\r\n"
+    for path in files:
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+            assert not [n for n in names if n.endswith(".py")], f"{path.name} still holds source"
+            pycs = [n for n in names if n.endswith(".pyc")]
+            assert pycs and all(z.read(n)[:4] == magic_312 for n in pycs[:50]), path.name
+            if path.suffix == ".whl":
+                _record_matches(z)
+
+
+def test_site_lockfile_maps_each_demo_to_its_module():
+    """The worker imports only a page's demos through this map (headspace.runtime.load)."""
+    from headspace.demos import REGISTRY
+    lock, _ = site_runtime()
+    assert lock["demos"] == {name: demo.fn.__module__ for name, demo in REGISTRY.items()}
+
+
+def test_numpy_is_trimmed_to_what_headspace_imports():
+    """The shared libraries and subpackages left out are ones no demo imports; the ones the package
+    reaches (numpy's core, linalg, random) stay."""
+    lock, folder = site_runtime()
+    names = zipfile.ZipFile(folder / Path(lock["packages"]["numpy"]["file_name"]).name).namelist()
+    libs = {n.split("/")[-1].split(".")[0] for n in names if n.endswith(".so")}
+    assert {"_multiarray_umath", "_umath_linalg", "_generator", "_pcg64", "mtrand", "_multiarray_tests"} <= libs
+    assert not libs & {"_pocketfft_umath", "lapack_lite", "_simd", "_umath_tests", "_rational_tests"}
+    assert not [n for n in names if n.startswith(("numpy/f2py/", "numpy/testing/", "numpy/fft/")) or n.endswith(".pyi")]
 
 
 def test_use_it_page_example_prints_what_the_page_says(venv, tmp_path):

@@ -182,3 +182,81 @@ def test_path_ablation_of_the_plain_model_is_basis_free_in_every_mode_at_once():
     toks = _shipped.eval_batch(PLAIN)
     moved = S.transform_model(m, S.stretch(m.config["d_model"], 1e3, seed=4))
     np.testing.assert_allclose(path_ablation(moved, toks, "QKV"), path_ablation(m, toks, "QKV"), atol=1e-10)
+
+
+# -- residual-basis's fast path against the slow, obvious one -------------------------------------
+
+RB_CASES = [dict(), *TRANSFORMS, dict(rotation=35, log_condition=2.3, shear=1.7, seed=4)]
+
+
+def _basis_key(model, kw):
+    p = REGISTRY["residual-basis"].resolve({"model": model, **kw})
+    return tuple(p[k] for k in ("model", "rotation", "log_condition", "shear", "permute", "seed"))
+
+
+@pytest.mark.parametrize("kw", RB_CASES, ids=str)
+def test_basis_change_is_the_product_of_the_symmetry_factors_to_the_last_bit(kw):
+    p = {**dict(rotation=0, log_condition=1.0, shear=0.0, permute=False, seed=0), **kw}
+    d = 64
+    Q = S.random_orthogonal(d, p["seed"])
+    slow = S.permutation(d, p["seed"]) if p["permute"] else np.eye(d)
+    slow = slow @ S.rotation(d, p["rotation"], p["seed"])
+    slow = slow @ S.stretch(d, 10.0 ** p["log_condition"], p["seed"])
+    slow = slow @ S.shear(d, Q[:, 0], Q[:, 1], p["shear"])
+    for _ in range(2):  # the second time from the caches
+        assert np.array_equal(basis_change(d, **p), slow)
+
+
+@pytest.mark.parametrize("model", [PLAIN, RMS])
+@pytest.mark.parametrize("kw", RB_CASES, ids=str)
+def test_residual_basis_scores_equal_those_of_the_whole_moved_model_to_the_last_bit(model, kw):
+    """The demo moves only the weights a score reads (``_Readers``); every weight-based score and
+    cond T are exactly what ``symmetry.transform_model`` and ``np.linalg.cond`` give."""
+    from headspace.demos import residual_basis as RB
+    basis = _basis_key(model, kw)
+    m = _shipped.weights(model, None)
+    T = basis_change(m.config["d_model"], *basis[1:])
+    moved = S.transform_model(m, T)
+    readers = RB._readers(basis)
+    for name in ("W_E", "W_O", "W_Q", "W_K", "W_V", "W_U"):
+        assert np.array_equal(getattr(readers, name), getattr(moved, name)), name
+    assert RB._basis(basis)[2] == float(np.linalg.cond(T))
+    for metric in _shipped.SCORE_OPTIONS:
+        if metric == _shipped.CAUSAL:
+            continue
+        out = REGISTRY["residual-basis"].run({"model": model, "metric": metric, "mode": "K", **kw})["outputs"]
+        assert out["scores_after"] == model_scores(moved, model, "K", metric).tolist(), metric
+
+
+@pytest.mark.parametrize("kw", RB_CASES, ids=str)
+def test_residual_basis_loss_after_is_the_moved_models_forward_pass_or_an_exact_symmetry(kw):
+    """With RMSNorm the loss, logits and path ablation after come from the moved model, to the last
+    bit; without a norm the change is an exact symmetry, taken as such: the forward pass in the new
+    basis differs only by rounding, under 1e-10 in a logit (printed as 0)."""
+    from headspace.demos import residual_basis as RB
+    for model in (PLAIN, RMS):
+        m = _shipped.weights(model, None)
+        moved = S.transform_model(m, basis_change(m.config["d_model"], *_basis_key(model, kw)[1:]))
+        loss, logits = mean_loss(m, model)
+        loss_moved, logits_moved = mean_loss(moved, model)
+        out = REGISTRY["residual-basis"].run({"model": model, **kw})["outputs"]
+        rounded = RB.symmetry_rounding(_basis_key(model, kw))
+        assert rounded == (loss_moved, float(np.abs(logits_moved - logits).max()))
+        if model == RMS:
+            assert (out["loss_after"], out["max_logit_change"]) == rounded
+        else:
+            assert (out["loss_after"], out["max_logit_change"]) == (out["loss_before"], 0.0)
+            assert abs(rounded[0] - loss) < 1e-12 * loss and rounded[1] < 1e-10
+
+
+def test_residual_basis_causal_scores_after_are_path_ablation_of_the_moved_model():
+    from headspace.demos import residual_basis as RB
+    kw = dict(rotation=60, log_condition=2.0, shear=-1.5)
+    for model in (PLAIN, RMS):
+        out = REGISTRY["residual-basis"].run({"model": model, "metric": "causal", "mode": "Q", **kw})["outputs"]
+        slow = path_ablation(RB._moved(_basis_key(model, kw)), _shipped.eval_batch(model), "Q")
+        if model == RMS:
+            assert out["scores_after"] == slow.tolist()
+        else:  # an exact symmetry: the scores before, which the moved model's differ from by rounding
+            assert out["scores_after"] == out["scores_before"]
+            np.testing.assert_allclose(slow, out["scores_before"], rtol=1e-9, atol=1e-12)

@@ -203,3 +203,14 @@ def test_builders(seed, d):
 def test_bad_input_is_a_clear_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_random_orthogonal_with_an_int_seed_is_drawn_once_and_copied_out():
+    """The int-seed cache gives the matrix a Generator with that seed draws, to the last bit, and a
+    fresh writable copy each time (changing one leaves the next alone)."""
+    a = S.random_orthogonal(5, seed=11)
+    assert np.array_equal(a, S.random_orthogonal(5, seed=np.random.default_rng(11)))
+    a[0, 0] = 99.0
+    b = S.random_orthogonal(5, seed=11)
+    assert b[0, 0] != 99.0 and b.flags.writeable
+    assert np.array_equal(b, S.random_orthogonal(5, seed=np.random.default_rng(11)))

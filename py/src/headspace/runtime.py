@@ -20,9 +20,12 @@ ValueError: unknown demo 'nonesuch'; see headspace.demos.REGISTRY
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import os
 import sys
+import types
 from pathlib import Path
 
 from headspace import store
@@ -32,17 +35,52 @@ __all__ = ["call", "load", "forget", "use_models"]
 _registry = None
 
 
-def load() -> dict:
-    """The registry, imported on first use (an import that fails leaves nothing half-imported)."""
+def load(modules: list[str] | None = None) -> dict:
+    """The registry, imported on first use (an import that fails leaves nothing half-imported).
+
+    With ``modules`` (the demo modules a page places, e.g. ``["headspace.demos.polarizer"]``), only
+    those are imported, so the worker's first render waits for no other demo's imports: their package
+    is stood in for by a bare one (its ``__init__`` imports every demo), the registry holds what was
+    imported, and ``load()`` or a call for a demo not imported yet imports the rest.
+    """
     global _registry
-    if _registry is None:
-        try:
+    if _registry is not None and not _partial():
+        return _registry  # every demo is in
+    try:
+        if modules is None:
+            if _partial():
+                del sys.modules["headspace.demos"]  # the bare stand-in; the modules it found stay
             from headspace.demos import REGISTRY
-        except BaseException:
-            forget()
-            raise
-        _registry = REGISTRY
+        else:
+            REGISTRY = _bare_package().REGISTRY
+            for name in modules:
+                importlib.import_module(name)
+    except BaseException:
+        forget()
+        raise
+    _registry = REGISTRY
     return _registry
+
+
+def _partial() -> bool:
+    """Whether ``headspace.demos`` is the bare stand-in of a partial load."""
+    return getattr(sys.modules.get("headspace.demos"), "_bare", False)
+
+
+def _bare_package() -> types.ModuleType:
+    """``headspace.demos`` without its ``__init__``: the path its modules are found on, and the
+    registry's public names (what ``from headspace.demos import ...`` expects)."""
+    bare = sys.modules.get("headspace.demos")
+    if bare is None:
+        spec = importlib.util.find_spec("headspace.demos")
+        bare = types.ModuleType("headspace.demos")
+        bare.__path__, bare.__spec__, bare.__file__ = list(spec.submodule_search_locations), spec, spec.origin
+        bare.__package__, bare._bare = "headspace.demos", True
+        sys.modules["headspace.demos"] = bare
+        registry = importlib.import_module("headspace.demos._registry")
+        for name in ("REGISTRY", "Demo", "Param", "register", "to_json_value", "format_value", "format_outputs"):
+            setattr(bare, name, getattr(registry, name))
+    return bare
 
 
 def use_models(root: str) -> list[str]:
@@ -69,7 +107,9 @@ def forget() -> None:
 def call(name: str, params_json: str) -> str:
     """Run demo ``name`` on parameters given as JSON; its result as compact JSON, with ``text``:
     each output as the page prints it (``headspace.demos.format_value``)."""
-    registry = load()
+    registry = _registry if _registry is not None else load()
+    if name not in registry and _partial():
+        registry = load()  # a demo the page did not list: import them all
     demo = registry.get(name)
     if demo is None:
         raise ValueError(f"unknown demo {name!r}; see headspace.demos.REGISTRY")

@@ -28,6 +28,7 @@ const framed = embedPage && window.parent !== window; // an embed page inside an
 
 let worker = null;
 let booted = null; // promise resolved when Python is ready
+let bootProgress = null; // the worker's last {step, of, what} while it boots
 let nextId = 1;
 const statsWaiters = [];
 const marks = {}; // for benchmarks and tests: firstFigure, pythonReady, workerKind, sharedWith
@@ -41,21 +42,58 @@ function themed(layout) {
     palette = { fg: css.getPropertyValue("--fg").trim(), rule: css.getPropertyValue("--rule").trim() };
   }
   const { fg, rule } = palette;
-  const axis = (a) => ({ gridcolor: rule, zerolinecolor: rule, linecolor: rule, ...a });
-  const out = { ...layout, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
+  const axis = (a) => ({ gridcolor: rule, zerolinecolor: rule, linecolor: rule, ...a, fixedrange: true });
+  // No drag-to-zoom or pan: a swipe that starts on a figure scrolls the page, and a drag on a
+  // laptop never strands the reader in an empty corner. Hover and tap still show values.
+  const out = { ...layout, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", dragmode: false,
     font: { family: "system-ui, sans-serif", color: fg, ...(layout.font || {}) }, autosize: true };
   for (const key of Object.keys(out)) if (/^[xy]axis\d*$/.test(key)) out[key] = axis(out[key]);
   if (!out.xaxis) out.xaxis = axis({});
   if (!out.yaxis) out.yaxis = axis({});
   return out;
 }
-const PLOT_CONFIG = { responsive: true, displayModeBar: false, scrollZoom: false };
+const PLOT_CONFIG = { responsive: true, displayModeBar: false, scrollZoom: false, doubleClick: false };
 
 // ---------- reading and writing the DOM ----------
 function updateReadouts(fig) {
   for (const input of fig.querySelectorAll("input[type=range]")) {
+    const text = `${input.value}${input.dataset.unit || ""}`;
     const readout = input.parentElement.querySelector(".readout");
-    if (readout) readout.textContent = `${input.value}${input.dataset.unit || ""}`;
+    if (readout) readout.textContent = text;
+    input.setAttribute("aria-valuetext", text); // a screen reader hears "30°", not "30"
+  }
+}
+
+// ---------- the line that says whether a figure is live ----------
+// Before Python is ready a figure is the build's drawing: its line says so, what going live
+// costs, the boot's progress, and that a control moved meanwhile is catching up.
+function setLive(state, text, step) {
+  const line = state.fig.querySelector('[data-role="live"]');
+  if (!line) return;
+  line.hidden = !text;
+  if (!text) return;
+  line.querySelector(".demo-live-text").textContent = text;
+  let bar = line.querySelector("progress");
+  if (step && !bar) {
+    bar = document.createElement("progress");
+    bar.setAttribute("aria-hidden", "true"); // the text says the step
+    line.prepend(bar);
+  }
+  if (bar) Object.assign(bar, { max: step ? step.of : 1, value: step ? step.step : 0 });
+}
+
+function liveText(state) {
+  const p = bootProgress;
+  const where = p ? ` (${p.what}, step ${p.step} of ${p.of})` : "";
+  if (state.queued && !marks.pythonReady) return `Catching up: your setting is drawn once Python is ready${where}.`;
+  if (!booted) return null; // the build's own sentence stays
+  return `Going live: Python is starting${where}. Until then, the figure as built.`;
+}
+function showProgress() {
+  for (const state of states) {
+    if (["ready", "error"].includes(state.fig.dataset.status) && !state.queued) continue;
+    const text = liveText(state);
+    if (text) setLive(state, text, bootProgress);
   }
 }
 
@@ -99,7 +137,7 @@ function inkOf(figure) {
 // that hover values are the shown figure's. ``redraw``: from scratch (the colour scheme changed).
 const SETTLE_MS = window.HEADSPACE_SETTLE_MS || 200; // tests may lengthen it
 function draw(state, figure, redraw = false) {
-  if (!window.Plotly) return plotlyReady.then(() => draw(state, figure, redraw));
+  if (!window.Plotly) return loadPlotly().then(() => draw(state, figure, redraw));
   for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
   const layout = themed(figure.layout); // reads the palette
   const ink = palette.fg.toLowerCase() !== INK ? palette.fg : INK;
@@ -123,6 +161,15 @@ function plot(state, frame, fresh = false) {
 }
 
 function render(state, result, timing = {}) {
+  if (!window.Plotly) { // the build's figure stays until plotly has loaded; then the latest result
+    state.waiting = [result, timing];
+    loadPlotly().then(() => {
+      const waiting = state.waiting;
+      state.waiting = null;
+      if (waiting) render(state, ...waiting);
+    }, () => {});
+    return;
+  }
   const t0 = performance.now();
   draw(state, result.figure);
   for (const out of state.fig.querySelectorAll("output[data-output]")) {
@@ -133,6 +180,7 @@ function render(state, result, timing = {}) {
   state.fig.dataset.renderCount = String(Number(state.fig.dataset.renderCount) + 1);
   state.lastFigure = result.figure;
   setStatus(state, "ready");
+  if (!state.queued) setLive(state, null);
   state.fig.dispatchEvent(new CustomEvent("demo:rendered", { detail: { drawMs: performance.now() - t0, ...timing } }));
 }
 
@@ -163,6 +211,7 @@ function failAll(message) {
     state.queued = null;
     state.link = null;
     showNote(state, "");
+    setLive(state, null);
     setStatus(state, "error", `${message} The figure shows the values computed when the page was built.`);
   }
 }
@@ -170,6 +219,7 @@ function failAll(message) {
 function bootWorker() {
   if (booted) return booted;
   for (const s of states) if (s.fig.dataset.status === "static") setStatus(s, "loading");
+  showProgress();
   booted = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`Python did not start within ${BOOT_LIMIT_MS / 1000} s.`)), BOOT_LIMIT_MS);
     const boot = {
@@ -177,6 +227,7 @@ function bootWorker() {
       lockFileURL: new URL(script.dataset.lockfile, location.href).href,
       modelsURL: new URL(script.dataset.models, location.href).href,
       needsModels: demos.some((d) => d.hasAttribute("data-needs-models")),
+      demos: demos.map((d) => d.dataset.demo), // the worker imports only these demos' modules first
     };
     const connect = (kind) => {
       let heard = false; // any message from the worker: it runs
@@ -209,6 +260,9 @@ function bootWorker() {
           clearTimeout(timer);
           marks.sharedWith = data.clients; // pages this interpreter serves (1 with a dedicated worker)
           resolve(data.ms);
+        } else if (data.type === "progress") {
+          bootProgress = data;
+          showProgress();
         } else if (data.type === "stats") {
           for (const resolveStats of statsWaiters.splice(0)) resolveStats(data);
         } else if (data.type === "error" && data.fatal) {
@@ -223,6 +277,7 @@ function bootWorker() {
   booted.then(() => {
     marks.pythonReady = performance.now();
     for (const s of states) {
+      if (!s.queued && !s.link) setLive(s, null); // a figure catching up says so until it is drawn
       if (s.link) sendLink(s); // stays "loading" until Python has checked the link
       else {
         if (s.fig.dataset.status === "loading") setStatus(s, "ready"); // a prerender error stays
@@ -277,10 +332,12 @@ function onReply(data) {
       render(state, result, { roundTripMs: t - call.sent, pythonMs: data.pythonMs, parseMs: performance.now() - t });
     }
   } else if (kind === "link") {
+    state.waiting = null; // a result still waiting for plotly is older than this refusal
     const why = data.message.replace(/^ValueError: /, "");
     setStatus(state, "error", `The link's settings were not applied: ${why}. The figure shows its default settings.`);
   } else {
     // A parameter Python refused (a mistyped token, say) is the reader's input, not a fault.
+    state.waiting = null;
     const bad = /^ValueError: (parameter .*)$/s.exec(data.message);
     setStatus(state, "error", bad ? `${bad[1]}. The figure still shows the last valid input.`
       : `Python raised an error: ${data.message}`);
@@ -313,6 +370,7 @@ function request(state) {
   state.queued = params; // latest value wins
   updateReadouts(state.fig);
   if (!booted) bootWorker();
+  if (!marks.pythonReady) setLive(state, liveText(state), bootProgress);
   if (state.fig.dataset.status === "error" && !worker) return;
   booted.then(() => { if (!state.inFlight && state.queued) send(state); }, () => {});
 }
@@ -334,9 +392,13 @@ function setupPlay(state, button) {
       request(state);
     }, 80);
   };
-  button.addEventListener("click", () => (timer ? stop() : start()));
+  let pausedByReader = false; // a figure the reader paused never starts again by itself
+  button.addEventListener("click", () => {
+    pausedByReader = Boolean(timer);
+    return timer ? stop() : start();
+  });
   state.stopAnimation = stop;
-  state.startAnimation = () => { if (!timer && !reducedMotion.matches) start(); };
+  state.startAnimation = () => { if (!timer && !pausedByReader && !reducedMotion.matches) start(); };
   reducedMotion.addEventListener("change", () => reducedMotion.matches && stop());
 }
 
@@ -355,37 +417,62 @@ function setupRandomTokens(state, button) {
 }
 
 // ---------- start ----------
-// plotly arrives as a deferred classic script; this module is async so the
-// worker (and Pyodide's downloads) start before plotly has even been parsed.
-const plotlyReady = new Promise((resolve) => {
-  const tag = document.getElementById("plotly-js");
-  if (window.Plotly || !tag) resolve();
-  else tag.addEventListener("load", resolve, { once: true });
-});
+// plotly.js is 1.3 MB and about a second of main-thread work on a phone, for hover values
+// and for drawing frames Python computed. Until a reader shows they want a figure (a pointer
+// over it, a touch, keyboard focus, a moved control) or a figure needs a live draw (an
+// animation, a link to a state), each figure is the build's static SVG, and plotly stays
+// unloaded. The page prefetches the file (scripts.html), so loading it is a parse, not a download.
+let plotlyLoading = null;
+function loadPlotly() {
+  if (!plotlyLoading) {
+    plotlyLoading = new Promise((resolve, reject) => {
+      if (window.Plotly) return resolve();
+      const tag = document.createElement("script");
+      tag.src = script.dataset.plotly;
+      tag.onload = () => resolve();
+      tag.onerror = () => reject(new Error("The drawing library (plotly.js) could not be loaded."));
+      document.head.append(tag);
+    });
+    plotlyLoading.then(takeOver, (err) => failAll(err.message));
+  }
+  return plotlyLoading;
+}
+
+// plotly redraws each figure Python has not drawn yet from the build's figure, interactive.
+function takeOver() {
+  for (const state of states) {
+    if (state.lastFigure) continue; // Python answered first; never draw over it
+    try {
+      const pre = JSON.parse(state.fig.querySelector('script[data-role="prerender"]').textContent);
+      state.lastFigure = pre.figure;
+      draw(state, pre.figure);
+    } catch (err) {
+      setStatus(state, "error", `The prerendered figure could not be drawn: ${err.message}`);
+    }
+  }
+  marks.firstFigure = performance.now();
+}
 
 const states = demos.map((fig) => ({
   fig, name: fig.dataset.demo, plot: fig.querySelector('[data-role="plot"]'),
   inFlight: false, queued: null, lastFigure: null, lastKey: JSON.stringify(readParams(fig)),
 }));
 
+// Under the browser's data saver, Python (up to the size each figure states) starts only when
+// the reader moves a control or follows a link to a figure's state; otherwise it starts at once, in
+// the worker, so the figures are live by the time a reader reaches for one (scripts/bench).
+const saveData = Boolean(navigator.connection && navigator.connection.saveData);
+
 if (states.length) {
-  // Python boots at once, in the worker (it never blocks this thread): its downloads and
-  // wasm compilation run while plotly takes over the prerendered figures.
-  bootWorker();
-  plotlyReady.then(() => {
-    for (const state of states) {
-      try {
-        const pre = JSON.parse(state.fig.querySelector('script[data-role="prerender"]').textContent);
-        if (!state.lastFigure) {  // Python may have answered first; never draw over it
-          state.lastFigure = pre.figure;
-          draw(state, pre.figure);
-        }
-      } catch (err) {
-        setStatus(state, "error", `The prerendered figure could not be drawn: ${err.message}`);
-      }
+  if (saveData) {
+    for (const state of states) setLive(state, "Data saver is on: this figure stays as drawn when the site was built "
+      + `until you move a control; then Python starts in your browser (${state.fig.querySelector(".demo-live-text").textContent.match(/up to [\d.]+ MB/)?.[0] || "a one-time download"}).`);
+  } else bootWorker();
+  for (const state of states) {
+    for (const intent of ["pointerover", "touchstart", "focusin"]) {
+      state.fig.addEventListener(intent, loadPlotly, { once: true, passive: true });
     }
-    marks.firstFigure = performance.now();
-  });
+  }
   // A link to a figure in a state: ?params on an embed page, ?params#figure-id elsewhere.
   const linked = location.search && (embedPage ? states[0]
     : states.find((s) => s.fig.id === decodeURIComponent(location.hash.slice(1))));
@@ -393,6 +480,7 @@ if (states.length) {
     linked.link = fromQuery(linked.fig, location.search);
     linked.fromLink = true; // never animates by itself: it would move away from the linked state
     if (linked.link) showNote(linked, "Showing the default settings until Python has started; then this figure opens with the settings in the link.");
+    if (linked.link && saveData) bootWorker(); // following a link to a state asks for Python
   }
   for (const state of states) {
     setupMenu(state.fig, state.plot.getAttribute("aria-label") || state.name);
@@ -409,7 +497,7 @@ if (states.length) {
       if (!state || !state.startAnimation || state.fromLink) continue;
       state.inView = e.isIntersecting;
       // Python may finish booting after the figure has left the screen: start only if still in view.
-      if (e.isIntersecting) plotlyReady.then(bootWorker).then(() => state.inView && state.startAnimation(), () => {});
+      if (e.isIntersecting && (booted || !saveData)) bootWorker().then(() => state.inView && state.startAnimation(), () => {});
       else state.stopAnimation();
     }
   }, { rootMargin: "100px" });

@@ -81,38 +81,64 @@ async function withModelFiles({ pyodide }, run) {
   }
 }
 
-async function fetchOk(url) {
-  const response = await fetch(url);
+async function fetchOk(url, options) {
+  const response = await fetch(url, options);
   if (!response.ok) throw new Error(`${url.pathname || url} answered ${response.status}`);
   return response;
 }
 
-function prefetchWheels(indexURL, lockFileURL) {
-  // Download the wheels while Pyodide itself boots; loadPackage then finds them
-  // in the HTTP cache (they are served immutable) and checks their sha256.
-  return fetch(lockFileURL)
-    .then((r) => r.json())
-    .then((lock) => Promise.all(Object.values(lock.packages).map(
-      (pkg) => fetch(new URL(pkg.file_name, indexURL)).then((r) => r.arrayBuffer()))))
-    .catch(() => {}); // loadPackage reports any real failure
+function sri(hex) {
+  return "sha256-" + btoa(String.fromCharCode(...hex.match(/../g).map((h) => parseInt(h, 16))));
 }
 
-async function boot({ indexURL, lockFileURL, modelsURL, needsModels }) {
-  prefetchWheels(indexURL, lockFileURL);
+// Download the wheels and the standard library while Pyodide itself boots; loadPyodide and
+// loadPackage then find them in the HTTP cache (they are served immutable). loadPackage checks each
+// wheel's sha256; the standard library's (the lockfile's "stdlib" entry, beside it) is checked
+// here, and the promise this returns fails if it does not match.
+const lockfiles = new Map(); // URL -> promise of the site lockfile's JSON
+function lockfile(url) {
+  if (!lockfiles.has(url)) lockfiles.set(url, fetchOk(url).then((r) => r.json()));
+  return lockfiles.get(url);
+}
+
+function prefetch(indexURL, lockFileURL) {
+  const lock = lockfile(lockFileURL);
+  lock.then((l) => Object.values(l.packages).map(
+    (pkg) => fetch(new URL(pkg.file_name, indexURL)).then((r) => r.arrayBuffer()))).catch(() => {}); // loadPackage reports these
+  return lock.then(async ({ stdlib }) => {
+    try {
+      await fetchOk(new URL(stdlib.file_name, lockFileURL), { integrity: sri(stdlib.sha256) }).then((r) => r.arrayBuffer());
+    } catch (err) {
+      throw new Error(`the standard library could not be downloaded or did not match the sha256 in pyodide-lock.json (${err.message})`);
+    }
+  });
+}
+
+// The boot's steps, for the page's "not live yet" line (known steps, not bytes: Pyodide's
+// loader does not report its downloads).
+const STEPS = ["downloading Python", "starting the interpreter", "loading numpy", "importing the figures"];
+
+async function boot({ indexURL, lockFileURL, modelsURL, needsModels }, progress) {
+  progress(1);
+  const stdlibChecked = prefetch(indexURL, lockFileURL);
+  stdlibChecked.then(() => progress(2), () => {}); // awaited below
   if (needsModels) fetchManifest(modelsURL); // downloads while Pyodide boots; installed by ready()
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   WebAssembly.Memory = CapturingMemory;
   let pyodide;
   try {
-    pyodide = await loadPyodide({
+    // A standard library that fails its check stops the boot at once, with the reason.
+    [pyodide] = await Promise.all([loadPyodide({
       indexURL,
       lockFileURL, // the site's own: numpy and headspace, with their sha256
+      stdLibURL: new URL("python_stdlib.zip", lockFileURL).href, // beside it, compiled to bytecode
       stdout: () => {},
       stderr: (line) => console.warn("[python]", line),
-    });
+    }), stdlibChecked]);
   } finally {
     WebAssembly.Memory = NativeMemory;
   }
+  progress(3); // the interpreter runs
   // Both wheels are fetched in parallel and checked against the lockfile's sha256.
   const problems = [];
   await pyodide.loadPackage(["numpy", "headspace"], {
@@ -134,14 +160,27 @@ async function boot({ indexURL, lockFileURL, modelsURL, needsModels }) {
   const runtime = pyodide.pyimport("headspace.runtime"); // a PyProxy, kept in this file
   return {
     pyodide, callDemo: runtime.call, useModels: runtime.use_models,
-    importDemos: () => { runtime.load().destroy(); }, // the registry itself stays in Python
+    // The modules of the demos a page places, or (undefined) every demo; the registry stays in Python.
+    importDemos: (modules) => {
+      const list = modules && pyodide.toPy(modules);
+      (list ? runtime.load(list) : runtime.load()).destroy();
+      list?.destroy();
+    },
   };
+}
+
+// The modules of the page's demos (the site lockfile maps each name to its module), so that its
+// first render waits for no other demo's imports; undefined (every demo) if any name is unknown.
+async function demoModules({ lockFileURL, demos }) {
+  const map = demos && (await lockfile(lockFileURL)).demos;
+  if (!map || !demos.every((name) => name in map)) return undefined;
+  return [...new Set(demos.map((name) => map[name]))];
 }
 
 // Boot (once) and, if this page needs them, install the models (once); a failure
 // is forgotten so that the next page to connect tries again.
-async function ready(data) {
-  python ||= boot(data);
+async function ready(data, progress = () => {}) {
+  python ||= boot(data, progress);
   python.catch(() => { python = null; });
   const booted = await python;
   if (data.needsModels) {
@@ -149,7 +188,9 @@ async function ready(data) {
     models.catch(() => { models = null; });
     await models;
   }
-  await withModelFiles(booted, booted.importDemos); // at boot, not in the reader's first call
+  progress(4);
+  const modules = await demoModules(data);
+  await withModelFiles(booted, () => booted.importDemos(modules)); // at boot, not in the reader's first call
 }
 
 function readable(err) {
@@ -165,7 +206,7 @@ async function handle(data, reply) {
   if (data.type === "boot") {
     const started = performance.now();
     try {
-      await ready(data);
+      await ready(data, (step) => reply({ type: "progress", step, of: STEPS.length, what: STEPS[step - 1] }));
       reply({ type: "ready", ms: performance.now() - started, clients });
     } catch (err) {
       reply({ type: "error", fatal: true, message: `Python could not start: ${readable(err)}` });

@@ -165,8 +165,11 @@ def model_scores(m, name: str, mode: str, metric: str) -> np.ndarray:
     if metric == CAUSAL:
         from headspace.causal import path_ablation
         return path_ablation(m, eval_batch(name), mode)
-    kw = {"token": {"W_E": embedding_seen(m), "W_U": m.W_U},
-          "whitened": {"W_E": embedding_seen(m)}}.get(metric, {})
+    kw = {}  # only the metrics that read the embeddings get them (a moved model computes them when read)
+    if metric == "token":
+        kw = {"W_E": embedding_seen(m), "W_U": m.W_U}
+    elif metric == "whitened":
+        kw = {"W_E": embedding_seen(m)}
     return all_composition_scores(m.W_Q, m.W_K, m.W_V, m.W_O, mode, metric, **kw)
 
 

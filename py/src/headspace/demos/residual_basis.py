@@ -22,6 +22,17 @@ Outputs:
 For ``attn-only-2l`` the loss moves only by float rounding under every T, ``frobenius`` reorders
 pairs under a stretch, and ``token``, ``whitened`` and ``causal`` do not (tests/unit).
 
+What a move of the basis sliders costs. The scores after are computed on the moved weights, every
+move: they are what the figure is about, and their changes are real. What the model computes is
+not recomputed for a model without normalisation: there every invertible T is an exact symmetry
+(``symmetry.transform_model``), so ``loss_after`` is ``loss_before``, ``max_logit_change`` is 0 and
+the ``causal`` scores after are those before. A forward pass in the new basis would differ from
+them only by float rounding (``symmetry_rounding`` measures it: at most about 1e-12 in a logit on
+every T the sliders reach, which the page prints as 0; tests/unit checks both), and it would cost
+about 100 ms per move in the browser (a [32, 64] batch, path ablation several times that). A
+model with RMSNorm does notice a stretch or a shear: its loss, logits and path ablation after are
+computed on the moved model, every move.
+
 >>> from headspace.demos import REGISTRY
 >>> out = REGISTRY["residual-basis"].run({"log_condition": 1.0})["outputs"]
 >>> abs(out["loss_after"] - out["loss_before"]) < 1e-9, out["order_changed"]
@@ -30,7 +41,7 @@ pairs under a stretch, and ``token``, ``whitened`` and ``causal`` do not (tests/
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -52,15 +63,35 @@ def basis_change(d_model: int, rotation: float, log_condition: float, shear: flo
                  seed: int) -> np.ndarray:
     """``T = H S R P`` of the module docstring, [d_model, d_model].
 
+    Each factor is cached (``_factor``): a move of one slider recomputes only its own factor, and
+    the product is taken in the same order as ever, so T is the same to the last bit.
+
     >>> T = basis_change(4, 0.0, 0.0, 0.0, False, 0)
     >>> bool(np.allclose(T, np.eye(4)))
     True
     """
-    Q = symmetry.random_orthogonal(d_model, seed)
-    T = symmetry.permutation(d_model, seed) if permute else np.eye(d_model)
-    T = T @ symmetry.rotation(d_model, rotation, seed)
-    T = T @ symmetry.stretch(d_model, 10.0 ** log_condition, seed)
-    return T @ symmetry.shear(d_model, Q[:, 0], Q[:, 1], shear)
+    T = _factor(d_model, "permutation", None, seed) if permute else np.eye(d_model)
+    T = T @ _factor(d_model, "rotation", rotation, seed)
+    T = T @ _factor(d_model, "stretch", log_condition, seed)
+    return T @ _factor(d_model, "shear", shear, seed)
+
+
+@lru_cache(maxsize=16)
+def _factor(d_model: int, kind: str, value, seed: int) -> np.ndarray:
+    """One factor of ``basis_change``, read-only: ``symmetry.permutation``, ``symmetry.rotation``
+    (``value`` degrees), ``symmetry.stretch`` (condition ``10 ** value``) or ``symmetry.shear``
+    (``value`` times the frame's first direction added to its second)."""
+    if kind == "permutation":
+        F = symmetry.permutation(d_model, seed)
+    elif kind == "rotation":
+        F = symmetry.rotation(d_model, value, seed)
+    elif kind == "stretch":
+        F = symmetry.stretch(d_model, 10.0 ** value, seed)
+    else:
+        Q = symmetry.random_orthogonal(d_model, seed)
+        F = symmetry.shear(d_model, Q[:, 0], Q[:, 1], value)
+    F.setflags(write=False)
+    return F
 
 
 def mean_loss(m, name: str) -> tuple[float, np.ndarray]:
@@ -77,6 +108,12 @@ def _reference(name: str):
     m = _shipped.weights(name, None)
     loss, logits = mean_loss(m, name)
     return m, loss, logits
+
+
+def is_symmetry(m) -> bool:
+    """Whether every invertible T leaves the folded model ``m``'s function exactly unchanged: true
+    without normalisation (``symmetry.transform_model``); with RMSNorm only rotations times a scale do."""
+    return m.config.get("normalization_type") is None
 
 
 @register(
@@ -103,33 +140,104 @@ def residual_basis(model: str, metric: str, mode: str, rotation: float, log_cond
     _, loss_before, _ = _reference(model)
     before = _shipped.scores(model, None, mode, metric)
     basis = (model, rotation, log_condition, shear, permute, seed)
-    _, loss_after, max_logit_change, cond = _moved(*basis)
+    loss_after, max_logit_change = _function_after(basis)
     after = _after(basis, mode, metric)
     flips = ordering_flips(_shipped.later_pairs(before), _shipped.later_pairs(after), rtol=ORDER_RTOL)
     outputs = {"loss_before": loss_before, "loss_after": loss_after, "max_logit_change": max_logit_change,
                "scores_before": before, "scores_after": after, "order_changed": flips > 0}
-    return {"figure": _figure(before, after, model, mode, metric, loss_before, loss_after, cond),
+    return {"figure": _figure(before, after, model, mode, metric, loss_before, loss_after, _basis(basis)[2]),
             "outputs": outputs}
 
 
 @lru_cache(maxsize=8)
-def _moved(name: str, rotation: float, log_condition: float, shear: float, permute: bool, seed: int):
-    """(the model in the new basis, its loss, the largest logit change, cond T): the forward pass on
-    the batch, most of a call's time, depends on the basis only, so a move of ``metric`` or ``mode``
-    reuses it. Eight bases: about 1 MB of weights."""
-    m, _, logits_before = _reference(name)
-    T = basis_change(m.config["d_model"], rotation, log_condition, shear, permute, seed)
-    moved = symmetry.transform_model(m, T)
-    loss_after, logits_after = mean_loss(moved, name)
-    return moved, loss_after, float(np.abs(logits_after - logits_before).max()), float(np.linalg.cond(T))
+def _basis(basis: tuple):
+    """(T, T^-1, cond T) of ``basis`` = (model, rotation, log_condition, shear, permute, seed), with
+    T^-1 as ``symmetry.invert`` computes it and one SVD for both the condition number and the check
+    that T is invertible (``symmetry.invert`` gives the message when it is not)."""
+    d_model = _reference(basis[0])[0].config["d_model"]
+    T = basis_change(d_model, *basis[1:])
+    cond = float(np.linalg.cond(T))
+    if not 1.0 / cond >= d_model * np.finfo(np.float64).eps:
+        symmetry.invert("T", T)  # raises ValueError naming T, unless it is invertible after all
+    Ti = np.linalg.inv(T)
+    for a in (T, Ti):
+        a.setflags(write=False)
+    return T, Ti, cond
+
+
+@lru_cache(maxsize=8)
+def _moved(basis: tuple):
+    """The whole shipped model in basis ``basis`` (``symmetry.transform_model``): what the forward
+    pass and path ablation after run on. About 0.4 MB a basis."""
+    return symmetry.transform_model(_reference(basis[0])[0], _basis(basis)[0])
+
+
+@lru_cache(maxsize=8)
+def _function_after(basis: tuple) -> tuple[float, float]:
+    """(loss after, largest logit change) on the batch: the reference's and 0 where the change is an
+    exact symmetry (``is_symmetry``), else one forward pass of the moved model, which a move of
+    ``metric`` or ``mode`` then reuses."""
+    m, loss_before, logits_before = _reference(basis[0])
+    if is_symmetry(m):
+        return loss_before, 0.0
+    loss_after, logits_after = mean_loss(_moved(basis), basis[0])
+    return loss_after, float(np.abs(logits_after - logits_before).max())
+
+
+def symmetry_rounding(basis: tuple) -> tuple[float, float]:
+    """(loss after, largest logit change) from a forward pass of the moved model, whatever the model:
+    for a model without normalisation, how far float rounding moves what ``_function_after`` takes
+    as unchanged. Not cached; the build quotes it in prose, tests/unit checks it."""
+    _, _, logits_before = _reference(basis[0])
+    loss_after, logits_after = mean_loss(_moved(basis), basis[0])
+    return loss_after, float(np.abs(logits_after - logits_before).max())
+
+
+class _Readers:
+    """The weights a weight-based score reads, of the folded model ``m`` in basis T: each computed
+    when first read, by the same operations as ``symmetry.transform_model`` (writers ``W @ T``,
+    readers ``T^-1 @ W``, times the root mean square of T's singular values with a norm), so the
+    scores equal those of the whole moved model to the last bit (tests/unit) without moving
+    ``W_E``, ``W_pos`` and ``W_U`` for the metrics that do not read them."""
+
+    def __init__(self, m, T, Ti):
+        self.config, self.eps, self._m, self._T = m.config, m.eps, m, T
+        if m.config.get("normalization_type") is not None:
+            Ti = Ti * np.sqrt(np.mean(np.linalg.svd(T, compute_uv=False) ** 2))
+        self._Ti = Ti
+
+    def _writer(self, name):
+        return getattr(self._m, name) @ self._T
+
+    def _reader(self, name):
+        return self._Ti @ getattr(self._m, name)
+
+    W_E = cached_property(lambda self: self._writer("W_E"))
+    W_O = cached_property(lambda self: self._writer("W_O"))
+    W_Q = cached_property(lambda self: self._reader("W_Q"))
+    W_K = cached_property(lambda self: self._reader("W_K"))
+    W_V = cached_property(lambda self: self._reader("W_V"))
+    W_U = cached_property(lambda self: self._reader("W_U"))
+
+
+@lru_cache(maxsize=8)
+def _readers(basis: tuple) -> _Readers:
+    T, Ti, _ = _basis(basis)
+    return _Readers(_reference(basis[0])[0], T, Ti)
 
 
 @lru_cache(maxsize=32)
 def _after(basis: tuple, mode: str, metric: str) -> np.ndarray:
-    """The scores of the model in basis ``basis`` (the key of ``_moved``), read-only: moving back to
-    a metric or mode seen before costs nothing (path ablation is several forward passes)."""
-    moved = _moved(*basis)[0]
-    out = _shipped.model_scores(moved, basis[0], mode, metric)
+    """The scores of the model in basis ``basis`` (the key of ``_basis``), read-only: moving back to
+    a metric or mode seen before costs nothing. ``causal`` of a model whose function the change
+    leaves alone (``is_symmetry``) is the causal score before; otherwise path ablation of the moved
+    model (several forward passes)."""
+    if metric == _shipped.CAUSAL:
+        if is_symmetry(_reference(basis[0])[0]):
+            return _shipped.scores(basis[0], None, mode, metric)
+        out = _shipped.model_scores(_moved(basis), basis[0], mode, metric)
+    else:
+        out = _shipped.model_scores(_readers(basis), basis[0], mode, metric)
     out.setflags(write=False)
     return out
 

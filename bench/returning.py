@@ -1,0 +1,141 @@
+"""The returning reader (issue 13): time to the first Python-driven render on a second visit with a
+warm profile, ours against the plain Pyodide page's second visit, measured side by side.
+
+A visit is a browser started on a profile directory that a first visit filled, as a reader who
+comes back another day: nothing survives in memory, only the disk caches (HTTP cache, wasm code
+cache, the service worker's Cache Storage). Ours is measured twice, with its service worker and
+with service workers blocked (the HTTP cache alone), to show what the service worker adds. One
+more traced second visit of each says whether the wasm came from V8's code cache (compiled on the
+first visit) or was compiled again.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import tempfile
+from pathlib import Path
+
+BOOT_MS = 120_000
+OURS_URL = "/posts/polariser/"
+PLAIN_URL = "/_bench-plain/"
+
+FIRST_PYTHON_RENDER = """async () => {
+    await window.headspace.ready();
+    const fig = document.querySelector('figure.demo');
+    const done = new Promise(r => fig.addEventListener('demo:rendered', r, {once: true}));
+    const input = fig.querySelector('input[name=theta]');
+    input.value = '31'; input.dispatchEvent(new Event('input', {bubbles: true}));
+    await done;
+    await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+    return performance.now();
+}"""
+LIVE = "() => [...document.querySelectorAll('figure.demo')].every(f => ['ready', 'error'].includes(f.dataset.status))"
+
+
+def _launch(playwright, profile, chromium, args, service_workers):
+    return playwright.chromium.launch_persistent_context(
+        profile, executable_path=chromium, headless=True, args=args, service_workers=service_workers,
+        viewport={"width": 1280, "height": 2600})
+
+
+def _ours(page, base) -> float:
+    page.goto(base + OURS_URL)
+    return page.evaluate(FIRST_PYTHON_RENDER)
+
+
+def _plain(page, base) -> float:
+    page.goto(base + PLAIN_URL)
+    page.wait_for_function("() => window.plainFirstFigure", timeout=BOOT_MS)
+    return page.evaluate("() => window.plainFirstFigure")
+
+
+# V8's trace events for a wasm module: "wasm.Deserialize" when it comes from the code cache (compiled
+# on an earlier visit), "wasm.TopTierCompilation" / "wasm.CompileLazy" for code it compiles now.
+WASM_TRACE_CATEGORIES = "v8.wasm"
+
+
+def wasm_compilation(trace_file: str) -> dict:
+    """What the visit traced in ``trace_file`` did with wasm: modules deserialised from V8's code
+    cache, and the time spent compiling (the numpy extension modules, loaded from wheels by
+    WebAssembly.instantiate, are never cached, so some compilation is always left)."""
+    text = Path(trace_file).read_text(errors="replace").rstrip()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:  # the browser closed before the trace's end was written
+        data = json.loads(text.rstrip(",") + "]}")
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    total = lambda name: sum(e.get("dur", 0) for e in events if e.get("name") == name) / 1000  # noqa: E731
+    return {"deserialised_modules": sum(e.get("name") == "wasm.Deserialize" for e in events),
+            "serialised_modules": sum(e.get("name") == "wasm.SerializeModule" for e in events),
+            "top_tier_compile_ms": round(total("wasm.TopTierCompilation")),
+            "lazy_compile_ms": round(total("wasm.CompileLazy"))}
+
+
+def second_visit(playwright, chromium, args, base, counter, which: str, service_workers="allow",
+                 trace: bool = False) -> dict:
+    """First visit (then let the service worker keep what the page used), close the browser,
+    start it again on the same profile and time the second visit; with ``trace``, the second
+    visit is traced (its time then includes the tracing) and what it compiled is reported."""
+    measure = _ours if which == "ours" else _plain
+    profile = tempfile.mkdtemp(prefix="headspace-returning-")
+    try:
+        context = _launch(playwright, profile, chromium, args, service_workers)
+        page = context.new_page()
+        first = measure(page, base)
+        if which == "ours":
+            page.wait_for_function(LIVE, timeout=BOOT_MS)
+            page.wait_for_timeout(1500)  # the service worker copies what the page used into its cache
+        context.close()
+        counter.clear()
+        trace_file = str(Path(profile) / "trace.json")
+        if trace:
+            args = [*args, f"--trace-startup={WASM_TRACE_CATEGORIES}", f"--trace-startup-file={trace_file}",
+                    "--trace-startup-format=json", "--trace-startup-duration=60"]
+        context = _launch(playwright, profile, chromium, args, service_workers)
+        page = context.new_page()
+        second = measure(page, base)
+        controlled = page.evaluate("() => !!(navigator.serviceWorker && navigator.serviceWorker.controller)")
+        served = dict(counter)
+        context.close()
+        runtime = {k: v for k, v in served.items() if k.startswith(("/pyodide/", "/vendor/", "/js/", "/css/", "/models/"))}
+        out = {"first_visit_ms": first, "second_visit_ms": second, "controlled": controlled,
+               "network_bytes": sum(served.values()), "runtime_network_bytes": sum(runtime.values()),
+               "files": served}
+        if trace:
+            out["wasm"] = wasm_compilation(trace_file)
+        return out
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def run(playwright, chromium, args, base, counter, runs: int = 3) -> dict:
+    """Median over ``runs`` of each: plain, ours with the HTTP cache only, ours with the service worker."""
+    variants = {"plain": ("plain", "allow"), "ours_http_cache": ("ours", "block"), "ours_service_worker": ("ours", "allow")}
+    out = {}
+    for name, (which, sw) in variants.items():
+        rs = [second_visit(playwright, chromium, args, base, counter, which, sw) for _ in range(runs)]
+        out[name] = {"second_visit_ms": statistics.median(r["second_visit_ms"] for r in rs),
+                     "first_visit_ms": statistics.median(r["first_visit_ms"] for r in rs),
+                     "network_bytes": statistics.median(r["network_bytes"] for r in rs),
+                     "runtime_network_bytes": max(r["runtime_network_bytes"] for r in rs), "runs": rs}
+    for name in ("ours_http_cache", "ours_service_worker"):
+        out[f"{name}_ratio"] = out[name]["second_visit_ms"] / out["plain"]["second_visit_ms"]
+    # One more traced second visit each: did it compile again what the first visit compiled?
+    for name, (which, sw) in variants.items():
+        out[name]["wasm"] = second_visit(playwright, chromium, args, base, counter, which, sw, trace=True)["wasm"]
+    return out
+
+
+def print_report(r: dict) -> None:
+    plain = r["plain"]["second_visit_ms"]
+    for name in ("plain", "ours_http_cache", "ours_service_worker"):
+        v = r[name]
+        ratio = v["second_visit_ms"] / plain
+        print(f"returning reader {name:20s} first visit {v['first_visit_ms']:7.0f} ms  second visit {v['second_visit_ms']:7.0f} ms"
+              f"  ratio {ratio:.3f}  network {v['network_bytes']} B (runtime {v['runtime_network_bytes']} B)")
+        w = v.get("wasm")
+        if w:
+            print(f"    wasm on the second visit: {w['deserialised_modules']} module(s) from V8's code cache,"
+                  f" top-tier compile {w['top_tier_compile_ms']} ms, lazy compile {w['lazy_compile_ms']} ms")

@@ -1,0 +1,119 @@
+"""The returning reader (issue 13): after one visit the service worker (site/layouts/home.sw.js)
+holds what the page used, so a second visit, in a browser started again on the same profile,
+asks the network for no runtime file, and the article reads offline with its figures going live.
+
+Each test runs its own server, so that it can count what reaches the network and then stop it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sitebuild import devserver
+from sitebuild.browser import CHROMIUM, CHROMIUM_ARGS
+from test_polarizer import BOOT_MS, set_control
+
+pytestmark = pytest.mark.browser
+
+ARTICLE = "/posts/polariser/"
+RUNTIME = ("/pyodide/", "/js/", "/css/", "/vendor/", "/models/")
+LIVE = "() => [...document.querySelectorAll('figure.demo')].every(f => f.dataset.status === 'ready')"
+# What the worker loads before Python runs: kept by the service worker once the page is live.
+KEPT = """async () => {
+    const names = await caches.keys();
+    if (names.length !== 1) return false;
+    const cache = await caches.open(names[0]);
+    const paths = (await cache.keys()).map(r => new URL(r.url).pathname);
+    return ['pyodide.asm.wasm', 'python_stdlib.zip', 'numpy-', 'headspace-', 'pyodide-lock.json', '/js/demos.', '/js/worker.']
+        .every(part => paths.some(p => p.includes(part))) && paths.includes(location.pathname);
+}"""
+
+
+@pytest.fixture
+def server():
+    s = devserver.serve(0)
+    yield s
+    s.shutdown()
+
+
+@pytest.fixture
+def playwright():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        yield p
+
+
+def visit(playwright, profile, url, offline=False, args=()):
+    """A browser started on ``profile`` (a reader's disk caches survive, nothing in memory does)."""
+    context = playwright.chromium.launch_persistent_context(
+        profile, executable_path=CHROMIUM, headless=True, args=[*CHROMIUM_ARGS, *args], reduced_motion="reduce",
+        viewport={"width": 1100, "height": 900}, offline=offline)
+    page = context.pages[0] if context.pages else context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_function(LIVE, timeout=BOOT_MS)
+    return context, page, errors
+
+
+def first_visit(playwright, profile, url):
+    context, page, errors = visit(playwright, profile, url)
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=BOOT_MS)
+    page.wait_for_function(KEPT, timeout=30_000, polling=250)
+    context.close()
+    assert errors == []
+
+
+def live_render(page):
+    """A moved control re-renders through Python."""
+    fig = page.locator("figure.demo").first
+    count = int(fig.get_attribute("data-render-count"))
+    set_control(fig, "theta", 10)
+    page.wait_for_function(f"() => Number(document.querySelector('figure.demo').dataset.renderCount) > {count}",
+                           timeout=BOOT_MS)
+    assert fig.get_attribute("data-status") == "ready"
+
+
+def wasm_deserialised(trace_file) -> int:
+    """wasm modules V8 took from its code cache (compiled on an earlier visit) in a Chromium trace."""
+    text = trace_file.read_text(errors="replace").rstrip()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:  # the browser closed before the trace's end was written
+        data = json.loads(text.rstrip(",") + "]}")
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    return sum(e.get("name") == "wasm.Deserialize" for e in events)
+
+
+def test_a_second_visit_reads_no_runtime_file_from_the_network(playwright, server, tmp_path):
+    """...and compiles no wasm it compiled on the first: the service worker answers from the HTTP
+    cache, where V8 keeps the compiled module (from Cache Storage it was compiled again)."""
+    url = f"http://127.0.0.1:{server.server_port}{ARTICLE}"
+    profile, trace = tmp_path / "profile", tmp_path / "trace.json"
+    first_visit(playwright, profile, url)
+    devserver.Handler.requested.clear()
+    context, page, errors = visit(playwright, profile, url, args=[
+        "--trace-startup=v8.wasm", f"--trace-startup-file={trace}", "--trace-startup-format=json",
+        "--trace-startup-duration=60"])
+    live_render(page)
+    assert page.evaluate("() => navigator.serviceWorker.controller !== null")
+    context.close()
+    asked = dict(devserver.Handler.requested)
+    assert [p for p in asked if p.startswith(RUNTIME)] == [], f"runtime files asked of the network: {asked}"
+    assert set(asked) <= {ARTICLE, "/sw.js"}, asked  # the page revalidates; the browser checks for a new sw.js
+    assert errors == []
+    assert wasm_deserialised(trace) >= 1, "pyodide.asm.wasm was compiled again, not taken from V8's code cache"
+
+
+def test_the_article_reads_offline_after_one_visit(playwright, server, tmp_path):
+    url = f"http://127.0.0.1:{server.server_port}{ARTICLE}"
+    first_visit(playwright, tmp_path, url)
+    server.shutdown()  # nothing answers any more: a request that reaches the network fails
+    server.server_close()
+    context, page, errors = visit(playwright, tmp_path, url, offline=True)
+    assert page.locator("figure.demo .demo-plot .main-svg").count() >= 1
+    live_render(page)
+    assert page.evaluate("() => window.headspace.marks.pythonReady") > 0
+    context.close()
+    assert errors == []

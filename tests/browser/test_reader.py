@@ -1,0 +1,121 @@
+"""What a reader meets before and around the live figure: a line that says the figure is not
+live yet (what it costs, the boot's progress, a moved control catching up), the data saver,
+sliders that announce their unit, swipes that scroll the page, and a paused animation that
+stays paused."""
+
+import pytest
+
+from headspace.demos import REGISTRY
+from support import assert_json_close
+from test_polarizer import BOOT_MS, output_values, set_control, wait_ready
+
+pytestmark = pytest.mark.browser
+
+LIVE = "() => { const l = document.querySelector('figure.demo [data-role=live]'); return l.hidden ? null : l.textContent; }"
+
+
+def test_a_figure_says_it_is_not_live_yet_and_catches_up(page, site_url):
+    texts = []
+    page.expose_function("seen", lambda t: texts.append(t))
+    page.add_init_script("""new MutationObserver(() => {
+        const l = document.querySelector('figure.demo [data-role=live]');
+        if (l) window.seen(l.hidden ? null : l.textContent);
+    }).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});""")
+    page.goto(f"{site_url}/posts/polariser/")
+    fig = page.locator("figure.demo")
+    first = page.evaluate(LIVE)
+    assert first is not None, "the line is hidden before Python is ready"
+    set_control(fig, "theta", 73)  # before Python is ready
+    wait_ready(page)
+    page.wait_for_function("() => document.querySelector('figure.demo').dataset.renderCount === '1'", timeout=BOOT_MS)
+    assert_json_close(output_values(fig), REGISTRY["polarizer"].run({"theta": 73})["outputs"])
+    page.wait_for_function(f"({LIVE})() === null")
+    said = " | ".join(t for t in texts if t)
+    assert "MB" in (first + said) and "built" in (first + said), said
+    assert "Catching up" in said and "step" in said, said
+    assert page.locator('figure.demo [data-role="live"]').get_attribute("role") == "status"
+
+
+def test_sliders_announce_their_unit(page, site_url):
+    page.goto(f"{site_url}/posts/polariser/")
+    theta = page.locator('figure.demo input[name="theta"]')
+    assert theta.get_attribute("aria-valuetext") == f"{theta.get_attribute('value')}°"
+    wait_ready(page)
+    set_control(page.locator("figure.demo"), "theta", 73)
+    assert theta.get_attribute("aria-valuetext") == "73°"
+
+
+def test_data_saver_waits_for_the_reader(browser, site_url):
+    context = browser.new_context()
+    context.add_init_script("Object.defineProperty(navigator, 'connection', {value: {saveData: true}})")
+    # A SharedWorker's requests are invisible to Playwright; the dedicated fallback loads the same files.
+    context.add_init_script("window.HEADSPACE_WORKER = 'dedicated'")
+    page = context.new_page()
+    runtime = []
+    context.on("request", lambda r: "/pyodide/" in r.url and runtime.append(r.url))
+    try:
+        page.goto(f"{site_url}/posts/polariser/")
+        page.wait_for_timeout(2500)
+        assert runtime == [], f"Python's runtime was fetched under the data saver: {runtime[:3]}"
+        assert "Data saver" in page.evaluate(LIVE)
+        assert page.locator("figure.demo").get_attribute("data-status") == "static"
+        fig = page.locator("figure.demo")
+        set_control(fig, "theta", 40)  # the reader asks for it
+        page.wait_for_function("() => document.querySelector('figure.demo').dataset.renderCount === '1'", timeout=BOOT_MS)
+        assert_json_close(output_values(fig), REGISTRY["polarizer"].run({"theta": 40})["outputs"])
+        assert runtime
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("where", ["text", "plot"])
+def test_a_swipe_scrolls_the_page_wherever_it_starts(browser, site_url, where):
+    context = browser.new_context(viewport={"width": 390, "height": 740}, is_mobile=True, has_touch=True,
+                                  reduced_motion="reduce")
+    page = context.new_page()
+    try:
+        page.goto(f"{site_url}/posts/polariser/")
+        wait_ready(page)
+        fig = page.locator("figure.demo")
+        fig.locator(".demo-plot").tap()  # plotly takes the figure over: swipes must still scroll
+        page.wait_for_function("() => document.querySelector('figure.demo .main-svg')", timeout=BOOT_MS)
+        target = fig.locator(".demo-plot .nsewdrag").first if where == "plot" else page.locator("article p").first
+        target.scroll_into_view_if_needed()
+        box = target.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + min(box["height"] / 2, 150)
+        before = page.evaluate("() => scrollY")
+        cdp = context.new_cdp_session(page)  # a finger: down, 15 moves of 20 px upwards, up
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+        for k in range(1, 16):
+            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y - 20 * k}]})
+            page.wait_for_timeout(16)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        page.wait_for_timeout(300)
+        moved = page.evaluate("() => scrollY") - before
+        assert moved > 150, f"a swipe starting on the {where} scrolled the page by {moved} px"
+        layout = page.evaluate("() => { const l = document.querySelector('figure.demo [data-role=plot]')._fullLayout;"
+                               " return [l.dragmode, l.xaxis.fixedrange, l.yaxis.fixedrange]; }")
+        assert layout == [False, True, True]
+    finally:
+        context.close()
+
+
+def test_a_paused_animation_stays_paused(browser, site_url):
+    context = browser.new_context(viewport={"width": 1100, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(f"{site_url}/posts/composition-and-subspaces/")
+        wait_ready(page)
+        fig = page.locator('figure.demo:has([data-role="play"])').first
+        fig.scroll_into_view_if_needed()
+        button = fig.locator('[data-role="play"]')
+        page.wait_for_function("b => b.getAttribute('aria-pressed') === 'true'", arg=button.element_handle(), timeout=BOOT_MS)
+        button.click()  # the reader pauses it
+        assert button.get_attribute("aria-pressed") == "false"
+        page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+        page.wait_for_timeout(400)
+        fig.scroll_into_view_if_needed()
+        page.wait_for_timeout(1000)
+        assert button.get_attribute("aria-pressed") == "false", "the animation restarted by itself"
+    finally:
+        context.close()
