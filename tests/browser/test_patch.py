@@ -1,7 +1,7 @@
 """Frames drawn in place by patch.js look like plotly's own drawing of the same figure.
 
 While a reader drags, patch.js writes a figure's new data into the SVG plotly
-drew for the previous one. For every demo whose first control patches: move it,
+drew for the previous one. For every demo whose bench control (as scripts/bench picks it) patches: move it,
 photograph the patched figure, let plotly draw the same figure from scratch,
 photograph again, and compare the pixels. Also: plotly takes over again once
 the reader pauses, so hover values are the shown figure's.
@@ -33,20 +33,33 @@ DIFF_JS = """async ([a, b]) => {
     return {differing: differing / (p.length / 4), pixels: p.length / 4};
 }""" % DIFF_LEVEL
 
-# Step the figure's first control (as scripts/bench does) and report whether patch.js drew it.
+# Step the figure's control as scripts/bench picks it (its first range, else first select, else
+# checkbox) and report whether patch.js drew it.
 STEP_JS = """async (name) => {
     const fig = document.querySelector(`figure.demo[data-demo="${name}"]`);
     const controls = [...fig.querySelectorAll('.demo-controls [name]')];
-    const el = controls.find(c => c.type === 'range');
+    const el = controls.find(c => c.type === 'range') || controls.find(c => c.tagName === 'SELECT')
+            || controls.find(c => c.type === 'checkbox');
     if (!el) return null;
-    const before = Number(fig.dataset.patchCount || 0);
-    const done = new Promise(r => fig.addEventListener('demo:rendered', r, {once: true}));
-    const step = Number(el.step) || 1;
-    el.value = String(Number(el.value) + step <= Number(el.max) ? Number(el.value) + step : Number(el.value) - step);
-    el.dispatchEvent(new Event('input', {bubbles: true}));
-    await done;
+    // Whether each render was drawn in place; a render of an earlier request may still arrive after
+    // the first event (a slow Python call), so wait until renders stop and judge the last one.
+    let count = Number(fig.dataset.patchCount || 0), last = null, quiet;
+    const seen = () => { const now = Number(fig.dataset.patchCount || 0); last = now > count; count = now; quiet(); };
+    fig.addEventListener('demo:rendered', seen);
+    if (el.tagName === 'SELECT') el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
+    else if (el.type === 'checkbox') el.checked = !el.checked;
+    else {
+        const step = Number(el.step) || 1;
+        el.value = String(Number(el.value) + step <= Number(el.max) ? Number(el.value) + step : Number(el.value) - step);
+    }
+    await new Promise(r => {
+        let timer = null;
+        quiet = () => { clearTimeout(timer); timer = setTimeout(r, 400); };
+        el.dispatchEvent(new Event('input', {bubbles: true}));
+    });
+    fig.removeEventListener('demo:rendered', seen);
     await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
-    return Number(fig.dataset.patchCount || 0) > before;
+    return last;
 }"""
 
 
@@ -70,19 +83,20 @@ def test_patched_frames_look_like_plotly(browser, site_url, scheme):
         page.locator("figure.demo").first.hover()  # a reader reaches for a figure: plotly takes over
         page.wait_for_function("() => window.headspace.marks.firstFigure", timeout=BOOT_MS)
         names = page.evaluate("() => [...new Set([...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo))]")
-        compared, results = [], {}
+        compared, results, refused = [], {}, {}
         for name in names:
             page.locator(f'figure.demo[data-demo="{name}"]').scroll_into_view_if_needed()
             patched = [page.evaluate(STEP_JS, name) for _ in range(3)]
-            if not patched[-1]:
-                continue  # plotly drew it (the control changes more than data): nothing to compare
+            if not patched[-1]:  # plotly drew it (the control changes more than data): nothing to compare
+                refused[name] = page.get_attribute(f'figure.demo[data-demo="{name}"]', "data-patch-refused")
+                continue
             patched_png = shot(page, name)
             page.evaluate("() => window.headspace.settle()")
             page.wait_for_timeout(50)
             plotly_png = shot(page, name)
             results[name] = page.evaluate(DIFF_JS, [patched_png, plotly_png])
             compared.append(name)
-        assert len(compared) >= 8, f"patch.js drew too few demos' frames: {compared}"
+        assert len(compared) >= 8, f"patch.js drew too few demos' frames: {compared}; refused: {refused}"
         bad = {n: r for n, r in results.items() if "size" in r or r["differing"] > MAX_DIFFERING}
         assert not bad, f"patched frames differ from plotly's drawing: {bad}; all: {results}"
         assert errors == []

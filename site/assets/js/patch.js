@@ -100,10 +100,14 @@ function planBar(group, before, after, full, xa, ya, changed) {
   const horizontal = full.orientation === "h";
   const values = horizontal ? after.x : after.y, old = horizontal ? before.x : before.y;
   if (changed.includes(horizontal ? "y" : "x") || !values || !old || values.length !== old.length) return refuse("bar categories changed");
-  if (!values.every(finite) || values.some((v, k) => Math.sign(v) !== Math.sign(old[k]))) return refuse("bar changed sign");
+  if (!values.every((v) => finite(v) && v !== 0) || old.some((v) => !finite(v) || v === 0)) return refuse("bar empty");
   if (full.base !== undefined && full.base !== null) return refuse("bar base");
   const bars = [...group.querySelectorAll(".points > g.point")].map((g) => [g, g.querySelector("path")]);
   if (bars.length !== values.length || bars.some(([, p]) => !p || !BAR_PATH.test(p.getAttribute("d")))) return refuse("bar paths");
+  // A bar crossing zero keeps its base (the path's start) and ends on the other side; a label
+  // outside it would move to that side, which is plotly's to place.
+  const flipped = values.some((v, k) => Math.sign(v) !== Math.sign(old[k]));
+  if (flipped && bars.some(([g]) => g.querySelector("text.bartext"))) return refuse("labelled bar changed sign");
   const texts = changed.includes("text") ? after.text : null;
   if (texts && (!Array.isArray(texts) || !texts.every(plainText) || full.textposition !== "outside")) return refuse("bar text position");
   const colors = changed.includes("marker") ? colorList(after.marker, values.length) : null;
@@ -220,22 +224,58 @@ function colorAt(stops, t) {
   return c0.map((v, j) => Math.round(v + (c1[j] - v) * u));
 }
 
+// ---------- text with simple markup ----------
+// plotly turns a text's markup (<br>, <b>, <span style=...>) into tspans; each piece of text between
+// tags becomes one text node, in order. When two texts have the same tags and only the pieces
+// differ, the new pieces go into those text nodes, and the lines and styles stay as plotly made them.
+const pieces = (t) => String(t).split(/(<[^>]*>)/);
+
+/** A step writing text ``after`` into ``node`` (plotly drew ``before`` there), or null. */
+function textStep(node, before, after) {
+  if (!node) return null;
+  if (plainText(before) && plainText(after)) return () => { node.textContent = after; };
+  const [a, b] = [pieces(before), pieces(after)];
+  const tags = (p) => p.filter((_, k) => k % 2);
+  if (a.length !== b.length || !same(tags(a), tags(b))) return null;
+  if (!tags(a).every((tag) => /^<(br|\/?(b|i|sub|sup|span)( style='[^'<>&]*'| style="[^"<>&]*")?)\s*\/?>$/i.test(tag))) return null;
+  const texts = (p) => p.filter((_, k) => k % 2 === 0);
+  const [old, now] = [texts(a), texts(b)];
+  // the pieces that plotly drew as text nodes: the non-empty ones, empty in neither text
+  if (old.some((t, k) => !t !== !now[k]) || !now.every((t) => !/[<&]/.test(t))) return null;
+  const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+  const drawn = [];
+  while (walker.nextNode()) if (walker.currentNode.data) drawn.push(walker.currentNode);
+  const kept = old.filter((t) => t), written = now.filter((t) => t);
+  if (drawn.length !== kept.length || drawn.some((n, k) => n.data !== kept[k])) return null;
+  return () => drawn.forEach((n, k) => { n.data = written[k]; });
+}
+
 // ---------- the layout: text may change, nothing else ----------
 // Plotly writes into the layout it is given (computed ranges, defaults), so a frame's
 // layout is compared through a snapshot taken before plotly sees it.
 const titleOf = (l) => (l.title && typeof l.title === "object" ? l.title.text : l.title);
 
+// An annotation at a point of the data may move with it (its text and arrow keep their offsets).
+const placed = (a) => finite(a.x) && finite(a.y) && !/paper|domain/.test(`${a.xref || "x"} ${a.yref || "y"}`);
+
 /** What of ``layout`` a frame may not change (JSON), and the texts it may. */
 export function layoutSnapshot(layout) {
   const notes = layout.annotations || [];
+  const axes = Object.keys(layout).filter((k) => /^[xy]axis\d*$/.test(k) && layout[k] && typeof layout[k] === "object");
+  const axisTitle = (ax) => (ax.title && typeof ax.title === "object" ? ax.title.text : ax.title);
+  const untitled = Object.fromEntries(axes.map((k) => [k, { ...layout[k],
+    title: layout[k].title && typeof layout[k].title === "object" ? { ...layout[k].title, text: undefined } : undefined }]));
   const shapes = layout.shapes || [];
   const movable = (sh) => ["line", "rect"].includes(sh.type || "rect");
   const ends = ["x0", "x1", "y0", "y1"];
   return {
-    fixed: JSON.stringify({ ...layout, title: { ...(layout.title || {}), text: undefined },
-      annotations: notes.map((a) => ({ ...a, text: undefined })),
+    fixed: JSON.stringify({ ...layout, ...untitled, title: { ...(layout.title || {}), text: undefined },
+      annotations: notes.map((a) => ({ ...a, text: undefined, ...(placed(a) ? { x: 0, y: 0 } : {}) })),
       shapes: shapes.map((sh) => (movable(sh) ? { ...sh, x0: 0, x1: 0, y0: 0, y1: 0 } : sh)) }),
     title: titleOf(layout), notes: notes.map((a) => a.text),
+    notePoints: notes.map((a) => (placed(a) ? [a.x, a.y] : null)),
+    noteRefs: notes.map((a) => [a.xref || "x", a.yref || "y"]),
+    axisTitles: Object.fromEntries(axes.map((k) => [k, axisTitle(layout[k])])),
     shapes: shapes.map((sh) => (movable(sh) ? ends.map((k) => sh[k]) : null)),
     shapeSpecs: shapes,
   };
@@ -249,20 +289,58 @@ function shapePoint(gd, ref, v, vertical) {
   return ax && !/ domain$/.test(ref) ? ax._offset + ax.d2p(v) : NaN;
 }
 
+// Move annotation ``node`` (drawn for the point ``from``) to the point ``to``: its text box and its
+// arrow keep their offsets from the point, so the whole group shifts by the point's move in pixels.
+// plotly hides an annotation whose point leaves the axes: that needs plotly.
+function moveNote(gd, node, [xref, yref], from, to) {
+  const L = gd._fullLayout;
+  const [xa, ya] = [axisOf(L, xref), axisOf(L, yref)];
+  if (!node || !xa || !ya || xa.type !== "linear" || ya.type !== "linear") return null;
+  const inside = (ax, v) => v >= Math.min(...ax.range) && v <= Math.max(...ax.range);
+  if (!inside(xa, to[0]) || !inside(ya, to[1])) return null;
+  const [sx, sy] = node.__shift || [0, 0];
+  const dx = sx + xa.d2p(to[0]) - xa.d2p(from[0]), dy = sy + ya.d2p(to[1]) - ya.d2p(from[1]);
+  return () => {
+    node.__shift = [dx, dy];
+    node.setAttribute("transform", `translate(${f2(dx)},${f2(dy)})`);
+  };
+}
+
 function planLayout(gd, before, after) {
-  if (before.fixed !== after.fixed) return refuse("layout changed");
+  if (before.fixed !== after.fixed) {
+    const [a, b] = [JSON.parse(before.fixed), JSON.parse(after.fixed)];
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !same(a[k], b[k]));
+    return refuse(`layout changed: ${keys.join(", ")}`);
+  }
   const steps = [];
   if (before.title !== after.title) {
-    const node = gd.querySelector(".g-gtitle text.gtitle");
-    if (!node || !plainText(after.title) || !plainText(before.title)) return refuse("title markup");
-    steps.push(() => { node.textContent = after.title; });
+    const step = textStep(gd.querySelector(".g-gtitle text.gtitle"), before.title, after.title);
+    if (!step) return refuse("title markup");
+    steps.push(step);
+  }
+  for (const [k, text] of Object.entries(after.axisTitles || {})) {
+    const old = (before.axisTitles || {})[k];
+    if (text === old) continue;
+    // plotly's class for an axis's title: xtitle, x2title, ytitle, ...
+    const id = k.replace("axis", "");
+    const step = typeof text === "string" && typeof old === "string" && text && old
+      && textStep(gd.querySelector(`.infolayer .g-${id}title text.${id}title`), old, text);
+    if (!step) return refuse("axis title");
+    steps.push(step);
   }
   const nodes = gd.querySelectorAll(".infolayer g.annotation");
   for (let k = 0; k < after.notes.length; k++) {
     if (after.notes[k] === before.notes[k]) continue;
-    const node = nodes[k] && nodes[k].querySelector("text.annotation-text");
-    if (!node || !plainText(after.notes[k]) || !plainText(before.notes[k])) return refuse("annotation markup");
-    steps.push(() => { node.textContent = after.notes[k]; });
+    const step = nodes[k] && textStep(nodes[k].querySelector("text.annotation-text"), before.notes[k], after.notes[k]);
+    if (!step) return refuse("annotation markup");
+    steps.push(step);
+  }
+  for (let k = 0; k < (after.notePoints || []).length; k++) {
+    const [a, b] = [(before.notePoints || [])[k], after.notePoints[k]];
+    if (!b || same(a, b)) continue;
+    const step = a && moveNote(gd, nodes[k], after.noteRefs[k], a, b);
+    if (!step) return refuse("annotation moved");
+    steps.push(step);
   }
   for (let k = 0; k < after.shapes.length; k++) {
     if (same(after.shapes[k], before.shapes[k])) continue;
@@ -282,14 +360,24 @@ function planLayout(gd, before, after) {
 /**
  * Write figure ``after`` into the plot ``gd`` that plotly drew from ``before``
  * (frames: {data, layout, snapshot: layoutSnapshot(layout)}). Returns true if done, false if
- * plotly must draw ``after`` itself (nothing was changed then).
+ * plotly must draw ``after`` itself (nothing was changed then; ``refusal`` says why).
  */
 export function patchFigure(gd, before, after) {
   refusal = "";
-  if (!gd._fullLayout || !gd._fullData || !before) return !refuse("not drawn by plotly yet");
-  if (before.data.length !== after.data.length || gd._fullData.length !== after.data.length) return !refuse("trace count");
+  const step = planFigure(gd, before, after);
+  if (!step) return false;
+  step();
+  return true;
+}
+
+// Every check returns a plan (a function that writes) or null with the refusal set, never a
+// boolean: a refusal cannot then read as "done" (a refused frame once counted as drawn).
+function planFigure(gd, before, after) {
+  if (!gd._fullLayout || !gd._fullData || !before) return refuse("not drawn by plotly yet");
+  const [drawn, shown, next] = [gd._fullData.length, before.data.length, after.data.length];
+  if (shown !== next || drawn !== next) return refuse(`trace count: ${drawn} drawn, ${next} in the new figure`);
   const layoutStep = planLayout(gd, before.snapshot, after.snapshot);
-  if (!layoutStep) return false;
+  if (!layoutStep) return null;
   const groups = new Map();
   for (const g of gd.querySelectorAll(".cartesianlayer g.trace, .cartesianlayer g.hm")) {
     const cd = g.__data__ && g.__data__[0];
@@ -298,10 +386,11 @@ export function patchFigure(gd, before, after) {
   const steps = [];
   for (let i = 0; i < after.data.length; i++) {
     const step = planTrace(gd, groups, i, before.data[i], after.data[i]);
-    if (!step) return false;
+    if (!step) return null;
     steps.push(step);
   }
-  steps.forEach((step) => step());
-  layoutStep();
-  return true;
+  return () => {
+    steps.forEach((step) => step());
+    layoutStep();
+  };
 }

@@ -9,6 +9,9 @@ shaded band is the phase change recorded there (the best induction score rising 
 of the way up). The line "path ablation of this pair" there is the causal ground truth for the pair, ``scores["causal"]``:
 ``headspace.causal.path_ablation`` at each checkpoint, in nats.
 
+The axes a model switch would move are fixed over every shipped model (``step_range``, and the
+loss axis from every model's curve), so switching the model moves only the data.
+
 Defaults: the previous-token head and the induction head of the model, found from the final
 weights' attention patterns (``headspace.heads``).
 
@@ -27,6 +30,24 @@ from headspace.composition import METRICS
 from . import _shipped
 from ._figure import COLORS, METRIC_COLORS, METRIC_DASH, scatter, two_panels
 from ._registry import Param, register
+
+
+def step_range() -> list[float]:
+    """The training-step axis, the same for every shipped model: every checkpoint and every point of
+    every training curve, with 2% of the span added at each end (room for the end markers)."""
+    steps = [s for name in _shipped.MODEL_NAMES
+             for s in (*_shipped.checkpoint_steps(name), *_shipped.curve(name)["step"])]
+    lo, hi = min(steps), max(steps)
+    pad = 0.02 * ((hi - lo) or 1)
+    return [lo - pad, hi + pad]
+
+
+def _loss_range(causal: list[float]) -> list[float]:
+    """The loss axis: 0 to the highest loss of every shipped model's training curve, 5% padded,
+    widened only where this pair's path ablation (near 0, in nats) falls outside it."""
+    hi = max(max(c["first_half_loss"] + c["repeated_half_loss"]) for c in map(_shipped.curve, _shipped.MODEL_NAMES))
+    pad = 0.05 * hi
+    return [round(min(-pad, *causal), 4), round(max(hi + pad, *causal), 4)]
 
 
 def pair_over_training(model: str, mode: str, pair: tuple[int, int, int, int]) -> tuple[list[int], dict]:
@@ -83,10 +104,11 @@ def _figure(model, mode, a, b, steps, s) -> dict:
                      titles=(f"{mode}-composition of {_shipped.head_label(*a, model)} → "
                              f"{_shipped.head_label(*b, model)}", "loss and path ablation (nats)"),
                      split=0.56, gap=0.12, height=440,
-                     xaxis={"title": {"text": "training step"}, "zeroline": False},
+                     xaxis={"title": {"text": "training step"}, "zeroline": False, "range": step_range()},
                      yaxis={"title": {"text": "score"}, "range": [ymin, 1.02], "zeroline": True},
-                     xaxis2={"title": {"text": "training step"}, "zeroline": False},
-                     yaxis2={"title": {"text": "loss (nats)"}, "zeroline": False},
+                     xaxis2={"title": {"text": "training step"}, "zeroline": False, "range": step_range()},
+                     yaxis2={"title": {"text": "loss (nats)"}, "zeroline": False,
+                             "range": _loss_range(s[_shipped.CAUSAL])},
                      shapes=shapes)
     fig["layout"]["margin"] = {**fig["layout"]["margin"], "b": 110}
     return fig

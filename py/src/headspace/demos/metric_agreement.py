@@ -7,7 +7,8 @@ increase, in nats, when the writer's output is mean-ablated in the reader's inpu
 site's fixed seeded batch). ``rank_correlation[metric][i]`` is Spearman's rank correlation of the
 two over all pairs at ``steps[i]``; ``final`` is the same for the final weights. With only 16
 pairs, and four induction heads that nearly tie, a single correlation is a noisy number: read the
-curves, not one point.
+curves, not one point. The step axis is the same for every shipped model
+(``composition_over_training.step_range``), so switching the model moves only the curves.
 
 >>> from headspace.demos import REGISTRY
 >>> out = REGISTRY["metric-agreement"].run({"mode": "K"})["outputs"]
@@ -26,6 +27,7 @@ from headspace.composition import METRICS
 
 from . import _shipped
 from ._figure import COLORS, METRIC_COLORS, METRIC_DASH, figure, scatter
+from .composition_over_training import step_range
 from ._registry import register
 
 
@@ -75,7 +77,7 @@ def _figure(model, mode, steps, rho) -> dict:
         shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": lo, "x1": hi, "y0": 0, "y1": 1,
                        "fillcolor": "rgba(224,123,36,0.15)", "line": {"width": 0}, "layer": "below"})
     fig = figure(lines, title=f"{mode}: rank agreement with path ablation", height=420,
-                 xaxis={"title": {"text": "training step"}, "zeroline": False},
+                 xaxis={"title": {"text": "training step"}, "zeroline": False, "range": step_range()},
                  yaxis={"title": {"text": "Spearman ρ with path ablation"}, "range": [-1.05, 1.05],
                         "zeroline": True, "zerolinecolor": COLORS["muted"]},
                  shapes=shapes)

@@ -19,6 +19,9 @@ model, stretch and seed, so moving the slider is a look-up); ``first_reorder_con
 on a grid 10 times finer (step 0.01 in log10), where only weights are needed, and is ``None`` when
 the top pair holds up to condition 100.
 
+Both panels show every slider position at once (the curves) and mark the current one, so their
+y ranges are fixed from the whole curves (``_span``): moving the slider moves only the marks.
+
 Outputs: ``loss_change`` (nats, at the slider's condition), ``first_reorder_condition``,
 ``scores`` (``frobenius`` at the slider's condition, ``[n_layers, n_heads, n_layers, n_heads]``).
 
@@ -129,6 +132,16 @@ def norm_symmetry(stretch: str, log_condition: float, mode: str, seed: int) -> d
     return {"figure": _figure(losses, curve, i, j, first, mode, stretch), "outputs": outputs}
 
 
+def _span(lo: float, hi: float, pad: float = 0.06) -> list[float]:
+    """``[lo, hi]`` widened by ``pad`` of its length at each end (a flat curve gets a unit span).
+
+    >>> _span(0.0, 1.0)
+    [-0.06, 1.06]
+    """
+    width = (hi - lo) or 1.0
+    return [lo - pad * width, hi + pad * width]
+
+
 def _figure(losses, curve, i, j, first, mode, stretch) -> dict:
     cond, fine = GRID.tolist(), FINE.tolist()      # log10 of the condition number, labelled as the number
     flat = curve
@@ -162,7 +175,10 @@ def _figure(losses, curve, i, j, first, mode, stretch) -> dict:
     log_x = {"title": {"text": "cond(T)"}, "zeroline": False, "range": [-0.05, 2.05],
              "tickvals": [0, 0.5, 1, 1.5, 2], "ticktext": ["1", "3.2", "10", "32", "100"]}
     fig = two_panels(left, right, titles=("loss change (nats)", f"frobenius, {mode}"),
-                     xaxis=log_x, xaxis2=log_x, yaxis={"rangemode": "tozero"}, yaxis2={"zeroline": False},
+                     xaxis=log_x, xaxis2=log_x,
+                     # the curves hold every slider position: ranges that fit them fit every frame
+                     yaxis={"range": _span(min(0.0, *losses), max(0.0, *losses))},
+                     yaxis2={"zeroline": False, "range": _span(min(0.0, float(flat.min())), top_y, pad=0.03)},
                      shapes=lines, height=400)
     where = "top pair holds to 100" if first is None else f"top pair changes at {first:.3g}"
     fig["layout"]["title"] = {"text": f"{stretch}: {where}", "font": {"size": 13}}

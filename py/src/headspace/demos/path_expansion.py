@@ -4,7 +4,8 @@ For the reader's sequence and position ``i``, the left panel shows how much each
 logit of the token that really comes next (``tokens[i + 1]``): the direct path, each single head,
 each virtual head (a layer-0 head followed by a layer-1 head), and all the biases together. The
 right panel shows how the loss at ``i`` changes when that one term is removed from the logits,
-attention patterns held fixed.
+attention patterns held fixed. Both panels' x ranges are fixed over every position of the sequence
+(``_extent``), so moving the position slider moves only the bars.
 
 Outputs: ``terms`` {label: contribution to the correct logit}, which sum to the model's logit;
 ``ablated_loss`` {label: loss without that term}, plus ``"none"``: the loss with every term.
@@ -47,7 +48,8 @@ def path_expansion(tokens: list[int], position: int, model: str, step) -> dict:
     losses = {"none": _loss(logits, target), **{k: _loss(logits - v, target) for k, v in at_i.items()}}
     prev, ind = _shipped.roles(model)
     pair = f"{prev[0]}.{prev[1]}{VIRTUAL}{ind[0]}.{ind[1]}"
-    return {"figure": _figure(contribution, losses, pair, toks, i, target, model, step),
+    extent = _extent(_shipped.models_where(), model, _shipped.resolve_step(model, step), tuple(tokens))
+    return {"figure": _figure(contribution, losses, pair, toks, i, target, model, step, extent),
             "outputs": {"terms": contribution, "ablated_loss": losses}}
 
 
@@ -59,6 +61,31 @@ def _terms(where: str, model: str, step, tokens: tuple) -> dict:
     for v in terms.values():
         v.setflags(write=False)
     return terms
+
+
+@lru_cache(maxsize=2)
+def _extent(where: str, model: str, step, tokens: tuple) -> tuple:
+    """``((lo, hi) of the contributions, (lo, hi) of the loss changes)`` over every position the
+    slider can pick in this sequence (each range includes 0): the panels' x ranges."""
+    terms = _terms(where, model, step, tokens)
+    T = np.stack(list(terms.values()))[:, :len(tokens) - 1]       # [term, position, d_vocab]
+    target = np.asarray(tokens)[1:]
+    at = np.arange(len(target))
+    logits = T.sum(axis=0)                                          # [position, d_vocab]
+    without = logits[None] - T
+    top = without.max(axis=2, keepdims=True)
+    lse = top[..., 0] + np.log(np.exp(without - top).sum(axis=2))
+    ablated = lse - without[:, at, target]                          # loss without each term
+    top = logits.max(axis=1, keepdims=True)
+    full = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1)) - logits[at, target]
+    added, change = T[:, at, target], ablated - full[None]
+    return tuple((min(0.0, float(a.min())), max(0.0, float(a.max()))) for a in (added, change))
+
+
+def _range(lo: float, hi: float) -> list[float]:
+    """``[lo, hi]`` with 5% of its length added at each end, as plotly pads a bar chart."""
+    pad = 0.05 * ((hi - lo) or 1.0)
+    return [round(lo - pad, 4), round(hi + pad, 4)]
 
 
 def _loss(logits: np.ndarray, target: int) -> float:
@@ -77,7 +104,7 @@ def _color(label: str, pair: str) -> str:
     return COLORS["blue"] if label.startswith("0.") else COLORS["orange"]
 
 
-def _figure(contribution, losses, pair, toks, i, target, model, step) -> dict:
+def _figure(contribution, losses, pair, toks, i, target, model, step, extent) -> dict:
     labels = list(contribution)
     shown = [label.replace(VIRTUAL, "→") + (" ★" if label == pair else "") for label in labels]
     colors = [_color(label, pair) for label in labels]
@@ -97,9 +124,9 @@ def _figure(contribution, losses, pair, toks, i, target, model, step) -> dict:
     fig = figure([left, right], title=title, height=600, showlegend=False,
                  margin={"l": 78, "r": 10, "t": 70, "b": 50},
                  xaxis={"domain": [0, 0.48], "title": {"text": "adds to the correct logit", "font": {"size": 11}},
-                        "zeroline": True},
+                        "zeroline": True, "range": _range(*extent[0])},
                  yaxis=rows,
-                 xaxis2={"domain": [0.56, 1], "anchor": "y2", "zeroline": True,
+                 xaxis2={"domain": [0.56, 1], "anchor": "y2", "zeroline": True, "range": _range(*extent[1]),
                          "title": {"text": "loss change without it", "font": {"size": 11}}},
                  yaxis2={**rows, "anchor": "x2", "showticklabels": False, "matches": "y"})
     fig["layout"].pop("legend", None)

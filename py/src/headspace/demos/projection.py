@@ -3,7 +3,9 @@
 ``projection-2d-1d``: a row vector ``W = [w1 w2]`` maps each 2-D point ``x`` to
 the number ``y = W x = w1 x0 + w2 x1``. That is the point's position along the
 line through the origin in the direction ``(w1, w2)``, stretched by ``|W|``;
-everything across the line is lost.
+everything across the line is lost. The 1-D panel's range is fixed over the whole
+range of the ``w1`` slider and every frame of the wiggle (``_reach``), so dragging ``w1``
+or playing time moves only the points: the reader sees ``y`` stretch with ``|W|``.
 
 ``projection-1d-2d``: a column vector ``U = [u1; u2]`` maps each number ``y``
 to the point ``y (u1, u2)``. However the numbers vary, the points stay on one
@@ -56,6 +58,25 @@ WIGGLE = _wiggle(_N, STEPS, seed=11)
 HIGHLIGHT = int(np.argmax(CLOUD[0]))
 
 
+#: |x0| and |x1| of every point at every frame of the wiggle, [2, STEPS * n].
+_EXTENT = np.abs(CLOUD[:, None, :] + WIGGLE.transpose(1, 0, 2)).reshape(2, -1)
+#: The sliders' bound: w1 and w2 are in [-W_MAX, W_MAX].
+W_MAX = 3.0
+
+
+def _reach(w2: float) -> float:
+    """Half-width of the 1-D panel: the largest ``|y|`` over every ``w1`` in the slider's range
+    and every frame, padded by 15% and rounded up (at least 4).
+
+    ``max over |w1| <= W_MAX of |w1 x0 + w2 x1|`` is ``W_MAX |x0| + |w2 x1|`` (pick w1's sign).
+
+    >>> _reach(0.0) >= 4.0
+    True
+    """
+    widest = float(np.max(W_MAX * _EXTENT[0] + abs(w2) * _EXTENT[1]))
+    return max(4.0, float(np.ceil(1.15 * widest)))
+
+
 def points_at(t: int) -> np.ndarray:
     """The wiggling cloud at frame ``t`` (shape [2, n]); frame ``t + STEPS`` is frame ``t``."""
     return CLOUD + WIGGLE[int(t) % STEPS]
@@ -64,7 +85,7 @@ def points_at(t: int) -> np.ndarray:
 @register(
     "projection-2d-1d", "Projecting 2-D down to 1-D",
     params=[
-        Param("w1", "w₁", "range", 2.0, min=-3, max=3, step=0.1,
+        Param("w1", "w₁", "range", 2.0, min=-W_MAX, max=W_MAX, step=0.1,
               help="first entry of the 1×2 matrix W"),
         Param("w2", "w₂", "range", -1.0, min=-3, max=3, step=0.1,
               help="second entry of the 1×2 matrix W"),
@@ -95,7 +116,7 @@ def projection_2d_1d(w1: float, w2: float, orient: bool, t: int) -> dict:
              scatter(*seen[:, [HIGHLIGHT]], name="one point", color=COLORS["red"], size=11, showlegend=False)]
     right = [scatter(y, np.zeros_like(y), name="y = W x", color=COLORS["green"], size=8, opacity=0.6),
              scatter(y[[HIGHLIGHT]], [0.0], name="the same point", color=COLORS["red"], size=12, showlegend=False)]
-    reach = max(4.0, float(np.ceil(1.15 * np.abs(y).max())))
+    reach = _reach(w2)
     fig = two_panels(
         left, right, titles=("2-D: points x", "1-D: y = W x"),
         split=0.6, equal_axes=(True, False),
