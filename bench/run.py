@@ -30,6 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 from embeds import embeds_bench, print_embeds  # bench/ is this script's own folder
+from returning import FIRST_PYTHON_RENDER  # a slider move after Python is ready, to its repaint
 from weight import weight_bench  # page weight, TBT, Lighthouse, the returning reader
 from sitebuild import devserver
 from sitebuild.browser import CHROMIUM, CHROMIUM_ARGS
@@ -61,21 +62,8 @@ def ours_cold(browser, base, intent=True):
     context, page = cold_load(browser, f"{base}/posts/polariser/", "window.headspace")
     if intent:
         page.evaluate("() => document.querySelector('figure.demo').dispatchEvent(new PointerEvent('pointerover', {bubbles: true}))")
-    first_python = page.evaluate("""async () => {
-        await window.headspace.ready();
-        const fig = document.querySelector('figure.demo');
-        const done = new Promise(r => fig.addEventListener('demo:rendered', r, {once: true}));
-        const input = fig.querySelector('input[name=theta]');
-        input.value = '31'; input.dispatchEvent(new Event('input', {bubbles: true}));
-        await done;
-        // demo:rendered fires when the frame is handed to plotly; wait until plotly has drawn it.
-        await new Promise(function check(r) {
-            const svg = fig.querySelector('.main-svg');
-            if (svg && !fig.querySelector('svg.static-figure')) return requestAnimationFrame(() => setTimeout(r, 0));
-            requestAnimationFrame(() => check(r));
-        });
-        return performance.now();
-    }""")
+    # (render waits for plotly: demo:rendered means plotly has drawn Python's figure)
+    first_python = page.evaluate(FIRST_PYTHON_RENDER)
     marks = page.evaluate("() => window.headspace.marks")
     # The build's static SVG is in the HTML, so the figure is on screen at the first
     # contentful paint (checked: the figure lies inside the viewport and holds the SVG).
