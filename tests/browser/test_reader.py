@@ -57,7 +57,8 @@ def test_data_saver_waits_for_the_reader(browser, site_url):
         page.goto(f"{site_url}/posts/polariser/")
         page.wait_for_timeout(2500)
         assert runtime == [], f"Python's runtime was fetched under the data saver: {runtime[:3]}"
-        assert "Data saver" in page.evaluate(LIVE)
+        said = page.evaluate(LIVE)
+        assert "Data saver" in said and " MB, downloaded once" in said, said
         assert page.locator("figure.demo").get_attribute("data-status") == "static"
         fig = page.locator("figure.demo")
         set_control(fig, "theta", 40)  # the reader asks for it

@@ -465,8 +465,11 @@ const saveData = Boolean(navigator.connection && navigator.connection.saveData);
 
 if (states.length) {
   if (saveData) {
-    for (const state of states) setLive(state, "Data saver is on: this figure stays as drawn when the site was built "
-      + `until you move a control; then Python starts in your browser (${state.fig.querySelector(".demo-live-text").textContent.match(/up to [\d.]+ MB/)?.[0] || "a one-time download"}).`);
+    for (const state of states) {
+      const cost = state.fig.querySelector('[data-role="live"]')?.dataset.cost; // the build's sum of the runtime's files
+      setLive(state, "Data saver is on: this figure stays as drawn when the site was built until you move a control; "
+        + `then Python starts in your browser (${cost}, downloaded once).`);
+    }
   } else bootWorker();
   for (const state of states) {
     for (const intent of ["pointerover", "touchstart", "focusin"]) {
