@@ -3,6 +3,8 @@ live yet (what it costs, the boot's progress, a moved control catching up), the 
 sliders that announce their unit, swipes that scroll the page, and a paused animation that
 stays paused."""
 
+import re
+
 import pytest
 
 from headspace.demos import REGISTRY
@@ -14,26 +16,34 @@ pytestmark = pytest.mark.browser
 LIVE = "() => { const l = document.querySelector('figure.demo [data-role=live]'); return l.hidden ? null : l.textContent; }"
 
 
-def test_a_figure_says_it_is_not_live_yet_and_catches_up(page, site_url):
-    texts = []
-    page.expose_function("seen", lambda t: texts.append(t))
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_figure_says_it_is_not_live_yet_and_catches_up(browser, site_url, width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    texts, tops = [], set()
+    page.expose_function("seen", lambda t, top: (texts.append(t), tops.add(top)))
+    # Every state of the line, and where the plot below it sits then (it must never jump).
     page.add_init_script("""new MutationObserver(() => {
         const l = document.querySelector('figure.demo [data-role=live]');
-        if (l) window.seen(l.hidden ? null : l.textContent);
+        const plot = document.querySelector('figure.demo [data-role=plot]');
+        if (l) window.seen(l.hidden ? null : l.textContent, Math.round(plot.getBoundingClientRect().top + scrollY));
     }).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});""")
     page.goto(f"{site_url}/posts/polariser/")
     fig = page.locator("figure.demo")
     first = page.evaluate(LIVE)
     assert first is not None, "the line is hidden before Python is ready"
+    assert page.locator('figure.demo [data-role="live"]').get_attribute("role") == "status"
     set_control(fig, "theta", 73)  # before Python is ready
     wait_ready(page)
     page.wait_for_function("() => document.querySelector('figure.demo').dataset.renderCount === '1'", timeout=BOOT_MS)
     assert_json_close(output_values(fig), REGISTRY["polarizer"].run({"theta": 73})["outputs"])
-    page.wait_for_function(f"({LIVE})() === null")
+    page.wait_for_function(f"({LIVE})().startsWith('Live:')")
     said = " | ".join(t for t in texts if t)
-    assert "MB" in (first + said) and "built" in (first + said), said
-    assert "Catching up" in said and "step" in said, said
-    assert page.locator('figure.demo [data-role="live"]').get_attribute("role") == "status"
+    assert "MB" in (first + said) and "build" in (first + said), said
+    assert "Catching up" in said and re.search(r"\(\w[\w ]*, \d/4\)", said), said
+    assert page.locator('figure.demo [data-role="live"]').get_attribute("role") is None  # live: not announced
+    assert len(tops) == 1, f"the plot moved as the line changed: tops {sorted(tops)}, said {said}"
+    context.close()
 
 
 def test_sliders_announce_their_unit(page, site_url):
@@ -58,7 +68,7 @@ def test_data_saver_waits_for_the_reader(browser, site_url):
         page.wait_for_timeout(2500)
         assert runtime == [], f"Python's runtime was fetched under the data saver: {runtime[:3]}"
         said = page.evaluate(LIVE)
-        assert "Data saver" in said and " MB, downloaded once" in said, said
+        assert "Data saver" in said and " MB, once" in said, said
         assert page.locator("figure.demo").get_attribute("data-status") == "static"
         fig = page.locator("figure.demo")
         set_control(fig, "theta", 40)  # the reader asks for it

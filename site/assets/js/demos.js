@@ -66,14 +66,22 @@ function updateReadouts(fig) {
 
 // ---------- the line that says whether a figure is live ----------
 // Before Python is ready a figure is the build's drawing: its line says so, what going live
-// costs, the boot's progress, and that a control moved meanwhile is catching up.
+// costs, the boot's progress, and that a control moved meanwhile is catching up. Once live it
+// says so quietly (no announcement) and keeps its height, so the figure never jumps.
+const LIVE = "Live: Python recomputes this figure in your browser.";
 function setLive(state, text, step) {
   const line = state.fig.querySelector('[data-role="live"]');
   if (!line) return;
-  line.hidden = !text;
-  if (!text) return;
-  line.querySelector(".demo-live-text").textContent = text;
+  if (text === undefined) return void (line.hidden = true); // failed: the error message says why
   let bar = line.querySelector("progress");
+  if (text === null) { // live
+    line.removeAttribute("role"); // a status region would announce every figure going live
+    bar?.remove();
+    line.querySelector(".demo-live-text").textContent = LIVE;
+    line.dataset.live = "";
+    return;
+  }
+  line.querySelector(".demo-live-text").textContent = text;
   if (step && !bar) {
     bar = document.createElement("progress");
     bar.setAttribute("aria-hidden", "true"); // the text says the step
@@ -84,10 +92,10 @@ function setLive(state, text, step) {
 
 function liveText(state) {
   const p = bootProgress;
-  const where = p ? ` (${p.what}, step ${p.step} of ${p.of})` : "";
-  if (state.queued && !marks.pythonReady) return `Catching up: your setting is drawn once Python is ready${where}.`;
+  const where = p ? ` (${p.what}, ${p.step}/${p.of})` : "";
+  if (state.queued && !marks.pythonReady) return `Catching up: your setting is drawn when ready${where}.`;
   if (!booted) return null; // the build's own sentence stays
-  return `Going live: Python is starting${where}. Until then, the figure as built.`;
+  return `Going live${where}. Until then, the figure as built.`;
 }
 function showProgress() {
   for (const state of states) {
@@ -211,7 +219,7 @@ function failAll(message) {
     state.queued = null;
     state.link = null;
     showNote(state, "");
-    setLive(state, null);
+    setLive(state, undefined);
     setStatus(state, "error", `${message} The figure shows the values computed when the page was built.`);
   }
 }
@@ -467,8 +475,7 @@ if (states.length) {
   if (saveData) {
     for (const state of states) {
       const cost = state.fig.querySelector('[data-role="live"]')?.dataset.cost; // the build's sum of the runtime's files
-      setLive(state, "Data saver is on: this figure stays as drawn when the site was built until you move a control; "
-        + `then Python starts in your browser (${cost}, downloaded once).`);
+      setLive(state, `Data saver: as built until you move a control; then Python starts (${cost}, once).`);
     }
   } else bootWorker();
   for (const state of states) {
