@@ -28,7 +28,8 @@ from pathlib import Path
 
 from headspace.demos import REGISTRY, format_outputs
 from . import values
-from .static_svg import PHONE_WIDTH, render as render_svg
+from headspace.demos._fit import WIDTHS, fit
+from .static_svg import render as render_svg
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "site" / "data" / "demos.json"
@@ -67,8 +68,13 @@ def main() -> int:
             out = demo.run(overrides)
         except ValueError as exc:
             raise SystemExit(f"{where}: demo {name!r}: {exc}") from None
-        renders[key] = {"params": params, **out, "text": format_outputs(out["outputs"]), "svg": render_svg(out["figure"], uid=f"{SVG_UID}c")
-                         + render_svg(out["figure"], PHONE_WIDTH, uid=f"{SVG_UID}n", css_class="narrow")}
+        # The figure laid out for each drawing width (_fit.py): a static SVG of each, and each
+        # one's layout, which plotly draws with the same data before Python is ready.
+        fits = {w: fit(out["figure"], w) for w in WIDTHS}
+        renders[key] = {"params": params, **out, "text": format_outputs(out["outputs"]),
+                        "layouts": {str(w): f["layout"] for w, f in fits.items()},
+                        "svg": "".join(render_svg(f, w, uid=f"{SVG_UID}{w}", css_class=f"w{w}")
+                                       for w, f in fits.items())}
 
     numbers = values.compute()  # first: captions in the collect pass print values too
     write_json(VALUES, numbers)

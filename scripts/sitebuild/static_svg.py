@@ -23,8 +23,7 @@ import re
 import struct
 import zlib
 
-WIDTH = 640  # the nominal width; the SVG scales to its box (viewBox)
-PHONE_WIDTH = 360  # a second drawing for narrow screens, so the swap to plotly keeps its size
+WIDTH = 640  # the default width of a drawing; the page draws every figure at each of fit.WIDTHS
 FONT = 12
 DASHES = {"dash": "6 4", "dot": "2 3", "dashdot": "6 3 2 3", "longdash": "10 4"}
 
@@ -137,7 +136,7 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
     height = layout.get("height", 360)
     m = {"l": 80, "r": 80, "t": 100, "b": 80, **layout.get("margin", {})}
     yspec = layout.get("yaxis", {})
-    if yspec.get("automargin") and yspec.get("ticktext"):  # plotly widens the margin to fit labels
+    if yspec.get("automargin") and yspec.get("ticktext") and m.get("autoexpand", True):  # plotly widens the margin to fit labels
         m["l"] = max(m["l"], 24 + 7 * max(len(str(t)) for t in yspec["ticktext"]))
     x_lo, x_hi, y_lo, y_hi = m["l"], width - m["r"], m["t"], height - m["b"]
 
@@ -189,7 +188,7 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
                     mid = (ax.p0 + ax.p1) / 2
                     ax.p0, ax.p1 = mid - span / 2, mid + span / 2
 
-    out = [f'<svg class="static-figure {css_class}" viewBox="0 0 {width} {height}" width="100%" height="{height}" '
+    out = [f'<svg class="static-figure {css_class}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
            f'preserveAspectRatio="xMidYMin meet" role="img" aria-hidden="true" xmlns="http://www.w3.org/2000/svg" '
            f'font-family="system-ui, sans-serif" font-size="{FONT}">']
 
@@ -220,6 +219,9 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
             if spec.get("showticklabels", True):
                 if a.vertical:
                     out.append(f'<text x="{other.p0 - 6:.1f}" y="{p + 4:.1f}" text-anchor="end">{_esc(label)}</text>')
+                elif spec.get("tickangle") in (-90, 90):  # fit() turns labels that do not fit across
+                    out.append(f'<text x="{p + 4:.1f}" y="{other.p1 + 6:.1f}" text-anchor="end" '
+                               f'transform="rotate(-90 {p + 4:.1f} {other.p1 + 6:.1f})">{_esc(label)}</text>')
                 else:
                     out.append(f'<text x="{p:.1f}" y="{other.p1 + 16:.1f}" text-anchor="middle">{_esc(label)}</text>')
         if spec.get("zeroline", True) and not a.categories and not spec.get("_heat") and lo < 0 < hi:
@@ -235,7 +237,9 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
                 x, y = max(10, other.p0 - 16 - 6.5 * widest), (a.p0 + a.p1) / 2
                 out.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="middle" transform="rotate(-90 {x:.1f} {y:.1f})">{_esc(title)}</text>')
             else:
-                out.append(f'<text x="{(a.p0 + a.p1) / 2:.1f}" y="{other.p1 + 34:.1f}" text-anchor="middle">{_esc(title)}</text>')
+                below = 16 + (6.7 * max((len(str(label)) for _, label in ticks), default=0) - 10
+                              if spec.get("tickangle") in (-90, 90) else 0)
+                out.append(f'<text x="{(a.p0 + a.p1) / 2:.1f}" y="{other.p1 + 18 + below:.1f}" text-anchor="middle">{_esc(title)}</text>')
 
     # Traces, in order, each clipped to its subplot.
     legend, clips = [], {}
@@ -253,7 +257,7 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
     out.append("</svg>")
     if bottom > height:  # a legend that wraps on a narrow drawing: grow rather than clip it
         out[0] = out[0].replace(f"0 0 {width} {height}", f"0 0 {width} {bottom:.0f}").replace(
-            f'height="{height}"', f'height="{bottom:.0f}"')
+            f' height="{height}"', f' height="{bottom:.0f}"')
     return "".join(out)
 
 
@@ -436,22 +440,32 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
     title = layout.get("title", {})
     title = title.get("text") if isinstance(title, dict) else title
     if title:
-        out.append(f'<text x="{width / 2:.1f}" y="{min(22, m["t"] - 8):.1f}" text-anchor="middle" font-size="14">{_esc(title)}</text>')
+        spec = layout["title"] if isinstance(layout.get("title"), dict) else {}
+        height = layout.get("height", 360)
+        top = (1 - spec["y"]) * height if spec.get("yref") == "container" and "y" in spec else min(22, m["t"] - 8) - 14
+        lines = re.split(r"<br\s*/?>", str(title))
+        body = _esc(lines[0]) if len(lines) == 1 else "".join(
+            f'<tspan x="{width / 2:.1f}" dy="{0 if i == 0 else 18}">{_esc(line)}{" " if i < len(lines) - 1 else ""}</tspan>'
+            for i, line in enumerate(lines))  # the space: its text reads as one line to a screen reader
+        out.append(f'<text x="{width / 2:.1f}" y="{top + 14:.1f}" text-anchor="middle" font-size="14">{body}</text>')
 
     if layout.get("showlegend", True) and legend:
         spec = layout.get("legend", {})
         rows, lx = [[]], x_lo  # lay the entries out in rows first: a legend above the plot grows upwards
         for entry in legend:
-            w = 44 + 7 * len(entry[0])
+            w = 44 + (spec["entrywidth"] if spec.get("entrywidthmode") == "pixels" else 7 * len(entry[0]))
             if lx + w > width - 10 and rows[-1]:
                 rows.append([])
                 lx = x_lo
             rows[-1].append((lx, entry))
             lx += w
-        ly = y_hi - spec.get("y", 1.0) * (y_hi - y_lo)
-        ly = ly - 8 - 18 * (len(rows) - 1) if spec.get("yanchor", "auto") == "bottom" else ly + 14
+        if spec.get("yref") == "container":  # fit() places it: its top edge, in the whole drawing
+            ly = (1 - spec.get("y", 1.0)) * layout.get("height", 360) + 10
+        else:
+            ly = y_hi - spec.get("y", 1.0) * (y_hi - y_lo)
+            ly = ly - 8 - 18 * (len(rows) - 1) if spec.get("yanchor", "auto") == "bottom" else ly + 14
         for r, row in enumerate(rows):
-            y = ly + 18 * r
+            y = ly + (20 if spec.get("yref") == "container" else 18) * r
             for x, (name, color, mode, dash) in row:
                 swatch = (f'<line x1="{x:.1f}" x2="{x + 24:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{_paint(color)}" stroke-width="2"'
                           + (f' stroke-dasharray="{DASHES[dash]}"' if dash in DASHES else "") + "/>"

@@ -26,11 +26,12 @@ import pytest
 
 from sitebuild import static_svg
 from headspace.demos import REGISTRY
+from headspace.demos._fit import WIDTHS, fit
 
 SVG = "{http://www.w3.org/2000/svg}"
 TOL = 0.6  # px: the SVG writes coordinates to 0.1 px
 BASELINE = static_svg.FONT / 3  # a label's baseline sits about a third of its font size below its point
-DRAWINGS = {"wide": static_svg.WIDTH, "narrow": static_svg.PHONE_WIDTH}
+DRAWINGS = {"wide": static_svg.WIDTH, "narrow": 360, **{f"w{w}": w for w in WIDTHS}}
 
 
 # --------------------------------------------------------------------------- what the figure says
@@ -433,7 +434,9 @@ def check_clips(d: Drawing) -> None:
 
 
 def texts(els) -> list[tuple[str, float, float, str, str]]:
-    return [(el.text or "", float(el.get("x")), float(el.get("y")), el.get("text-anchor", "start"),
+    """(text, x, y, anchor, transform); a text of several lines (tspans) reads as one, spaced."""
+    return [(" ".join(t.strip() for t in el.itertext() if t.strip()) if len(el) else el.text or "",
+             float(el.get("x")), float(el.get("y")), el.get("text-anchor", "start"),
              el.get("transform") or "") for el in els]
 
 
@@ -452,6 +455,9 @@ def check_ticks(d: Drawing) -> list[str]:
         else:
             found = [(t, x) for t, x, y, anchor, tf in texts(d.outside)
                      if anchor == "middle" and not tf and lo - 1 <= x <= hi + 1 and 0 < y - ohi <= 30]
+            if a.spec.get("tickangle") in (-90, 90):  # labels on end, hanging from their tick
+                found = [(t, x - 4) for t, x, y, anchor, tf in texts(d.outside)
+                         if anchor == "end" and tf.startswith("rotate(-90") and lo - 1 <= x - 4 <= hi + 1 and 0 < y - ohi <= 10]
         if "tickvals" in a.spec:
             labels = a.spec.get("ticktext") or [None] * len(a.spec["tickvals"])
             want = list(zip(a.spec["tickvals"], labels))
@@ -524,7 +530,10 @@ def check_text(d: Drawing, ticks: list[str]) -> None:
     if lay.get("showlegend", True):
         names = [(plain(t["name"]), t) for t in d.fig["data"] if t.get("showlegend", True) and t.get("name")]
         legend = lay.get("legend", {})
-        line_y = lay["height"] - m["b"] - legend.get("y", 1.0) * (lay["height"] - m["t"] - m["b"])
+        if legend.get("yref") == "container":  # fit() places the legend's top edge in the whole drawing
+            line_y = (1 - legend.get("y", 1.0)) * lay["height"]
+        else:
+            line_y = lay["height"] - m["b"] - legend.get("y", 1.0) * (lay["height"] - m["t"] - m["b"])
         for name, tr in names:
             el = next((el for el in d.outside if el.text == name and id(el) not in map(id, d.used)), None)
             assert el is not None, f"legend entry {name!r} is not drawn"
@@ -605,14 +614,22 @@ SHAPES = {
 }
 
 
-@pytest.mark.parametrize("kind", sorted(DRAWINGS))
+@pytest.mark.parametrize("kind", ["narrow", "wide"])
 @pytest.mark.parametrize("key", sorted(FIGURES))
 def test_the_drawing_shows_the_figure(key, kind):
     name, overrides = FIGURES[key]
     check_drawing(REGISTRY[name].run(overrides)["figure"], kind)
 
 
-@pytest.mark.parametrize("kind", sorted(DRAWINGS))
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("key", sorted(FIGURES))
+def test_the_drawing_shows_the_figure_laid_out_for_its_width(key, width):
+    """What the page shows: each figure as _fit.fit lays it out for each drawing width."""
+    name, overrides = FIGURES[key]
+    check_drawing(fit(REGISTRY[name].run(overrides)["figure"], width), f"w{width}")
+
+
+@pytest.mark.parametrize("kind", ["narrow", "wide"])
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_shapes_no_demo_draws_yet(shape, kind):
     check_drawing(SHAPES[shape], kind)

@@ -104,9 +104,11 @@ def forget() -> None:
         del sys.modules[key]
 
 
-def call(name: str, params_json: str) -> str:
+def call(name: str, params_json: str, width: int | None = None) -> str:
     """Run demo ``name`` on parameters given as JSON; its result as compact JSON, with ``text``:
-    each output as the page prints it (``headspace.demos.format_value``)."""
+    each output as the page prints it (``headspace.demos.format_value``). With ``width``, the
+    figure is laid out to be drawn that many px wide (``headspace.demos._fit.fit``), as the
+    build laid out the static drawing the page showed first."""
     registry = _registry if _registry is not None else load()
     if name not in registry and _partial():
         registry = load()  # a demo the page did not list: import them all
@@ -114,6 +116,9 @@ def call(name: str, params_json: str) -> str:
     if demo is None:
         raise ValueError(f"unknown demo {name!r}; see headspace.demos.REGISTRY")
     result = demo.run(json.loads(params_json))
+    if width is not None:
+        from headspace.demos._fit import fit
+        result["figure"] = fit(result["figure"], width)
     from headspace.demos import format_outputs
     result["text"] = format_outputs(result["outputs"])
     return json.dumps(result, separators=(",", ":"))

@@ -46,13 +46,23 @@ function themed(layout) {
   // No drag-to-zoom or pan: a swipe that starts on a figure scrolls the page, and a drag on a
   // laptop never strands the reader in an empty corner. Hover and tap still show values.
   const out = { ...layout, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", dragmode: false,
-    font: { family: "system-ui, sans-serif", color: fg, ...(layout.font || {}) }, autosize: true };
+    font: { family: "system-ui, sans-serif", color: fg, ...(layout.font || {}) }, autosize: !layout.width };
   for (const key of Object.keys(out)) if (/^[xy]axis\d*$/.test(key)) out[key] = axis(out[key]);
   if (!out.xaxis) out.xaxis = axis({});
   if (!out.yaxis) out.yaxis = axis({});
   return out;
 }
-const PLOT_CONFIG = { responsive: true, displayModeBar: false, scrollZoom: false, doubleClick: false };
+const PLOT_CONFIG = { responsive: false, displayModeBar: false, scrollZoom: false, doubleClick: false };
+
+// ---------- the width a figure is drawn at ----------
+// Python lays each figure out for one of a few widths (headspace.demos._fit.WIDTHS): the widest
+// that fits the figure's column. The build drew a static SVG at each; CSS container queries show
+// the one this column takes, and plotly draws Python's figure at the same width, so the two agree.
+const WIDTHS = contract.widths;
+function drawingWidth(state) {
+  const room = state.plot.clientWidth;
+  return WIDTHS.filter((w) => w <= room).pop() || WIDTHS[0];
+}
 
 // ---------- reading and writing the DOM ----------
 function updateReadouts(fig) {
@@ -299,8 +309,9 @@ function bootWorker() {
 function post(state, params, kind) {
   state.inFlight = true;
   const id = nextId++;
+  state.width = drawingWidth(state);
   pending.set(id, { state, kind, params, sent: performance.now() });
-  worker.post({ type: "call", id, name: state.name, params });
+  worker.post({ type: "call", id, name: state.name, params, width: state.width });
 }
 
 function send(state) {
@@ -446,14 +457,20 @@ function loadPlotly() {
   return plotlyLoading;
 }
 
+// The build's figure, laid out for this figure's drawing width (the layout the static SVG shows).
+function prerendered(state) {
+  const pre = JSON.parse(state.fig.querySelector('script[data-role="prerender"]').textContent);
+  state.width = drawingWidth(state);
+  return { data: pre.figure.data, layout: pre.layouts[state.width] };
+}
+
 // plotly redraws each figure Python has not drawn yet from the build's figure, interactive.
 function takeOver() {
   for (const state of states) {
     if (state.lastFigure) continue; // Python answered first; never draw over it
     try {
-      const pre = JSON.parse(state.fig.querySelector('script[data-role="prerender"]').textContent);
-      state.lastFigure = pre.figure;
-      draw(state, pre.figure);
+      state.lastFigure = prerendered(state);
+      draw(state, state.lastFigure);
     } catch (err) {
       setStatus(state, "error", `The prerendered figure could not be drawn: ${err.message}`);
     }
@@ -512,6 +529,16 @@ if (states.length) {
     }
   }, { rootMargin: "100px" });
   for (const s of states) near.observe(s.fig);
+  // A column that crosses one of the drawing widths (a phone turned, a window resized): the
+  // static SVG follows by CSS; a figure plotly drew is laid out again for the new width.
+  const resized = new ResizeObserver(() => {
+    for (const s of states) {
+      if (!s.lastFigure || drawingWidth(s) === s.width) continue;
+      if (Number(s.fig.dataset.renderCount) > 0) { s.lastKey = null; request(s); } // Python lays it out again
+      else { s.lastFigure = prerendered(s); draw(s, s.lastFigure, true); }
+    }
+  });
+  for (const s of states) resized.observe(s.plot);
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
     palette = null;
     for (const s of states) if (s.lastFigure) draw(s, s.lastFigure, true);

@@ -4,7 +4,7 @@
 // every page of the site a reader has open, and for every figure a host page
 // embeds) or as a dedicated worker; each connected page talks to it through
 // its own port. The boundary is narrow (DESIGN.md): a page sends
-// {type: "boot"} once and then {type: "call", id, name, params}; the worker
+// {type: "boot"} once and then {type: "call", id, name, params, width?}; the worker
 // answers {type: "ready"}, {type: "result", id, json} or {type: "error", id?,
 // message}. Only strings and plain objects cross; no PyProxy leaves this file.
 
@@ -222,7 +222,9 @@ async function handle(data, reply) {
     }
     try {
       const t0 = performance.now();
-      const json = await withModelFiles(booted, () => booted.callDemo(data.name, JSON.stringify(data.params)));
+      // A width lays the figure out for the page's drawing width (headspace.demos._fit).
+      const args = [data.name, JSON.stringify(data.params), ...(data.width ? [data.width] : [])];
+      const json = await withModelFiles(booted, () => booted.callDemo(...args));
       reply({ type: "result", id: data.id, json, pythonMs: performance.now() - t0 });
     } catch (err) {
       reply({ type: "error", id: data.id, message: readable(err) });

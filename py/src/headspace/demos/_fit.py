@@ -1,0 +1,434 @@
+"""A registry figure laid out for the width it is drawn at: one rule book for every figure.
+
+Why: a figure drawn 840 px wide and the same figure on a 360 px phone need different layouts
+(two panels side by side or stacked, six ticks or three, a title on one line or two, values in
+heatmap cells only where they fit). Demos describe what to draw; ``fit`` decides where it goes,
+once, for every demo. The build's static SVG and the page's plotly drawing both draw the fitted
+figure at the same width, with the same explicit ranges, ticks, margins and legend, so the
+figure a reader sees before Python is ready is the figure plotly draws.
+
+Text widths are estimated (``CHAR`` font sizes per character, a little wide for system-ui), so the
+layout leaves room rather than measuring; the browser test tests/browser/test_readable.py
+checks the result with the real fonts: no overlapping text, nothing outside the figure.
+
+>>> from headspace.demos._figure import figure, scatter
+>>> fig = fit(figure([scatter([0, 1], [0, 2], name="line")], title="a title"), 330)
+>>> fig["layout"]["width"], fig["layout"]["xaxis"]["range"], fig["layout"]["yaxis"]["tickvals"][:3]
+(330, [-0.05, 1.05], [0.0, 0.25, 0.5])
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+
+#: The widths a figure is drawn at (px); the page draws at the widest that fits its column.
+WIDTHS = (330, 600, 840)
+#: Below this width, two panels side by side are stacked.
+STACK_BELOW = 560
+CHAR = 0.56  # an average character's width, in font sizes (system-ui runs 0.48 to 0.55)
+FONT, TITLE_FONT = 12, 14
+LEGEND_ROW, LEGEND_SYMBOL = 20, 44  # plotly: an entry's row height, its symbol and gap before the text
+TITLE_LINE = 18
+
+
+def drawing_width(px: float) -> int:
+    """The width to draw at in a column ``px`` wide: the widest of ``WIDTHS`` that fits.
+
+    >>> drawing_width(366), drawing_width(637), drawing_width(860), drawing_width(300)
+    (330, 600, 840, 330)
+    """
+    return max([w for w in WIDTHS if w <= px], default=WIDTHS[0])
+
+
+def plain(text) -> str:
+    """Text as drawn: line breaks kept as newlines, other markup dropped."""
+    return re.sub(r"<[^>]+>", "", re.sub(r"<br\s*/?>", "\n", str(text or "")))
+
+
+def text_px(text, size: float = FONT) -> float:
+    """Estimated width of ``text`` (its longest line) at font ``size``."""
+    return max((len(line) for line in plain(text).split("\n")), default=0) * CHAR * size
+
+
+def wrap(text: str, room: float, size: float = TITLE_FONT) -> str:
+    """``text`` broken with <br> so that no line is wider than ``room`` px (words are never split).
+
+    >>> wrap("one two three four", 60, 10)
+    'one two<br>three four'
+    """
+    if text_px(text, size) <= room or "<br" in text:
+        return text
+    lines, line = [], ""
+    for word in text.split(" "):
+        trial = f"{line} {word}".strip()
+        if line and text_px(trial, size) > room:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    return "<br>".join(lines + [line])
+
+
+def _title_text(spec) -> str:
+    if isinstance(spec, dict):
+        return spec.get("text") or ""
+    return spec or ""
+
+
+def nice_ticks(lo: float, hi: float, target: int) -> list[float]:
+    """Round tick values covering [lo, hi], about ``target`` of them (1, 2 or 5 times a power of ten).
+
+    >>> nice_ticks(-1.05, 1.05, 5), nice_ticks(-1.05, 1.05, 2)
+    ([-1.0, -0.5, 0.0, 0.5, 1.0], [-1.0, 0.0, 1.0])
+    """
+    lo, hi = min(lo, hi), max(lo, hi)
+    span = hi - lo
+    if span <= 0 or not math.isfinite(span):
+        return [lo]
+    mag = 10 ** math.floor(math.log10(span / max(1, target)))
+
+    def ticks(step):
+        first = math.ceil(lo / step - 1e-9) * step
+        return [round(first + i * step, 12) + 0.0 for i in range(int((hi - first) / step + 1e-9) + 1)]
+    options = [ticks(m * mag) for m in (1, 2, 2.5, 5, 10, 20)]
+    return min((t for t in options if len(t) >= 2), key=lambda t: (abs(len(t) - target), -len(t)), default=options[0])
+
+
+def tick_label(v: float) -> str:
+    """A tick's text as plotly prints it: shortest form, a true minus sign."""
+    return f"{v:.6g}".replace("-", "\u2212")
+
+
+class _Axis:
+    """One axis of the figure: the values drawn on it, whether it is categorical, its range."""
+
+    def __init__(self, name: str, spec: dict):
+        self.name, self.spec = name, spec
+        self.vertical = name.startswith("y")
+        self.categories: list = []
+        self.values: list[float] = []
+        self.heat = False
+
+    def add(self, values, pad: float = 0.0):
+        for v in values or []:
+            if isinstance(v, str):
+                if v not in self.categories:
+                    self.categories.append(v)
+                v = self.categories.index(v)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+                self.values += [float(v) - pad, float(v) + pad]
+
+    def range(self) -> list[float]:
+        """The range plotly's autorange would choose, near enough: 5 % padding around lines and
+        points, none around cells and bars (they pad by half a cell already)."""
+        if "range" in self.spec:
+            return list(self.spec["range"])
+        if self.values:
+            lo, hi = min(self.values), max(self.values)
+            if not (self.categories or self.heat):
+                pad = 0.05 * (hi - lo or 1)
+                lo, hi = lo - pad, hi + pad
+        else:
+            lo, hi = -1.0, 1.0
+        lo, hi = round(lo, 9) + 0.0, round(hi, 9) + 0.0
+        return [hi, lo] if self.spec.get("autorange") == "reversed" else [lo, hi]
+
+
+def _axes(layout: dict, data: list) -> dict[str, _Axis]:
+    axes: dict[str, _Axis] = {}
+
+    def axis(ref: str, vertical: bool) -> _Axis:
+        key = ("yaxis" if vertical else "xaxis") + ref[1:]
+        if key not in axes:
+            axes[key] = _Axis(key, layout.setdefault(key, {}))
+        return axes[key]
+
+    for tr in data:
+        xa, ya = axis(tr.get("xaxis", "x"), False), axis(tr.get("yaxis", "y"), True)
+        kind = tr.get("type", "scatter")
+        if kind == "heatmap":
+            z = tr.get("z") or [[]]
+            xa.heat = ya.heat = True
+            xa.add(tr.get("x") or list(range(len(z[0]) if z else 0)), 0.5)
+            ya.add(tr.get("y") or list(range(len(z))), 0.5)
+        elif kind == "bar":
+            horizontal = tr.get("orientation") == "h"
+            cat, val = (ya, xa) if horizontal else (xa, ya)
+            cat.add(tr.get("y" if horizontal else "x"), 0.5)
+            val.add(list(tr.get("x" if horizontal else "y") or []) + [0])
+        else:
+            xa.add(tr.get("x"))
+            ya.add(tr.get("y"))
+    for key in [k for k in layout if re.fullmatch(r"[xy]axis\d*", k)]:
+        axis(("y" if key[0] == "y" else "x") + key[5:], key[0] == "y")
+    return axes
+
+
+def _domain(spec: dict) -> list[float]:
+    return list(spec.get("domain", [0.0, 1.0]))
+
+
+def _side_by_side(layout: dict, axes: dict) -> bool:
+    """Exactly two panels, next to each other, sharing the full height."""
+    xs = [a for a in axes.values() if not a.vertical]
+    ys = [a for a in axes.values() if a.vertical]
+    if len(xs) != 2 or len(ys) != 2:
+        return False
+    (a, b) = sorted(xs, key=lambda a: _domain(a.spec)[0])
+    return _domain(a.spec)[1] <= _domain(b.spec)[0] and all(_domain(y.spec) == [0.0, 1.0] or _domain(y.spec) == [0, 1] for y in ys)
+
+
+def _stack(layout: dict, axes: dict, gap_px: float, panel_px: float) -> float:
+    """Put the right panel under the left one; returns the new plot-area height."""
+    left_x, right_x = sorted((a for a in axes.values() if not a.vertical), key=lambda a: _domain(a.spec)[0])
+    olds = {"left": _domain(left_x.spec), "right": _domain(right_x.spec)}
+    total = 2 * panel_px + gap_px
+    top = [round((panel_px + gap_px) / total, 4), 1.0]
+    bottom = [0.0, round(panel_px / total, 4)]
+    yname = {x.name: "yaxis" + (x.spec.get("anchor", "y")[1:]) for x in (left_x, right_x)}
+    for x, ydom in ((left_x, top), (right_x, bottom)):
+        x.spec["domain"] = [0.0, 1.0]
+        layout.setdefault(yname[x.name], {})["domain"] = ydom
+        layout[yname[x.name]]["anchor"] = "x" + x.name[5:]
+        x.spec["anchor"] = "y" + yname[x.name][5:]
+
+    def move(item, xkey="x", ykey="y"):
+        if item.get("xref") != "paper" or item.get("yref") != "paper":
+            return
+        x = item.get(xkey, 0.5)
+        side = "left" if x <= (olds["left"][1] + olds["right"][0]) / 2 else "right"
+        d0, d1 = olds[side]
+        item[xkey] = round((x - d0) / ((d1 - d0) or 1), 6)
+        y0, y1 = top if side == "left" else bottom
+        item[ykey] = round(y0 + item.get(ykey, 0) * (y1 - y0), 6)
+    for note in layout.get("annotations", []):
+        move(note)
+    for shape in layout.get("shapes", []):
+        for xk, yk in (("x0", "y0"), ("x1", "y1")):
+            move(shape, xk, yk)
+    return total
+
+
+def _hex(color: str) -> tuple[float, float, float]:
+    color = color.strip()
+    if color.startswith("#") and len(color) == 7:
+        return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+    m = re.match(r"rgba?\(([^)]+)\)", color)
+    if m:
+        return tuple(float(c) for c in m.group(1).split(",")[:3])
+    return (128.0, 128.0, 128.0)
+
+
+def scale_colour(scale, t: float) -> tuple[float, float, float]:
+    """The colour at ``t`` in [0, 1] of a plotly colour scale ``[[0, c0], ..., [1, c1]]``."""
+    if not isinstance(scale, list) or not scale:
+        scale = [[0, "#f7fbff"], [1, "#08306b"]]
+    t = min(1.0, max(0.0, t))
+    for (a, ca), (b, cb) in zip(scale, scale[1:]):
+        if a <= t <= b:
+            u = (t - a) / ((b - a) or 1)
+            return tuple(x + u * (y - x) for x, y in zip(_hex(ca), _hex(cb)))
+    return _hex(scale[-1][1])
+
+
+def _luminance(rgb) -> float:
+    def channel(c):
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def ink_on(rgb) -> str:
+    """Black or white, whichever reads better on ``rgb`` (at least 4.6:1 on any colour).
+
+    >>> ink_on((8, 48, 107)), ink_on((247, 251, 255))
+    ('#ffffff', '#000000')
+    """
+    lum = _luminance(rgb)
+    white, black = 1.05 / (lum + 0.05), (lum + 0.05) / 0.05
+    return "#ffffff" if white >= max(black, 4.9) else "#000000"  # near the middle, black: it keeps 4.6:1
+
+
+def _cells(data: list) -> dict:
+    """(x axis, y axis) -> [(trace, x positions, y positions)] for every heatmap."""
+    out: dict = {}
+    for tr in data:
+        if tr.get("type") == "heatmap":
+            z = tr.get("z") or [[]]
+            xs = tr.get("x") or list(range(len(z[0]) if z else 0))
+            ys = tr.get("y") or list(range(len(z)))
+            out.setdefault((tr.get("xaxis", "x"), tr.get("yaxis", "y")), []).append((tr, list(xs), list(ys)))
+    return out
+
+
+def _cell_notes(layout: dict, data: list, axes: dict, px: dict):
+    """Values written in heatmap cells: coloured to read on their cell, dropped where they do not fit."""
+    cells = _cells(data)
+    kept = []
+    for note in layout.get("annotations", []):
+        key = (note.get("xref", "x"), note.get("yref", "y"))
+        hit = next(((tr, xs, ys) for tr, xs, ys in cells.get(key, []) if note.get("x") in xs and note.get("y") in ys), None)
+        if hit is None:
+            kept.append(note)
+            continue
+        tr, xs, ys = hit
+        xa = axes["xaxis" + key[0][1:]]
+        cell_w = px[xa.name] / max(1, abs(xa.range()[1] - xa.range()[0]))
+        size = (note.get("font") or {}).get("size", FONT)
+        if text_px(note.get("text", ""), size) > cell_w - 4:
+            continue  # hover still gives the value
+        z = tr["z"][ys.index(note["y"])][xs.index(note["x"])]
+        if z is not None:
+            flat = [v for row in tr["z"] for v in row if v is not None]
+            lo, hi = tr.get("zmin", min(flat)), tr.get("zmax", max(flat))
+            colour = scale_colour(tr.get("colorscale"), (z - lo) / ((hi - lo) or 1))
+            note["font"] = {**(note.get("font") or {}), "color": ink_on(colour)}
+        kept.append(note)
+    layout["annotations"] = kept
+
+
+def fit(figure: dict, width: int) -> dict:
+    """``figure`` laid out to be drawn ``width`` px wide (a new dict; ``figure`` is unchanged).
+
+    Every axis gets an explicit range and ticks spaced for its length; titles wrap; the
+    legend sits between the title and the plot in rows sized to the width; two panels side by
+    side stack below ``STACK_BELOW``; heatmap values stay in their cells only where they fit.
+    """
+    if not isinstance(width, (int, float)) or not 200 <= width <= 4000:
+        raise ValueError(f"width: expected a drawing width in px between 200 and 4000, got {width!r}")
+    width = int(width)
+    layout = copy.deepcopy(figure.get("layout", {}))
+    data = [dict(tr) for tr in figure.get("data", [])]
+    layout.update(width=width, autosize=False)
+    margin = {"l": 44, "r": 10, "t": 30, "b": 40, **layout.get("margin", {})}
+    axes = _axes(layout, data)
+    xs = [a for a in axes.values() if not a.vertical]
+    ys = [a for a in axes.values() if a.vertical]
+    has_colorbar = any(tr.get("type") == "heatmap" and tr.get("showscale", True) for tr in data)
+
+    def label_px(a: _Axis) -> float:
+        """Room the tick labels of ``a`` take across it (width for a y axis, height for an x axis)."""
+        if not a.spec.get("showticklabels", True):
+            return 0.0
+        labels = a.spec.get("ticktext") or a.categories or [tick_label(v) for v in nice_ticks(*a.range(), 5)]
+        widest = max((text_px(t) for t in labels), default=0)
+        if a.vertical:
+            return widest + 8
+        return widest + 6 if a.spec.get("tickangle") in (-90, 90) else FONT + 6
+
+    def title_px(a: _Axis) -> float:
+        return TITLE_LINE if _title_text(a.spec.get("title")) else 0.0
+
+    # Panels: stack two side by side on a narrow drawing.
+    notes_on_top = any(n.get("yref") == "paper" and n.get("xref") == "paper" and n.get("y", 0) >= 1
+                       for n in layout.get("annotations", []))
+    stacked = width < STACK_BELOW and _side_by_side(layout, axes)
+
+    # Left and bottom margins: the decorations of the axes on those sides.
+    lefts = [a for a in ys if _domain(layout.get("xaxis" + a.spec.get("anchor", "x")[1:], {}))[0] <= 0.01] or ys
+    margin["l"] = max(margin["l"] if not stacked else 0, max((label_px(a) + title_px(a) + 6 for a in lefts), default=20), 20)
+    bottoms = [a for a in xs if _domain(layout.get("yaxis" + a.spec.get("anchor", "y")[1:], {}))[0] <= 0.01] or xs
+    margin["b"] = max(24, max((label_px(a) + title_px(a) + 8 for a in bottoms), default=24))
+    margin["r"] = max(margin.get("r", 10), 90 if has_colorbar else 10)
+    # A side-by-side right panel's y labels live in the gap between the panels.
+    if not stacked and _side_by_side(layout, axes):
+        left_x, right_x = sorted(xs, key=lambda a: _domain(a.spec)[0])
+        right_y = axes.get("yaxis" + right_x.spec.get("anchor", "y2")[1:])
+        need = (label_px(right_y) + title_px(right_y) + 14) if right_y else 20
+        plot_w = width - margin["l"] - margin["r"]
+        gap = need / plot_w
+        split = (_domain(left_x.spec)[1] + _domain(right_x.spec)[0]) / 2
+        lo, hi = round(split - gap / 2, 4), round(split + gap / 2, 4)
+        old_l, old_r = _domain(left_x.spec), _domain(right_x.spec)
+        left_x.spec["domain"], right_x.spec["domain"] = [old_l[0], min(old_l[1], lo)], [max(old_r[0], hi), old_r[1]]
+        for note in layout.get("annotations", []):  # panel titles stay centred over their panels
+            if note.get("xref") == "paper" and note.get("yref") == "paper" and note.get("y", 0) >= 1:
+                for old, new in ((old_l, left_x.spec["domain"]), (old_r, right_x.spec["domain"])):
+                    if old[0] <= note.get("x", 0) <= old[1] and abs(note["x"] - (old[0] + old[1]) / 2) < 1e-6:
+                        note["x"] = round((new[0] + new[1]) / 2, 6)
+
+    # Title and legend, top down: title lines, legend rows, panel titles, then the plot.
+    title = _title_text(layout.get("title"))
+    top = 6.0
+    if title:
+        text = wrap(title, width - 20)
+        lines = text.count("<br") + 1
+        layout["title"] = {**(layout["title"] if isinstance(layout.get("title"), dict) else {}), "text": text,
+                           "x": 0.5, "xanchor": "center", "y": round(1 - top / (layout.get("height", 360)), 6),
+                           "yref": "container", "yanchor": "top", "font": {"size": TITLE_FONT}}
+        top += lines * TITLE_LINE + 4
+    entries = [tr.get("name") for tr in data if tr.get("showlegend", True) and tr.get("name")]
+    rows = 0
+    if layout.get("showlegend", True) and entries:
+        entry = math.ceil(max(text_px(n) for n in entries) + LEGEND_SYMBOL)
+        room = width - margin["l"] - 8
+        per_row = max(1, int(room // entry))
+        rows = math.ceil(len(entries) / per_row)
+        layout["legend"] = {**layout.get("legend", {}), "orientation": "h", "entrywidth": entry - LEGEND_SYMBOL,
+                            "entrywidthmode": "pixels", "xref": "paper", "x": 0, "xanchor": "left",
+                            "yref": "container", "yanchor": "top", "y": None, "_top": top,
+                            "bgcolor": "rgba(0,0,0,0)", "tracegroupgap": 0}
+        top += rows * LEGEND_ROW + 2
+    margin["t"] = math.ceil(top + (22 if notes_on_top else 4))
+
+    # Heights: keep each panel's height; stacked panels add a second panel and the gap between.
+    height = layout.get("height", 360)
+    panel_h = height - layout.get("margin", {}).get("t", 30) - layout.get("margin", {}).get("b", 40)
+    panel_h = max(160, min(panel_h, width - margin["l"] - margin["r"]) if stacked else panel_h)
+    if stacked:
+        upper_x = sorted(xs, key=lambda a: _domain(a.spec)[0])[0]
+        gap = label_px(upper_x) + title_px(upper_x) + (26 if notes_on_top else 12)
+        plot_h = _stack(layout, axes, gap, panel_h)
+    else:
+        plot_h = panel_h
+    layout["height"] = height = math.ceil(margin["t"] + plot_h + margin["b"])
+    if "legend" in layout and "_top" in layout["legend"]:
+        layout["legend"]["y"] = round(1 - layout["legend"].pop("_top") / height, 6)
+    if isinstance(layout.get("title"), dict) and layout["title"].get("yref") == "container":
+        layout["title"]["y"] = round(1 - 6 / height, 6)
+    layout["margin"] = {**margin, "autoexpand": False}
+
+    # Ranges and ticks, now that every axis's length in pixels is known.
+    plot_w = width - margin["l"] - margin["r"]
+    px = {}
+    for a in axes.values():
+        d0, d1 = _domain(a.spec)
+        px[a.name] = (d1 - d0) * (plot_h if a.vertical else plot_w)
+    for a in axes.values():  # equal scales (scaleanchor): the looser axis is drawn shorter
+        other = axes.get(("xaxis" if a.vertical else "yaxis") + a.spec.get("scaleanchor", "")[1:]) if a.spec.get("scaleanchor") else None
+        if other is not None:
+            per_unit = min(px[a.name] / abs(a.range()[1] - a.range()[0] or 1),
+                           px[other.name] / abs(other.range()[1] - other.range()[0] or 1))
+            for ax in (a, other):
+                px[ax.name] = per_unit * abs(ax.range()[1] - ax.range()[0] or 1)
+    for a in axes.values():
+        lo, hi = a.range()
+        a.spec["range"] = [lo, hi]
+        for key in ("autorange", "automargin"):  # the margins above already hold the labels
+            a.spec.pop(key, None)
+        labels = a.spec.get("ticktext") if a.spec.get("tickvals") else a.categories
+        if labels and not a.vertical:  # labels that do not fit side by side turn on end
+            cell = px[a.name] / max(1, len(labels))
+            if max(text_px(c) for c in labels) > cell - 6:
+                a.spec["tickangle"] = -90
+        if a.categories and not a.spec.get("tickvals"):
+            continue
+        if a.spec.get("tickvals") or a.categories or not a.spec.get("showticklabels", True):
+            continue
+        labels = [tick_label(v) for v in nice_ticks(lo, hi, 5)]
+        spacing = (max(map(text_px, labels)) + 18) if not a.vertical else 34
+        ticks = nice_ticks(lo, hi, max(2, int(px[a.name] / spacing)))
+        a.spec["tickmode"], a.spec["tickvals"] = "array", ticks
+        a.spec["ticktext"] = [tick_label(v) for v in ticks]
+    if any(a.spec.get("tickangle") in (-90, 90) for a in bottoms):  # rotated labels need the room below
+        layout["margin"]["b"] = math.ceil(max(label_px(a) + title_px(a) + 8 for a in bottoms))
+        layout["height"] = math.ceil(margin["t"] + plot_h + layout["margin"]["b"])
+        if "legend" in layout:
+            layout["legend"]["y"] = round(1 - (1 - layout["legend"]["y"]) * height / layout["height"], 6)
+        if isinstance(layout.get("title"), dict) and layout["title"].get("yref") == "container":
+            layout["title"]["y"] = round(1 - 6 / layout["height"], 6)
+    _cell_notes(layout, data, axes, px)
+    return {"data": data, "layout": layout}
