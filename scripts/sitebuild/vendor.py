@@ -242,10 +242,8 @@ CONTRACT = ROOT / "site" / "data" / "contract.json"
 def write_contract(site_lockfile: Path, plain_lockfile: Path) -> dict:
     """site/data/contract.json: what Hugo (site.Data.contract) and the page scripts (through Hugo)
     take from Python instead of repeating: the Pyodide version and folder, the site lockfile,
-    the ink colour of neutral marks (which the dark scheme swaps for its text colour), and the
-    widths figures are drawn at (headspace.demos._fit.WIDTHS)."""
+    and the ink colour of neutral marks (which the dark scheme swaps for its text colour)."""
     from headspace.demos._figure import COLORS
-    from headspace.demos._fit import WIDTHS
     # What making the figures live costs a reader, at most (before the host's compression): the
     # pages say it before Python starts. The worker downloads Pyodide's core and the site's set.
     core = PYODIDE_OUT
@@ -258,7 +256,6 @@ def write_contract(site_lockfile: Path, plain_lockfile: Path) -> dict:
         "lockfile": site_lockfile.relative_to(STATIC).as_posix(),
         "plain_lockfile": plain_lockfile.relative_to(STATIC).as_posix(),
         "ink": COLORS["ink"],
-        "widths": list(WIDTHS),
     }
     text = json.dumps(contract, indent=1) + "\n"
     if not CONTRACT.exists() or CONTRACT.read_text() != text:

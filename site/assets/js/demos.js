@@ -56,12 +56,16 @@ const PLOT_CONFIG = { responsive: false, displayModeBar: false, scrollZoom: fals
 
 // ---------- the width a figure is drawn at ----------
 // Python lays each figure out for one of a few widths (headspace.demos._fit.WIDTHS): the widest
-// that fits the figure's column. The build drew a static SVG at each; CSS container queries show
-// the one this column takes, and plotly draws Python's figure at the same width, so the two agree.
-const WIDTHS = contract.widths;
+// that fits the figure's column. The build drew a static SVG at each and kept each one's layout
+// (the prerender script's "layouts", keyed by width); CSS container queries show the SVG this
+// column takes, and plotly draws Python's figure at the same width, so the two agree.
+function prerender(state) {
+  return JSON.parse(state.fig.querySelector('script[data-role="prerender"]').textContent);
+}
 function drawingWidth(state) {
+  state.widths ||= Object.keys(prerender(state).layouts).map(Number).sort((a, b) => a - b);
   const room = state.plot.clientWidth;
-  return WIDTHS.filter((w) => w <= room).pop() || WIDTHS[0];
+  return state.widths.filter((w) => w <= room).pop() || state.widths[0];
 }
 
 // ---------- reading and writing the DOM ----------
@@ -459,7 +463,7 @@ function loadPlotly() {
 
 // The build's figure, laid out for this figure's drawing width (the layout the static SVG shows).
 function prerendered(state) {
-  const pre = JSON.parse(state.fig.querySelector('script[data-role="prerender"]').textContent);
+  const pre = prerender(state);
   state.width = drawingWidth(state);
   return { data: pre.figure.data, layout: pre.layouts[state.width] };
 }
