@@ -29,6 +29,7 @@ DASHES = {"dash": "6 4", "dot": "2 3", "dashdot": "6 3 2 3", "longdash": "10 4"}
 
 
 from headspace.demos._figure import COLORS
+from headspace.demos._fit import nice_ticks, rgba, scale_colour, tick_label as _fmt
 
 INK = COLORS["ink"]  # the demos' neutral colour; drawn as currentColor so dark mode recolours it
 
@@ -40,21 +41,6 @@ def _paint(color):
 def _esc(text) -> str:
     text = re.sub(r"<br\s*/?>", " ", str(text))
     return html.escape(re.sub(r"<[^>]+>", "", text), quote=True)
-
-
-def _nice_ticks(lo: float, hi: float, target: int = 6) -> list[float]:
-    span = hi - lo
-    if span <= 0 or not math.isfinite(span):
-        return [lo]
-    raw = span / target
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
-    first = math.ceil(lo / step - 1e-9) * step
-    return [round(first + i * step, 12) for i in range(int((hi - first) / step + 1e-9) + 1)]
-
-
-def _fmt(v: float) -> str:
-    return f"{v:.6g}".replace("-", "\u2212")
 
 
 class Axis:
@@ -104,30 +90,10 @@ class Axis:
         return abs(self.p1 - self.p0) / abs((self.range[1] - self.range[0]) or 1)
 
 
-def _hex_to_rgb(color: str):
-    """(r, g, b, alpha) of a ``#rrggbb``, ``rgb(...)`` or ``rgba(...)`` colour."""
-    color = color.strip()
-    if color.startswith("#") and len(color) == 7:
-        return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5)) + (1.0,)
-    m = re.match(r"rgba?\(([^)]+)\)", color)
-    if m:
-        parts = [float(c) for c in m.group(1).split(",")]
-        return tuple(int(c) for c in parts[:3]) + (parts[3] if len(parts) > 3 else 1.0,)
-    return (128, 128, 128, 1.0)
-
-
 def _colorscale(scale, t: float) -> tuple[str, float]:
     """The colour at ``t`` in [0, 1] and its opacity (a scale may fade to transparent)."""
-    if not isinstance(scale, list) or not scale:
-        scale = [[0, "#f7fbff"], [1, "#08306b"]]
-    t = min(1.0, max(0.0, t))
-    for (a, ca), (b, cb) in zip(scale, scale[1:]):
-        if a <= t <= b:
-            u = (t - a) / ((b - a) or 1)
-            c0, c1 = _hex_to_rgb(ca), _hex_to_rgb(cb)
-            r, g, b_, alpha = (x + u * (y - x) for x, y in zip(c0, c1))
-            return f"rgb({round(r)},{round(g)},{round(b_)})", alpha
-    return scale[-1][1], _hex_to_rgb(scale[-1][1])[3]
+    r, g, b, alpha = scale_colour(scale, t)
+    return f"rgb({round(r)},{round(g)},{round(b)})", alpha
 
 
 def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide") -> str:
@@ -201,7 +167,7 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
         elif a.categories:
             ticks = [(c, c) for c in a.categories]
         else:
-            ticks = [(v, _fmt(v)) for v in _nice_ticks(lo, hi)]
+            ticks = [(v, _fmt(v)) for v in nice_ticks(lo, hi, 6)]
         other_key = ("xaxis" if a.vertical else "yaxis") + (spec.get("anchor", "")[1:] if spec.get("anchor") else a.name[5:])
         other = axes.get(other_key) or next(o for o in axes.values() if o.vertical != a.vertical)
         for v, label in ticks:
@@ -372,7 +338,7 @@ def _heatmap_image(z, xs, ys, xa: "Axis", ya: "Axis", scale, zmin, zmax) -> str 
                 line += b"\0\0\0\0"
                 continue
             color, alpha = _colorscale(scale, (v - zmin) / ((zmax - zmin) or 1))
-            r, g, b, _ = _hex_to_rgb(color)
+            r, g, b, _ = (round(c) for c in rgba(color))
             line += bytes((r, g, b, round(255 * alpha)))
         pixels.append(bytes(line))
     data = base64.b64encode(_png(pixels, cols, rows)).decode("ascii")

@@ -211,33 +211,40 @@ def _stack(layout: dict, axes: dict, gap_px: float, panel_px: float) -> float:
     return total
 
 
-def _hex(color: str) -> tuple[float, float, float]:
+def rgba(color: str) -> tuple[float, float, float, float]:
+    """(r, g, b, alpha) of a ``#rrggbb``, ``rgb(...)`` or ``rgba(...)`` colour (grey if unreadable).
+
+    >>> rgba("#ff8000"), rgba("rgba(0, 0, 255, 0.5)")
+    ((255, 128, 0, 1.0), (0.0, 0.0, 255.0, 0.5))
+    """
     color = color.strip()
     if color.startswith("#") and len(color) == 7:
-        return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+        return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5)) + (1.0,)
     m = re.match(r"rgba?\(([^)]+)\)", color)
     if m:
-        return tuple(float(c) for c in m.group(1).split(",")[:3])
-    return (128.0, 128.0, 128.0)
+        parts = [float(c) for c in m.group(1).split(",")]
+        return tuple(parts[:3]) + (parts[3] if len(parts) > 3 else 1.0,)
+    return (128.0, 128.0, 128.0, 1.0)
 
 
-def scale_colour(scale, t: float) -> tuple[float, float, float]:
-    """The colour at ``t`` in [0, 1] of a plotly colour scale ``[[0, c0], ..., [1, c1]]``."""
+def scale_colour(scale, t: float) -> tuple[float, float, float, float]:
+    """The colour (r, g, b, alpha) at ``t`` in [0, 1] of a plotly colour scale ``[[0, c0], ..., [1, c1]]``,
+    interpolated in RGB as plotly does; the build's static SVG paints cells with it too."""
     if not isinstance(scale, list) or not scale:
         scale = [[0, "#f7fbff"], [1, "#08306b"]]
     t = min(1.0, max(0.0, t))
     for (a, ca), (b, cb) in zip(scale, scale[1:]):
         if a <= t <= b:
             u = (t - a) / ((b - a) or 1)
-            return tuple(x + u * (y - x) for x, y in zip(_hex(ca), _hex(cb)))
-    return _hex(scale[-1][1])
+            return tuple(x + u * (y - x) for x, y in zip(rgba(ca), rgba(cb)))
+    return rgba(scale[-1][1])
 
 
 def _luminance(rgb) -> float:
     def channel(c):
         c = c / 255
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-    r, g, b = (channel(c) for c in rgb)
+    r, g, b = (channel(c) for c in rgb[:3])
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
@@ -409,6 +416,9 @@ def fit(figure: dict, width: int) -> dict:
         a.spec["range"] = [lo, hi]
         for key in ("autorange", "automargin"):  # the margins above already hold the labels
             a.spec.pop(key, None)
+        if _title_text(a.spec.get("title")):  # the size the margins were measured for (plotly's default is 14)
+            title = a.spec["title"] if isinstance(a.spec["title"], dict) else {"text": a.spec["title"]}
+            a.spec["title"] = {**title, "font": {"size": FONT, **(title.get("font") or {})}}
         labels = a.spec.get("ticktext") if a.spec.get("tickvals") else a.categories
         if labels and not a.vertical:  # labels that do not fit side by side turn on end
             cell = px[a.name] / max(1, len(labels))
