@@ -203,3 +203,49 @@ def test_axis_ranges_stay_fixed(name):
             elif p.kind == "select":
                 params[p.name] = p.options[rng.integers(len(p.options))]
         assert _ranges(demo.run(params)["figure"]) == base
+
+
+# --- what the captions claim ------------------------------------------------------------
+
+@pytest.mark.parametrize("phi", [5, 30, 45, 60, 80])
+def test_inclusion_swap_readers_tie_halfway(phi):
+    """Halfway through the stretch the writer makes the same angle with both readers."""
+    a = run("inclusion-swap", phi=phi, stretch=0.5)["outputs"]["angles"]
+    assert a[0] == pytest.approx(a[1], abs=1e-7)
+
+
+def test_random_subspaces_at_gpt2_sizes_every_seed_sits_near_chance():
+    """Formalising Composition: 'at these sizes the mean stays close to chance', whatever the seed;
+    Composition and Subspaces: 'the dots gather far from 0°'."""
+    for seed in range(10):
+        out = run("random-subspaces", shared=0, n=768, k=64, seed=seed)["outputs"]
+        assert out["mean_cos2"] == pytest.approx(out["chance"], rel=0.05)
+        assert min(out["principal_angles"]) > 45
+
+
+def test_random_subspaces_overlap_more_in_a_smaller_stream():
+    smallest = {n: np.mean([run("random-subspaces", n=n, k=64, seed=s)["outputs"]["principal_angles"][0]
+                            for s in range(5)]) for n in (128, 256, 768)}
+    assert smallest[128] < smallest[256] < smallest[768]
+
+
+def test_random_subspaces_shared_directions_raise_the_mean():
+    means = [run("random-subspaces", shared=s)["outputs"]["mean_cos2"] for s in range(5)]
+    assert all(b > a for a, b in zip(means, means[1:]))
+
+
+def test_communication_aligned_pairs_have_zero_angles_but_not_unit_gains():
+    """Composition and Subspaces, bandwidth: writers and readers at 0 and 60 degrees; then reader 2
+    turned: the singular values move, the principal angles stay [0, 0]; only when the read lines
+    meet does the list lose an angle."""
+    base = dict(pairs="two", write1=0, read1=0, write2=60, read2=60)
+    out = run("communication", **base)["outputs"]
+    assert out["principal_angles"] == [0.0, 0.0]
+    assert not np.allclose(out["singular_values"], 1.0)
+    seen = []
+    for read2 in range(0, 181, 10):
+        o = run("communication", **{**base, "read2": read2})["outputs"]
+        meet = read2 % 180 == 0
+        assert o["principal_angles"] == ([0.0] if meet else [0.0, 0.0])    # a read line lost, not an angle opened
+        seen.append(tuple(np.round(o["singular_values"], 9)))
+    assert len(set(seen)) == len(seen) - 1        # 0 and 180 degrees are the same line

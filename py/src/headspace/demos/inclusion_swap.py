@@ -91,11 +91,12 @@ def _figure(w, rb, rd, Ts, angles) -> dict:
     circle = Ts @ np.stack([np.cos(_CIRCLE), np.sin(_CIRCLE)])     # the unit circle, moved like the writer
     circle /= np.sqrt(abs(np.linalg.det(Ts)))                      # same area, so only its shape changes
     kernel = np.array([-rb[1], rb[0]])                             # B's kernel: at right angles to its read line
-    traces = [scatter(*circle, name="stretched circle", color=COLORS["muted"], mode="lines", width=1.5),
+    # the writer first and wide, so a read line lying on it shows its dashes on top
+    traces = [_line(w, "writer A", COLORS["blue"], "solid", width=6),
+              scatter(*circle, name="stretched circle", color=COLORS["muted"], mode="lines", width=1.5),
               _line(kernel, "B's kernel", COLORS["muted"], "dashdot", width=1.5),
               _line(rd, "reader D", COLORS["purple"], "dot", width=3),
-              _line(rb, "reader B", COLORS["green"], "dash", width=3),
-              _line(w, "writer A", COLORS["blue"], "solid")]
+              _line(rb, "reader B", COLORS["green"], "dash", width=2.5)]
     title = f"writer to B {angles[0]:.0f}°, to D {angles[1]:.0f}°"
     return figure(traces, title=title, equal_axes=True, extent=1.8, height=420,
                   xaxis={"fixedrange": True}, yaxis={"fixedrange": True})

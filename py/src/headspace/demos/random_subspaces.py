@@ -56,7 +56,7 @@ def random_subspaces(shared: int, n: int, k: int, seed: int) -> dict:
     angles = np.round(principal_angles(W, R), 9) + 0.0
     cos2 = np.cos(np.deg2rad(angles)) ** 2
     mean, chance = float(cos2.mean()), k / n
-    traces = [scatter(_CURVE, np.cos(np.deg2rad(_CURVE)) ** 2, name="cos²θ", color=COLORS["muted"],
+    traces = [scatter(_CURVE, np.cos(np.deg2rad(_CURVE)) ** 2, name="cos²θ curve", color=COLORS["muted"],
                       mode="lines", width=1.5),
               scatter([0, 90], [chance, chance], name="chance k/n", color=COLORS["ink"], mode="lines",
                       line={"color": COLORS["ink"], "width": 1.5, "dash": "dot"}),

@@ -77,8 +77,8 @@ def rank_drop(eps: float, delta: float) -> dict:
                                   line={"color": color, "width": 2.5, "dash": dash},
                                   legendgroup=name, showlegend=k == 0))
             traces.append(scatter([0.0], [limit[metric][0, i]], name=f"{name} at ε = 0", mode="markers",
-                                  marker={"color": color, "size": 10, "symbol": "circle-open",
-                                          "line": {"width": 2, "color": color}},
+                                  marker={"color": "rgba(0,0,0,0)", "size": 11,   # an open ring, drawn
+                                          "line": {"width": 2, "color": color}},  # alike by plotly and the SVG
                                   legendgroup=name, showlegend=False))
         traces.append(scatter([eps, eps], now[metric][0], name="chosen ε", mode="markers",
                               marker={"color": COLORS["ink"], "size": 8}, showlegend=k == 0))
