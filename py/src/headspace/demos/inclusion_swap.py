@@ -93,8 +93,9 @@ def _figure(w, rb, rd, Ts, angles) -> dict:
     kernel = np.array([-rb[1], rb[0]])                             # B's kernel: at right angles to its read line
     # the writer first and wide, so a read line lying on it shows its dashes on top
     traces = [_line(w, "writer A", COLORS["blue"], "solid", width=6),
-              scatter(*circle, name="stretched circle", color=COLORS["muted"], mode="lines", width=1.5),
-              _line(kernel, "B's kernel", COLORS["muted"], "dashdot", width=1.5),
+              scatter(*circle, name="stretched circle", color=COLORS["muted"], mode="lines", width=1.5,
+                      showlegend=False),                           # three legend entries fit a phone's row
+              {**_line(kernel, "B's kernel", COLORS["muted"], "dashdot", width=1.5), "showlegend": False},
               _line(rd, "reader D", COLORS["purple"], "dot", width=3),
               _line(rb, "reader B", COLORS["green"], "dash", width=2.5)]
     title = f"writer to B {angles[0]:.0f}°, to D {angles[1]:.0f}°"
