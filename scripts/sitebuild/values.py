@@ -96,6 +96,10 @@ def subspaces() -> dict:
     if max(apart["crosstalk"]) > 1e-12:
         raise ValueError("subspaces.separated_gain: the readers should hear no crosstalk")
     aligned = _outputs("communication", pairs="two", write1=0, write2=60, read1=0, read2=60)
+    # the random-subspaces figure opens at GPT-2 small's widths, as its caption says
+    rs = REGISTRY["random-subspaces"].resolve({})
+    _holds((rs["n"], rs["k"]) == (GPT2_SMALL["d_model"], GPT2_SMALL["d_head"]),
+           "the random-subspaces figure opens at GPT-2 small's d_model and d_head")
     return {
         # points on the ruler of y values in the projection-1d-2d figure
         "ruler_points": len(ruler["x"]),

@@ -23,5 +23,9 @@ from . import transform_rules  # noqa: F401
 from . import attention_explorer  # noqa: F401
 from . import path_expansion  # noqa: F401
 from . import circuits  # noqa: F401
+from . import inclusion_swap  # noqa: F401
+from . import rank_drop  # noqa: F401
+from . import singular_routes  # noqa: F401
+from . import random_subspaces  # noqa: F401
 
 __all__ = ["REGISTRY", "Demo", "Param", "register", "to_json_value", "format_value", "format_outputs"]
