@@ -18,6 +18,9 @@ pytestmark = pytest.mark.browser
 PUBLIC = Path(__file__).resolve().parents[2] / "site" / "public"
 
 READ_PARAMS = "fig => window.headspace.params(fig)"  # the page's own reader: what it sends to Python
+# {key: HTML} as this browser serialises it once parsed (attribute quotes, entities).
+AS_PARSED = """(fig, html) => Object.fromEntries(Object.entries(html).map(([k, h]) => {
+  const t = document.createElement("template"); t.innerHTML = h; return [k, t.innerHTML]; }))"""
 
 
 def another_value(p, current):
@@ -67,10 +70,11 @@ def test_every_control_of_every_demo(page, site_url, demos_data):
             assert params[p["name"]] != current
             native = REGISTRY[name].run(params)["outputs"]
             assert_json_close(output_values(fig), native, path=f"{name}{params}")
-            # The text under the figure is Python's format_value, as the build prints it (in Python's
-            # key order: the JSON in data-value went through a JS object, which sorts numeric keys).
-            texts = {o.get_attribute("data-output"): o.text_content() for o in fig.locator("output[data-output]").all()}
-            assert texts == format_outputs(native), name
+            # What the figure prints under it is Python's format_outputs, as the build prints it (in
+            # Python's key order: the JSON in data-value went through a JS object, which sorts numeric
+            # keys); the browser's serialisation of that HTML, compared with its serialisation of ours.
+            shown = {o.get_attribute("data-output"): o.inner_html() for o in fig.locator("output[data-output]").all()}
+            assert shown == fig.evaluate(AS_PARSED, format_outputs(native)), name
 
 
 def article_paths(site_root):
