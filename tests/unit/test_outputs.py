@@ -59,7 +59,7 @@ def test_columns_line_up():
      "[writer → reader L1H0 L1H1; L0H0 0.50 0.25; L0H1 0.10 0.20]"),
     ("steps", [0, 600, 3000], "3 checkpoints, step 0 to 3,000"),
     ("paths", {"direct": 0.5, "0.1>1.2": -0.25}, "[path p; direct 0.50; L0H1 → L1H2 −0.25]"),
-    ("tensor", [[[1, 2, 3]], [[4, 5, 6]]], "2 × 1 × 3 values (all of them: the menu's data)"),
+    ("tensor", [[[1, 2, 3]], [[4, 5, 6]]], "2 × 1 × 3; every value is in the menu's data"),
 ])
 def test_kinds_print_as_a_reader_writes(kind, value, text):
     assert Output("k", "p", kind, "h").text(value) == text
@@ -71,6 +71,8 @@ def test_a_series_is_labelled_by_its_index_output():
 
 
 def test_units_none_and_labels():
+    assert Output("p", "patterns", "tensor", "h", labels=("layers", "heads")).text([[[0.5]], [[0.5]]]) == \
+        "2 layers × 1 heads × 1; every value is in the menu's data"
     assert Output("a", "angles", "vector", "h", unit="°").text([30.0, 60.0]) == "30°, 60°"
     assert Output("c", "first", "number", "h", none="not up to 100").text(None) == "not up to 100"
     assert Output("x", "crosstalk", "vector", "h", labels=("reader 1", "reader 2")).text([0.0, 0.5]) == \

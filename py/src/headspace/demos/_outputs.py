@@ -20,7 +20,7 @@ steps      a list of training steps         ``18 checkpoints, step 0 to 3000``
 sequence   one number per position          position and value, wrapping
 paths      ``{path: number}``               a table; ``0.1>1.2`` reads ``L0H1 → L1H2``
 axioms     ``{metric: {axiom: verdict}}``   a table of ✓, ✓? and ✗
-tensor     any nested list                  its shape, in words (the data menu has it all)
+tensor     any nested list                  its shape, axes named by ``labels``
 ========== ================================ =========================================
 
 ``format_html(value, outputs)`` is the one formatter of every runtime: the build prints the
@@ -289,7 +289,8 @@ class Output:
         while isinstance(v, list):
             shape.append(len(v))
             v = v[0] if v else None
-        return " × ".join(map(str, shape)) + " values (all of them: the menu's data)"
+        axes = [f"{n} {self.labels[i]}" if i < len(self.labels) else str(n) for i, n in enumerate(shape)]
+        return " × ".join(axes) + "; every value is in the menu's data"
 
     def _auto(self, value, _):
         return legacy(value)

@@ -40,7 +40,8 @@ ATTENTION_SCALE = [[0.0, "rgba(47,111,222,0)"], [1.0, "rgba(47,111,222,1)"]]
         help="the position whose attention is outlined in every head (the last one if the sequence is shorter)"),
     outputs=[
         Output("patterns", "attention patterns", "tensor",
-               "every head's attention weights: layer × head × query position × key position"),
+               "every head's attention weights, the heatmaps' values",
+               labels=("layers", "heads", "query positions", "key positions")),
         Output("loss", "loss by position", "sequence",
                "the loss (nats) of predicting the next token at each position", fold=True),
         Output("prev_token_scores", "previous-token scores", "layer-head",
