@@ -16,10 +16,8 @@ import pytest
 
 from headspace.demos import REGISTRY
 from support import assert_json_close
-from test_every_demo import AS_PARSED, PUBLIC, READ_PARAMS, article_paths
+from test_every_demo import AS_PARSED, PUBLIC, READ_PARAMS, article_paths, printed, printed_for
 from test_polarizer import BOOT_MS, output_values, wait_ready
-
-from headspace.demos import format_outputs
 
 pytestmark = pytest.mark.browser
 
@@ -124,8 +122,7 @@ def test_inactive_controls_follow_their_switch(page, site_url):
     params = fig.evaluate(READ_PARAMS)
     native = REGISTRY["communication"].run(params)["outputs"]
     assert_json_close(output_values(fig), native)
-    shown = {o.get_attribute("data-output"): o.inner_html() for o in fig.locator("output[data-output]").all()}
-    assert shown == fig.evaluate(AS_PARSED, format_outputs(native))
+    assert printed(fig) == fig.evaluate(AS_PARSED, printed_for("communication", output_values(fig), native))
 
 
 def test_hidden_symmetry_dual_waits_for_the_qk_view(page, site_url):
