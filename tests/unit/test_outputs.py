@@ -121,7 +121,7 @@ def check_readable(name, result):
         parser = _Text()
         parser.feed(printed)
         text = " ".join(parser.text)
-        assert parser.tags <= {"span"}, f"{name}.{key}: an <output> holds phrasing content only: {parser.tags}"
+        assert parser.tags <= {"span", "wbr"}, f"{name}.{key}: an <output> holds phrasing content only: {parser.tags}"
         assert not re.search(r"\[\[|\]\]|\d[eE][-+]?\d|\bNone\b|\bTrue\b|\bFalse\b|\bnull\b", text), \
             f"{name}.{key} prints raw Python or JSON: {text[:200]}"
         for num in re.findall(r"\d[\d,]*(?:\.\d+)?", text):

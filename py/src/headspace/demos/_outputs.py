@@ -336,7 +336,8 @@ class Table:
             out.append('<span class="out-head" role="row">')
             if self.rows is not None:
                 out.append(f'<span class="out-corner" role="columnheader">{e(self.corner)}</span>')
-            out += [f'<span role="columnheader">{e(c)}</span>' for c in self.cols]
+            # a long name (frobenius_baseline) may break after an underscore: narrower tables on a phone
+            out += [f'<span role="columnheader">{e(c).replace("_", "_<wbr>")}</span>' for c in self.cols]
             out.append("</span>")
         for i, row in enumerate(self.cells):
             out.append('<span role="row">')
