@@ -212,6 +212,11 @@ def test_values_print_what_the_library_computed(built):
     ('{{< demo name="polarizer" colour=3 />}}', r'demo "polarizer" has no parameter "colour"'),
     ('{{< value "subspaces.no_such_value" >}}', r'unknown value "subspaces.no_such_value"'),
     ('{{< value key="subspaces.chain_10" digit=2 >}}', r'value shortcode has no parameter "digit"'),
+    ('{{< demo "polarizer" >}}Move {{< control "colour" >}}.{{< /demo >}}',
+     r'demo "polarizer" has no control "colour"; its controls are theta'),
+    ('{{< demo "polarizer" >}}See {{< output "jones_matrix" >}}.{{< /demo >}}',
+     r'demo "polarizer" has no output "jones_matrix"; its outputs are jones, transmission'),
+    ('{{< output "jones" >}}', r'output "jones": outside a demo\'s caption, say which demo'),
 ])
 def test_bad_shortcodes_fail_the_build_naming_the_page(tmp_path, shortcode, message):
     site = tmp_path / "site"

@@ -78,6 +78,28 @@ function updateReadouts(fig) {
   }
 }
 
+// ---------- controls that do nothing in the current state ----------
+// The registry declares when a control does anything (Param.active_when, here data-active-when:
+// {param: {in: [values]}} or {param: {not: [values]}}); otherwise it is disabled and its note
+// (the build's, data-role="inactive") says why. Its value stays and is still sent to Python.
+const same = (a, b) => (typeof a === "number" && typeof b === "number" ? a === b : JSON.stringify(a) === JSON.stringify(b));
+function applyActive(fig) {
+  const gated = fig.querySelectorAll("[data-active-when]");
+  if (!gated.length) return;
+  const params = readParams(fig);
+  for (const el of gated) {
+    const rules = JSON.parse(el.dataset.activeWhen);
+    const on = Object.entries(rules).every(([other, rule]) =>
+      ("in" in rule) === (rule.in || rule.not).some((v) => same(params[other], v)));
+    el.disabled = !on;
+    const note = document.getElementById(`${el.id}-why`);
+    if (note) note.hidden = on;
+    if (on) el.removeAttribute("aria-describedby");
+    else if (note) el.setAttribute("aria-describedby", note.id);
+    for (const play of fig.querySelectorAll(`[data-role="play"][data-for="${el.name}"]`)) play.disabled = !on;
+  }
+}
+
 // ---------- the line that says whether a figure is live ----------
 // Before Python is ready a figure is the build's drawing: its line says so, what going live
 // costs, the boot's progress, and that a control moved meanwhile is catching up. Once live it
@@ -197,7 +219,7 @@ function render(state, result, timing = {}) {
   for (const out of state.fig.querySelectorAll("output[data-output]")) {
     const value = result.outputs[out.dataset.output];
     out.dataset.value = JSON.stringify(value);
-    out.textContent = result.text[out.dataset.output]; // Python's format_value: the same text the build printed
+    out.innerHTML = result.text[out.dataset.output]; // Python's format_outputs: the same (escaped) HTML the build printed
   }
   state.fig.dataset.renderCount = String(Number(state.fig.dataset.renderCount) + 1);
   state.lastFigure = result.figure;
@@ -342,6 +364,7 @@ function onReply(data) {
   if (data.type === "result") {
     if (kind === "link" && !state.queued) {
       writeParams(state.fig, params);
+      applyActive(state.fig);
       const now = readParams(state.fig);
       state.lastKey = JSON.stringify(now);
       updateReadouts(state.fig);
@@ -516,8 +539,13 @@ if (states.length) {
   for (const state of states) {
     setupMenu(state.fig, state.plot.getAttribute("aria-label") || state.name);
     const controls = state.fig.querySelector(".demo-controls");
-    controls.addEventListener("input", () => request(state));
-    controls.addEventListener("change", () => request(state));
+    applyActive(state.fig); // a browser may have restored other values (back, reload) than the build's
+    for (const kind of ["input", "change"]) {
+      controls.addEventListener(kind, () => {
+        applyActive(state.fig);
+        request(state);
+      });
+    }
     for (const button of state.fig.querySelectorAll('[data-role="play"]')) setupPlay(state, button);
     for (const button of state.fig.querySelectorAll('[data-role="random-tokens"]')) setupRandomTokens(state, button);
   }

@@ -1,8 +1,8 @@
-// A display equation or a code block wider than the column scrolls sideways. A region that
+// A display equation, a code block or a figure's output table wider than the column scrolls sideways. A region that
 // scrolls must be reachable by keyboard and named for a screen reader (WCAG 2.1.1; axe's
 // scrollable-region-focusable), and only those that do scroll should add a tab stop: mark
 // exactly the overflowing ones, again whenever the column's width changes.
-const REGIONS = { ".katex-display": "Equation", "pre": "Code", ".attr": "Signature" };
+const REGIONS = { ".katex-display": "Equation", "pre": "Code", ".attr": "Signature", ".output-scroll": "Table" };
 
 function mark(el, name) {
   const scrolls = el.scrollWidth > el.clientWidth;

@@ -4,6 +4,7 @@ Add a demo by writing a module here that uses ``@register`` and importing it
 below; the site, the prerender step, the worker and the tests all find it.
 """
 
+from ._outputs import Output
 from ._registry import REGISTRY, Demo, Param, format_outputs, format_value, register, to_json_value
 from . import polarizer  # noqa: F401  (registers itself)
 from . import projection  # noqa: F401
@@ -28,4 +29,4 @@ from . import rank_drop  # noqa: F401
 from . import singular_routes  # noqa: F401
 from . import random_subspaces  # noqa: F401
 
-__all__ = ["REGISTRY", "Demo", "Param", "register", "to_json_value", "format_value", "format_outputs"]
+__all__ = ["REGISTRY", "Demo", "Param", "Output", "register", "to_json_value", "format_value", "format_outputs"]

@@ -19,6 +19,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._outputs import Output, legacy
+
 KINDS = ("range", "number", "select", "checkbox", "matrix", "tokens")
 
 
@@ -42,11 +44,39 @@ class Param:
     shape: tuple | None = None
     help: str = ""
     animate: bool = False  # the page adds play/pause that steps this range param (still under reduced motion)
+    #: When this control does anything: ``{"pairs": ["two"]}`` (that parameter holds one of these
+    #: values) or ``{"decay": {"not": [0]}}`` (any value but these); every entry must hold. Otherwise
+    #: the page disables it and shows ``inactive`` (default: "Only when <label> is <values>"); its
+    #: value is kept and still sent.
+    active_when: Any = None
+    inactive: str = ""
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"Param {self.name!r}: kind must be one of {KINDS}; got {self.kind!r}")
         self.validate(self.default)
+        if self.active_when is not None:
+            if not isinstance(self.active_when, dict) or not self.active_when:
+                raise ValueError(f"Param {self.name!r}: active_when must be a non-empty dict of parameter "
+                                 f"conditions; got {self.active_when!r}")
+            rules = {}
+            for other, rule in self.active_when.items():
+                if isinstance(rule, dict) and set(rule) == {"not"}:
+                    rules[other] = ("not", tuple(rule["not"]))
+                elif isinstance(rule, (list, tuple)) and rule:
+                    rules[other] = ("in", tuple(rule))
+                else:
+                    raise ValueError(f"Param {self.name!r}: active_when[{other!r}] must be a list of values or "
+                                     f"{{'not': [values]}}; got {rule!r}")
+            object.__setattr__(self, "active_when", tuple(rules.items()))
+
+    def active(self, params: dict) -> bool:
+        """Whether this control does anything when the demo's parameters are ``params`` (resolved)."""
+        for other, (how, values) in self.active_when or ():
+            hit = any(_same(params[other], v) for v in values)
+            if hit != (how == "in"):
+                return False
+        return True
 
     def validate(self, value):
         """Return ``value`` checked and normalised, or raise ValueError naming this parameter."""
@@ -107,7 +137,18 @@ class Param:
             out["shape"] = list(self.shape)
         if self.animate:
             out["animate"] = True
+        if self.active_when:
+            out["active_when"] = {other: {how: list(values)} for other, (how, values) in self.active_when}
+            out["inactive"] = self.inactive
         return out
+
+
+def _same(a, b) -> bool:
+    """Parameter values equal as the page compares them: numbers by value (0 == 0.0), else JSON."""
+    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real) and not isinstance(a, bool) \
+            and not isinstance(b, bool):
+        return float(a) == float(b)
+    return json.dumps(a) == json.dumps(b)
 
 
 @dataclass(frozen=True)
@@ -121,6 +162,37 @@ class Demo:
     outputs: tuple[str, ...]
     fn: Callable[..., dict] = field(repr=False)
     needs_models: bool = False  # the worker copies the shipped models (served at /models/) into Pyodide's files first
+    described: tuple[Output, ...] = ()  # what each output is and how the page prints it, by ``outputs``
+
+    def __post_init__(self):
+        known = {p.name: p for p in self.params}
+        for p in self.params:
+            for other, (how, values) in p.active_when or ():
+                if other not in known or other == p.name:
+                    raise ValueError(f"demo {self.name!r}: parameter {p.name!r} is active_when {other!r}, which is "
+                                     f"not another of its parameters {sorted(known)}")
+                for v in values:
+                    try:
+                        known[other].validate(v)
+                    except ValueError as exc:
+                        raise ValueError(f"demo {self.name!r}: parameter {p.name!r}: active_when {other!r}: {exc}") \
+                            from None
+                if not p.inactive:
+                    said = " or ".join(str(v) for v in values)
+                    note = f"Only when {known[other].label} is {'not ' if how == 'not' else ''}{said}"
+                    object.__setattr__(p, "inactive", note)
+        if not self.described:
+            object.__setattr__(self, "described", tuple(Output.of(k) for k in self.outputs))
+        if tuple(o.key for o in self.described) != tuple(self.outputs):
+            raise ValueError(f"demo {self.name!r}: outputs {list(self.outputs)} and their declarations "
+                             f"{[o.key for o in self.described]} differ")
+
+    def output(self, key: str) -> Output:
+        """The declaration of output ``key``."""
+        for o in self.described:
+            if o.key == key:
+                return o
+        raise ValueError(f"demo {self.name!r} has no output {key!r}; its outputs are {list(self.outputs)}")
 
     def resolve(self, params: dict | None = None) -> dict:
         """Defaults overlaid with ``params``, every value validated."""
@@ -139,54 +211,72 @@ class Demo:
         if set(outputs) != set(self.outputs):
             raise ValueError(f"demo {self.name!r} must return outputs {sorted(self.outputs)}; "
                              f"got {sorted(outputs)}")
-        return to_json_value({"figure": result["figure"], "outputs": outputs})
+        out = to_json_value({"figure": result["figure"], "outputs": outputs})
+        out["outputs"] = Outputs(out["outputs"], self)
+        return out
+
+    def format(self, outputs: dict) -> dict:
+        """``{key: HTML}``: each output as the page prints it (``Output.html``)."""
+        return {o.key: o.html(outputs[o.key], outputs) for o in self.described}
 
     def to_json(self) -> dict:
         return {"name": self.name, "title": self.title, "needs_models": self.needs_models,
-                "params": [p.to_json() for p in self.params], "outputs": list(self.outputs)}
+                "params": [p.to_json() for p in self.params], "outputs": list(self.outputs),
+                "output_info": {o.key: o.to_json() for o in self.described}}
+
+
+class Outputs(dict):
+    """A result's outputs (a plain dict to JSON) that remember their demo, so ``format_outputs``
+    prints each by its declaration wherever the result goes (the build, the worker's call)."""
+
+    __slots__ = ("demo",)
+
+    def __init__(self, values: dict, demo: Demo):
+        super().__init__(values)
+        self.demo = demo
 
 
 REGISTRY: dict[str, Demo] = {}
 
 
 def register(name: str, title: str, params, outputs, needs_models: bool = False):
-    """Decorator that adds ``fn`` to ``REGISTRY`` under ``name``."""
+    """Decorator that adds ``fn`` to ``REGISTRY`` under ``name``. ``outputs``: an ``Output`` per
+    key (what it is, how the page prints it), or bare keys."""
     def wrap(fn):
         if name in REGISTRY:
             raise ValueError(f"demo {name!r} is registered twice")
-        REGISTRY[name] = Demo(name, title, tuple(params), tuple(outputs), fn, needs_models)
+        described = tuple(Output.of(o) for o in outputs)
+        REGISTRY[name] = Demo(name, title, tuple(params), tuple(o.key for o in described), fn, needs_models,
+                              described)
         return fn
     return wrap
 
 
 def format_value(value) -> str:
-    """An output as the page prints it under its figure, the one formatter of every runtime: the
-    build prints the prerendered outputs with it and the browser's worker returns its text with
-    each result. Numbers to 4 significant digits (``|x| < 1e-10`` as 0), lists in brackets,
-    mappings as ``{key: value}`` in their own order; the exact JSON stays in ``data-value``.
+    """An undeclared output as plain text (``_outputs.legacy``): numbers to 4 significant digits,
+    lists in brackets, mappings as ``{key: value}``. Declared outputs print by ``Output.html``.
 
     >>> format_value({"b": [0.123456, 1e-05, 2e-12], "a": True, "n": 3000})
     '{b: [0.1235, 1e-05, 0], a: true, n: 3000}'
     """
-    kind = type(value)
-    if kind is float or kind is int:  # the common leaf first: the ABC checks below are slow in Pyodide
-        return "0" if abs(value) < 1e-10 else f"{float(value):.4g}"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {format_value(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        if all(type(v) is float for v in value):  # a row of a matrix: one loop, no recursion
-            return "[" + ", ".join("0" if abs(v) < 1e-10 else f"{v:.4g}" for v in value) + "]"
-        return "[" + ", ".join(format_value(v) for v in value) + "]"
-    if isinstance(value, bool) or value is None:
-        return json.dumps(value)
-    if isinstance(value, numbers.Real):
-        return "0" if abs(value) < 1e-10 else f"{float(value):.4g}"
-    return str(value)
+    return legacy(value)
 
 
 def format_outputs(outputs: dict) -> dict:
-    """``{key: format_value(value)}`` for every output of a result."""
-    return {key: format_value(value) for key, value in outputs.items()}
+    """``{key: HTML}`` for every output of a result, the one formatter of every runtime: the build
+    prints the prerendered outputs with it and the browser's worker returns it as a result's
+    ``text``. Outputs from ``Demo.run`` print by their demo's declarations (``Demo.format``);
+    a bare dict, value by value as escaped text.
+
+    >>> from headspace.demos import REGISTRY
+    >>> format_outputs(REGISTRY["polarizer"].run({"theta": 90})["outputs"])["transmission"]
+    '0.5'
+    """
+    demo = getattr(outputs, "demo", None)
+    if demo is not None:
+        return demo.format(outputs)
+    from html import escape
+    return {key: escape(legacy(value), quote=False) for key, value in outputs.items()}
 
 
 def to_json_value(obj, path="result"):

@@ -247,9 +247,11 @@ def model_param(help: str = "a shipped toy model: attention only, two layers"):
     return Param("model", "Model", "select", DEFAULT_MODEL, options=MODEL_NAMES, help=help)
 
 
-def mode_param(label: str = "Composition", help: str = "which input of the later head reads the earlier head's output"):
-    """The Q/K/V drop-down: which input of the later head reads the writer."""
-    return Param("mode", label, "select", "K", options=MODES, help=help)
+def mode_param(label: str = "Composition", help: str = "which input of the later head reads the earlier head's output",
+               **gate):
+    """The Q/K/V drop-down: which input of the later head reads the writer (``gate``: ``active_when``
+    and ``inactive``, see ``Param``)."""
+    return Param("mode", label, "select", "K", options=MODES, help=help, **gate)
 
 
 def step_param():

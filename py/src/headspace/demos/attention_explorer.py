@@ -27,7 +27,7 @@ from headspace.model import cross_entropy
 
 from . import _shipped
 from ._figure import COLORS, figure
-from ._registry import register
+from ._registry import Output, register
 
 #: attention 0 is the page itself (transparent), 1 the full accent colour: legible in both schemes
 ATTENTION_SCALE = [[0.0, "rgba(47,111,222,0)"], [1.0, "rgba(47,111,222,1)"]]
@@ -38,7 +38,17 @@ ATTENTION_SCALE = [[0.0, "rgba(47,111,222,0)"], [1.0, "rgba(47,111,222,1)"]]
     params=_shipped.sequence_params(
         "query", "Query position", last=-1,
         help="the position whose attention is outlined in every head (the last one if the sequence is shorter)"),
-    outputs=["patterns", "loss", "prev_token_scores", "induction_scores"],
+    outputs=[
+        Output("patterns", "attention patterns", "tensor",
+               "every head's attention weights, the heatmaps' values",
+               labels=("layers", "heads", "query positions", "key positions")),
+        Output("loss", "loss by position", "sequence",
+               "the loss (nats) of predicting the next token at each position", fold=True),
+        Output("prev_token_scores", "previous-token scores", "layer-head",
+               "each head's mean attention to the token just before the query"),
+        Output("induction_scores", "induction scores", "layer-head",
+               "each head's mean attention, in the repeat, to the token after the earlier copy of the query"),
+    ],
     needs_models=True,
 )
 def attention_explorer(tokens: list[int], query: int, model: str, step) -> dict:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._figure import COLORS, scatter, two_panels
-from ._registry import Param, register
+from ._registry import Output, Param, register
 from .projection import CLOUD, HIGHLIGHT
 
 
@@ -56,7 +56,10 @@ def _line(v: np.ndarray, reach: float) -> np.ndarray:
         Param("u1", "u₁ (write)", "range", -1.5, min=-3, max=3, step=0.1, help="W_up = [u₁; u₂]"),
         Param("u2", "u₂ (write)", "range", 1.0, min=-3, max=3, step=0.1, help="W_up = [u₁; u₂]"),
     ],
-    outputs=["matrix", "rank"],
+    outputs=[
+        Output("matrix", "W_up W_down", "matrix", "the 2 × 2 map from input x to output, through the 1-D hidden layer"),
+        Output("rank", "rank", "integer", "how many independent directions the map keeps: at most 1 through the bottleneck"),
+    ],
 )
 def bottleneck(d1: float, d2: float, u1: float, u2: float) -> dict:
     d, u = np.array([d1, d2]), np.array([u1, u2])

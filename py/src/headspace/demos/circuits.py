@@ -33,7 +33,7 @@ from headspace.circuits import copying_score, diagonal_top_fraction, full_ov_cir
 
 from . import _shipped
 from ._figure import COLORS, figure
-from ._registry import Param, register
+from ._registry import Output, Param, register
 from .token_path import path_matrix
 
 #: red positive, blue negative, zero transparent (the page's background in either scheme)
@@ -41,6 +41,8 @@ DIVERGING = [[0.0, "rgba(33,102,172,1)"], [0.4999, "rgba(33,102,172,0)"], [0.500
              [1.0, "rgba(178,24,43,1)"]]
 ALL_HEADS = (_shipped.PREV, _shipped.INDUCTION) + tuple(
     sorted(set(_shipped.HEAD1_OPTIONS[1:]) | set(_shipped.HEAD2_OPTIONS[1:])))
+#: The heads an earlier head can write to, in some shipped model: the path panel's controls act only on these.
+_LATER_HEADS = [h for h in ALL_HEADS if any(_shipped.parse_head(h, m)[0] > 0 for m in _shipped.MODEL_NAMES)]
 
 
 @register(
@@ -49,14 +51,23 @@ ALL_HEADS = (_shipped.PREV, _shipped.INDUCTION) + tuple(
         Param("head", "Head", "select", _shipped.INDUCTION, options=ALL_HEADS,
               help="layer.head; 'previous-token' and 'induction' are the model's heads with those roles"),
         Param("writer", "Writer for the path", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
-              help="an earlier head whose output this head reads (bottom right panel)"),
-        _shipped.mode_param("Path reads in", "which input of this head reads the writer: queries, keys or values"),
+              help="an earlier head whose output this head reads (bottom right panel)",
+              active_when={"head": _LATER_HEADS}, inactive="Only for a head after layer 0"),
+        _shipped.mode_param("Path reads in", "which input of this head reads the writer: queries, keys or values",
+                            active_when={"head": _LATER_HEADS}, inactive="Only for a head after layer 0"),
         _shipped.model_param(),
         _shipped.step_param(),
         Param("shown", "Tokens shown", "select", 32, options=(16, 32, 64, 128),
               help="the heatmaps show the first this many tokens; the outputs use every token"),
     ],
-    outputs=["copying_score", "ov_diag_rank", "qk_diag_rank"],
+    outputs=[
+        Output("copying_score", "copying score", "number",
+               "the OV circuit's eigenvalues summed over the sum of their sizes: 1 for a pure copying head"),
+        Output("ov_diag_rank", "OV diagonal share", "number",
+               "the share of tokens whose own logit is the one the OV circuit raises most"),
+        Output("qk_diag_rank", "QK diagonal share", "number",
+               "the share of query tokens whose top key is themselves"),
+    ],
     needs_models=True,
 )
 def circuits(head: str, writer: str, mode: str, model: str, step, shown: int) -> dict:

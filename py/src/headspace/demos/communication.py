@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._figure import COLORS, arrow, scatter, segments, two_panels
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 
 def unit(deg) -> np.ndarray:
@@ -90,12 +90,26 @@ _ANGLE = dict(min=0, max=180, step=1, unit="°")
               help="one writer and one reader, or two of each sharing the channel"),
         Param("write1", "Writer 1 writes at", "range", 20, **_ANGLE),
         Param("read1", "Reader 1 reads at", "range", 70, **_ANGLE),
-        Param("write2", "Writer 2 writes at", "range", 100, help="used with two pairs", **_ANGLE),
-        Param("read2", "Reader 2 reads at", "range", 150, help="used with two pairs", **_ANGLE),
+        Param("write2", "Writer 2 writes at", "range", 100, help="used with two pairs", **_ANGLE,
+              active_when={"pairs": ["two"]}, inactive="Only with two heads on each side"),
+        Param("read2", "Reader 2 reads at", "range", 150, help="used with two pairs", **_ANGLE,
+              active_when={"pairs": ["two"]}, inactive="Only with two heads on each side"),
         Param("message", "Message phase", "range", 30, min=0, max=360, step=2, unit="°", animate=True,
               help="the messages sent: m₁ = cos, m₂ = sin of this angle"),
     ],
-    outputs=["transfer", "singular_values", "principal_angles", "crosstalk"],
+    outputs=[
+        Output("transfer", "transfer matrix T", "matrix",
+               "what each reader (row) gets from each writer (column): cos(read angle − write angle); "
+               "with one pair, the gain", labels=("reader 1", "reader 2"), columns=("writer 1", "writer 2")),
+        Output("singular_values", "singular values", "vector",
+               "the gains of the independent routes through the channel (of T, largest first)"),
+        Output("principal_angles", "principal angles", "vector",
+               "the angles between the writers' directions and the readers' directions, smallest first",
+               unit="°", digits=4),
+        Output("crosstalk", "crosstalk", "vector",
+               "for each reader, the share of the power it receives that comes from the other writer",
+               labels=("reader 1", "reader 2")),
+    ],
 )
 def communication(pairs: str, write1: float, read1: float, write2: float, read2: float, message: float) -> dict:
     two = pairs == "two"

@@ -29,7 +29,7 @@ from headspace.composition import METRICS
 
 from . import _shipped
 from ._figure import COLORS, METRIC_COLORS, METRIC_DASH, scatter, two_panels
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 
 def step_range() -> list[float]:
@@ -69,7 +69,12 @@ def pair_over_training(model: str, mode: str, pair: tuple[int, int, int, int]) -
         Param("head2", "Later head (reads)", "select", _shipped.INDUCTION, options=_shipped.HEAD2_OPTIONS,
               help="layer.head; 'induction' is the model's induction head"),
     ],
-    outputs=["steps", "scores"],
+    outputs=[
+        Output("steps", "checkpoints", "steps", "the training steps at which the weights were saved"),
+        Output("scores", "scores over training", "series",
+               "the pair's score at each checkpoint, by every metric; causal is path ablation, in nats",
+               index="steps", fold=True),
+    ],
     needs_models=True,
 )
 def composition_over_training(model: str, mode: str, head1: str, head2: str) -> dict:

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _shipped
 from ._figure import COLORS, SCORE_SCALE, figure
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 _MODE_HELP = "which input of the later head reads the earlier head's output: query, key or value"
 
@@ -56,7 +56,11 @@ def top_pair(s: np.ndarray) -> list[int]:
         Param("step", "Training step", "select", "final", options=_shipped.STEP_OPTIONS,
               help="final weights, or a training checkpoint (a model's latest checkpoint not after this step)"),
     ],
-    outputs=["scores", "top_pair"],
+    outputs=[
+        Output("scores", "scores", "head-pairs", "every pair's score: the earlier head (row) writes, the later "
+               "head (column) reads; L0H1 is head 1 of layer 0 (0.1 in the figure)", fold=True),
+        Output("top_pair", "top pair", "head-pair", "the pair with the largest score, writer → reader"),
+    ],
     needs_models=True,
 )
 def composition_scores(model: str, mode: str, metric: str, step) -> dict:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._figure import COLORS, scatter, two_panels
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 _RING = np.stack([np.cos(np.linspace(0, 2 * np.pi, 36, endpoint=False)),
                   np.sin(np.linspace(0, 2 * np.pi, 36, endpoint=False))])
@@ -78,10 +78,21 @@ def basis_params(rotation: float, scale: float, axis: str) -> list[Param]:
         Param("view", "Circuit", "select", "OV", options=("OV", "QK"),
               help="OV: a bottleneck's output; QK: attention scores"),
         Param("dual", "Keys change by Aᵀ (QK)", "checkbox", False,
-              help="in the QK view, change the keys by Aᵀ instead of A⁻¹"),
+              help="in the QK view, change the keys by Aᵀ instead of A⁻¹",
+              active_when={"view": ["QK"]}, inactive="Only when Circuit is QK"),
     ],
-    outputs=["A", "orthogonal", "max_hidden_change", "max_output_change", "max_score_change",
-             "max_score_change_dual"],
+    outputs=[
+        Output("A", "A", "matrix", "the change of hidden basis: rotation × reflection × shear × stretch"),
+        Output("orthogonal", "A orthogonal", "boolean", "whether AᵀA = I: a rotation, or a rotation and a reflection"),
+        Output("max_hidden_change", "largest hidden change", "number",
+               "the largest change of any hidden coordinate of the ring, from y to A⁻¹y"),
+        Output("max_output_change", "largest output change", "number",
+               "the largest change of any output coordinate: rounding error only", floor=0),
+        Output("max_score_change", "largest score change", "number",
+               "the largest change of any attention score when queries and keys both change by A⁻¹"),
+        Output("max_score_change_dual", "largest score change, keys by Aᵀ", "number",
+               "the same when the keys change by Aᵀ instead: rounding error only", floor=0),
+    ],
 )
 def hidden_symmetry(rotation: float, scale: float, shear: float, flip: bool, view: str, dual: bool) -> dict:
     a = basis_change(rotation, scale, shear, flip)

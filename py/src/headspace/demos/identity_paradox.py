@@ -51,7 +51,7 @@ import numpy as np
 from headspace.composition import composition_score, random_baseline
 
 from ._figure import COLORS, figure, scatter
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 #: The dimensions offered: powers of two from 1 to 1024 (a log scale).
 DIMS = tuple(2 ** p for p in range(11))
@@ -112,7 +112,17 @@ def _row(d: int) -> tuple:
         Param("d", "Dimension d", "select", 64, options=DIMS,
               help="size of the identity matrix I_d (and of the all-ones matrix J_d)"),
     ],
-    outputs=list(KEYS),
+    outputs=[
+        Output("frobenius", "frobenius of I", "number", "the Frobenius score of the identity with itself: d^−1/2"),
+        Output("frobenius_baseline", "frobenius_baseline of I", "number",
+               "the Frobenius score minus the mean score of random pairs of the same size"),
+        Output("svd_bound", "svd_bound of I", "number", "the score with the singular-value bound as denominator"),
+        Output("subspace", "subspace of I", "number", "how much of the write space lies in the read space"),
+        Output("random_frobenius", "frobenius of random pairs", "number",
+               "the mean Frobenius score of pairs of random Gaussian d × d matrices"),
+        Output("rank_one_frobenius", "frobenius of J", "number",
+               "the Frobenius score of the all-ones matrix J with itself"),
+    ],
 )
 def identity_paradox(d: int) -> dict:
     outputs = dict(zip(KEYS, _row(d)))

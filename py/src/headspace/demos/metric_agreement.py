@@ -28,7 +28,7 @@ from headspace.composition import METRICS
 from . import _shipped
 from ._figure import COLORS, METRIC_COLORS, METRIC_DASH, figure, scatter
 from .composition_over_training import step_range
-from ._registry import register
+from ._registry import Output, register
 
 
 def agreement(model: str, step, mode: str) -> dict:
@@ -52,7 +52,14 @@ def _agreement(where: str, model: str, step, mode: str) -> tuple:
         _shipped.model_param(),
         _shipped.mode_param(),
     ],
-    outputs=["steps", "rank_correlation", "final"],
+    outputs=[
+        Output("steps", "checkpoints", "steps", "the training steps at which the weights were saved"),
+        Output("rank_correlation", "rank correlation over training", "series",
+               "Spearman's rank correlation of each score with path ablation over all pairs, at each checkpoint",
+               index="steps", fold=True),
+        Output("final", "rank correlation, final weights", "mapping",
+               "the same correlation for the final weights"),
+    ],
     needs_models=True,
 )
 def metric_agreement(model: str, mode: str) -> dict:

@@ -50,7 +50,7 @@ from headspace.composition import METRICS, composition_score
 from headspace.symmetry import adversarial_basis, random_orthogonal
 
 from ._figure import METRIC_COLORS, two_panels
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 D_MODEL = 8
 D_VOCAB = 16
@@ -114,9 +114,12 @@ def _scores(angle, decay, order, rank, stretch, seed) -> tuple:
         Param("angle", "Angle between write and read spaces", "range", 30, min=0, max=90, step=1, unit="°",
               help="every principal angle between the space A writes and the space B reads"),
         Param("decay", "Singular-value decay", "range", 0.5, min=0, max=2, step=0.05,
-              help="singular values fall as exp(-decay·i); 0 makes them all equal"),
+              help="singular values fall as exp(-decay·i); 0 makes them all equal",
+              active_when={"rank": [2, 3, 4]}, inactive="Only with rank 2 or more"),
         Param("order", "Orders of singular values", "select", "same", options=("same", "reversed"),
-              help="whether A's loudest written direction is B's most heeded read direction"),
+              help="whether A's loudest written direction is B's most heeded read direction",
+              active_when={"rank": [2, 3, 4], "decay": {"not": [0]}},
+              inactive="Only with rank 2 or more and decay above 0"),
         Param("rank", "Rank of each head", "range", 2, min=1, max=4, step=1,
               help="number of directions each head writes or reads (d_model = 8)"),
         Param("stretch", "Residual basis change (condition number)", "select", 1, options=(1, 10, 100, 1000),
@@ -124,7 +127,12 @@ def _scores(angle, decay, order, rank, stretch, seed) -> tuple:
         Param("seed", "Seed of the trials", "range", 0, min=0, max=9, step=1,
               help="seeds the axiom table's random trials and the basis change"),
     ],
-    outputs=["scores", "axioms"],
+    outputs=[
+        Output("scores", "scores", "mapping", "the composition score of A with B, by every metric"),
+        Output("axioms", "axioms met", "axioms",
+               "which metric meets which axiom: ✓ proved, ✓? no counterexample in the trials, ✗ a counterexample",
+               fold=True),
+    ],
 )
 def metric_lab(angle: float, decay: float, order: str, rank: int, stretch: int, seed: int) -> dict:
     s = dict(_scores(float(angle), float(decay), order, int(rank), stretch, int(seed)))

@@ -42,7 +42,7 @@ from headspace.composition import all_composition_scores
 
 from . import _shipped
 from ._figure import COLORS, scatter, two_panels
-from ._registry import Param, register
+from ._registry import Output, Param, register
 from .residual_basis import mean_loss
 
 #: The shipped model with RMSNorm (the first, if the manifest lists several).
@@ -118,7 +118,15 @@ def first_reorder(curve: np.ndarray) -> float | None:
         _shipped.mode_param(),
         Param("seed", "Seed of the direction", "range", 0, min=0, max=9, step=1),
     ],
-    outputs=["loss_change", "first_reorder_condition", "scores"],
+    outputs=[
+        Output("loss_change", "loss change", "number",
+               "how much the loss on the fixed batch changes at this condition number", unit=" nats"),
+        Output("first_reorder_condition", "top pair first changes at", "number",
+               "the condition number at which the pair on top before the stretch first loses the top place",
+               none="not up to 100"),
+        Output("scores", "scores", "head-pairs",
+               "every pair's frobenius score at this condition number: writer (row) → reader (column)", fold=True),
+    ],
     needs_models=True,
 )
 def norm_symmetry(stretch: str, log_condition: float, mode: str, seed: int) -> dict:

@@ -26,7 +26,7 @@ from headspace.paths import BIAS, DIRECT, VIRTUAL, path_terms
 
 from . import _shipped
 from ._figure import COLORS, figure
-from ._registry import register
+from ._registry import Output, register
 
 
 @register(
@@ -34,7 +34,12 @@ from ._registry import register
     params=_shipped.sequence_params(
         "position", "Position", last=-2,
         help="where the next token is predicted (the last but one if the sequence is shorter)"),
-    outputs=["terms", "ablated_loss"],
+    outputs=[
+        Output("terms", "contribution", "paths",
+               "how much each path adds to the logit of the true next token; the terms sum to the logit", fold=True),
+        Output("ablated_loss", "loss without it", "paths",
+               "the loss (nats) at this position with that one term removed, attention held fixed", fold=True),
+    ],
     needs_models=True,
 )
 def path_expansion(tokens: list[int], position: int, model: str, step) -> dict:

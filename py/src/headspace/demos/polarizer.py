@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import optics
 from ._figure import COLORS, figure, line_through, point_cloud, scatter
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 _LIGHT = point_cloud(200, seed=4)
 
@@ -14,7 +14,12 @@ _LIGHT = point_cloud(200, seed=4)
 @register(
     "polarizer", "A polariser is a rank-1 projection",
     params=[Param("theta", "Polariser angle θ", "range", 30, min=0, max=180, step=1, unit="°")],
-    outputs=["jones", "transmission"],
+    outputs=[
+        Output("jones", "Jones matrix", "matrix",
+               "the 2 × 2 matrix the filter applies to a field (E_x, E_y): a projection onto its axis"),
+        Output("transmission", "transmitted fraction", "number",
+               "the share of unpolarised light's intensity that gets through"),
+    ],
 )
 def polarizer(theta: float) -> dict:
     jones = optics.jones_polarizer(theta)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._figure import COLORS, rounded, scatter, segments, two_panels
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 STEPS = 240  # frames in one loop of the wiggle
 _N = 60
@@ -94,7 +94,7 @@ def points_at(t: int) -> np.ndarray:
         Param("t", "Time", "range", 0, min=0, max=STEPS - 1, step=1, animate=True,
               help="frame of the points' random walk"),
     ],
-    outputs=["matrix"],
+    outputs=[Output("matrix", "W", "matrix", "the 1 × 2 matrix [w₁ w₂] that reads a point x as y = W x")],
 )
 def projection_2d_1d(w1: float, w2: float, orient: bool, t: int) -> dict:
     w = np.array([w1, w2])
@@ -138,7 +138,7 @@ _SCALE = [[0.0, COLORS["blue"]], [1.0, COLORS["orange"]]]
         Param("u1", "u₁", "range", -1.5, min=-4, max=4, step=0.1, help="first entry of the 2×1 matrix U"),
         Param("u2", "u₂", "range", 3.2, min=-4, max=4, step=0.1, help="second entry of the 2×1 matrix U"),
     ],
-    outputs=["matrix"],
+    outputs=[Output("matrix", "U", "matrix", "the 2 × 1 matrix [u₁; u₂] that writes a value y as x = U y")],
 )
 def projection_1d_2d(u1: float, u2: float) -> dict:
     u = np.array([u1, u2])

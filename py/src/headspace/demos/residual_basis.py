@@ -51,7 +51,7 @@ from headspace.model import cross_entropy
 
 from . import _shipped
 from ._figure import COLORS, SCORE_SCALE, figure
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 #: Two orderings differ only if a gap of more than this share of the largest score changes sign.
 ORDER_RTOL = 1e-9
@@ -132,7 +132,16 @@ def is_symmetry(m) -> bool:
         Param("permute", "Permute the axes", "checkbox", False, help="relabel the residual axes at random"),
         Param("seed", "Seed of the frame", "range", 0, min=0, max=9, step=1),
     ],
-    outputs=["loss_before", "loss_after", "max_logit_change", "scores_before", "scores_after", "order_changed"],
+    outputs=[
+        Output("loss_before", "loss before", "number", "the model's loss on the site's fixed batch", unit=" nats"),
+        Output("loss_after", "loss after", "number", "the same after the change of basis T", unit=" nats"),
+        Output("max_logit_change", "largest logit change", "number",
+               "the largest change of any logit on that batch: rounding error only", floor=0),
+        Output("scores_before", "scores before", "head-pairs",
+               "every pair's score before T: writer (row) → reader (column)", fold=True),
+        Output("scores_after", "scores after", "head-pairs", "every pair's score after T", fold=True),
+        Output("order_changed", "ranking changed", "boolean", "whether any two pairs swapped places in the ranking"),
+    ],
     needs_models=True,
 )
 def residual_basis(model: str, metric: str, mode: str, rotation: float, log_condition: float, shear: float,

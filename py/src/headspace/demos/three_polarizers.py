@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import optics
 from ._figure import COLORS, arrow, figure, line_through, scatter, segments
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 
 def _unit(deg: float) -> np.ndarray:
@@ -37,7 +37,12 @@ def _unit(deg: float) -> np.ndarray:
         Param("theta3", "Last polariser θ₃", "range", 90, min=0, max=180, step=1, unit="°"),
         Param("middle", "Middle polariser in", "checkbox", True),
     ],
-    outputs=["matrix", "transmission"],
+    outputs=[
+        Output("matrix", "Jones matrix of the stack", "matrix",
+               "the product of the filters' matrices, last times first: what the stack does to a field"),
+        Output("transmission", "transmitted fraction", "number",
+               "the intensity after the last filter, as a fraction of what left the first"),
+    ],
 )
 def three_polarizers(theta1: float, theta2: float, theta3: float, middle: bool) -> dict:
     angles = [theta1, theta2, theta3] if middle else [theta1, theta3]

@@ -29,7 +29,7 @@ from headspace.composition import composition_score, token_path as _token_path
 
 from . import _shipped
 from ._figure import figure
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 SCALE = [[0.0, "#2166ac"], [0.5, "#f7f7f7"], [1.0, "#b2182b"]]
 
@@ -65,7 +65,11 @@ def _check_layers(writer, reader):
         Param("tokens", "Tokens shown", "select", 32, options=(16, 32, 64, 128),
               help="the heatmap shows the first this many tokens; the outputs use every token"),
     ],
-    outputs=["copying_fraction", "token_score"],
+    outputs=[
+        Output("copying_fraction", "copying fraction", "number",
+               "the share of row tokens whose largest entry is their own column (on the diagonal)"),
+        Output("token_score", "token score", "number", "the token metric of this pair of heads"),
+    ],
     needs_models=True,
 )
 def token_path(model: str, mode: str, head1: str, head2: str, step, tokens: int) -> dict:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._figure import figure
-from ._registry import register
+from ._registry import Output, register
 from .hidden_symmetry import basis_change, basis_params
 from .residual_basis import CELL_INK
 
@@ -55,8 +55,16 @@ def transformed(T: np.ndarray) -> dict:
 @register(
     "transform-rules", "How OV, QK and their product move under a change of residual basis",
     params=basis_params(rotation=0, scale=2.0, axis="residual"),
-    outputs=["T", "ov_after", "qk_after", "composite_after", "token_change", "frobenius_before",
-             "frobenius_after"],
+    outputs=[
+        Output("T", "T", "matrix", "the change of residual basis: rotation × reflection × shear × stretch"),
+        Output("ov_after", "W_OV after", "matrix", "the writer's OV circuit in the new basis: T W_OV T⁻¹"),
+        Output("qk_after", "W_QK after", "matrix", "the reader's QK circuit in the new basis: T⁻ᵀ W_QK T⁻¹"),
+        Output("composite_after", "W_QK W_OV after", "matrix", "their product in the new basis: T⁻ᵀ W_QK W_OV T⁻¹"),
+        Output("token_change", "largest token-space change", "number",
+               "the largest change of any entry of W_Eᵀ W_QK W_OV W_E: rounding error only", floor=0),
+        Output("frobenius_before", "frobenius before", "number", "the pair's Frobenius composition score before T"),
+        Output("frobenius_after", "frobenius after", "number", "the same score after the change of basis T"),
+    ],
 )
 def transform_rules(rotation: float, scale: float, shear: float, flip: bool) -> dict:
     T = basis_change(rotation, scale, shear, flip)

@@ -1,0 +1,133 @@
+"""Figures a keyboard can use, and controls that say when they do nothing.
+
+- Tab from the top of each article reaches every enabled control of every figure; each shows a
+  visible focus indicator (its computed outline or box-shadow differs from when it is not
+  focused); arrow keys move a slider and a drop-down, and once Python is ready the figure
+  re-renders with the native outputs.
+- A control the registry declares inactive in the current state is disabled, says why in a
+  visible note it is described by, and follows the control that switches it at once, before
+  Python is ready too; its value is kept and still sent to Python.
+- Outputs print Python's own text (format_outputs), live as at build time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from headspace.demos import REGISTRY
+from support import assert_json_close
+from test_every_demo import AS_PARSED, PUBLIC, READ_PARAMS, article_paths, printed, printed_for
+from test_polarizer import BOOT_MS, output_values, wait_ready
+
+pytestmark = pytest.mark.browser
+
+# Every enabled, visible control of the figures (what Tab must reach), each marked with a key.
+CONTROLS = """() => [...document.querySelectorAll('figure.demo')].flatMap(f =>
+  [...f.querySelectorAll('.demo-controls input, .demo-controls select, .demo-controls button, .demo-outputs summary')]
+    .filter(el => !el.disabled && el.offsetParent !== null)
+    .map((el, i) => (el.dataset.kb = `${f.id}/${el.name || el.dataset.for || el.tagName.toLowerCase()}/${i}`)))"""
+RING = "el => { const s = getComputedStyle(el); return [s.outlineStyle, s.outlineWidth, s.outlineColor, s.boxShadow].join(' | '); }"
+ACTIVE = f"""() => {{ const el = document.activeElement;
+  return el && el.dataset.kb ? {{key: el.dataset.kb, ring: ({RING})(el)}} : null; }}"""
+RING_OF = "key => (" + RING + ")(document.querySelector(`[data-kb='${key}']`))"
+
+
+def tab_through(page, limit=600) -> dict[str, str]:
+    """{control key: its computed ring while focused} for every figure control Tab reaches."""
+    page.locator("body").focus()
+    page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
+    reached = {}
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        now = page.evaluate(ACTIVE)
+        if now:
+            reached.setdefault(now["key"], now["ring"])
+        elif page.evaluate("() => document.activeElement === document.body"):
+            break  # past the end of the page
+    return reached
+
+
+@pytest.mark.parametrize("slug", article_paths(PUBLIC))
+def test_every_control_is_reachable_visible_and_usable_by_keyboard(page, site_url, slug):
+    page.goto(f"{site_url}/posts/{slug}/")
+    if not page.locator("figure.demo").count():
+        pytest.skip("no figures")
+    wait_ready(page)
+    want = page.evaluate(CONTROLS)
+    reached = tab_through(page)
+    missing = [k for k in want if k not in reached]
+    assert not missing, f"{slug}: Tab never reaches {missing[:5]}"
+    page.evaluate("() => document.activeElement.blur()")
+    for key in want:
+        unfocused = page.evaluate(RING_OF, key)
+        assert reached[key] != unfocused, f"{slug}: {key} looks the same focused and not ({unfocused})"
+
+    # Usable: arrow keys move the first enabled slider and drop-down of each figure, and the figure
+    # re-renders with the native outputs for what the page now holds.
+    for fig in page.locator("figure.demo").all():
+        name = fig.get_attribute("data-demo")
+        for kind in ("input[type=range]", "select"):
+            control = fig.locator(f".demo-controls {kind}:not([disabled])").first
+            if not control.count():
+                continue
+            before_value = control.evaluate("el => el.value")
+            before = int(fig.get_attribute("data-render-count"))
+            control.focus()
+            page.keyboard.press("ArrowRight" if kind.startswith("input") else "ArrowDown")
+            if control.evaluate("el => el.value") == before_value:  # at its end: go the other way
+                page.keyboard.press("ArrowLeft" if kind.startswith("input") else "ArrowUp")
+            assert control.evaluate("el => el.value") != before_value, f"{slug} {name}: {kind} ignores the keys"
+            page.wait_for_function(
+                "([id, n]) => Number(document.getElementById(id).dataset.renderCount) > n",
+                arg=[fig.get_attribute("id"), before], timeout=BOOT_MS)
+            params = fig.evaluate(READ_PARAMS)
+            settle(page, fig)
+            assert_json_close(output_values(fig), REGISTRY[name].run(params)["outputs"], path=f"{name}{params}")
+
+
+def settle(page, fig):
+    """Wait until no request of this figure is in flight or queued (the last key press is drawn)."""
+    page.wait_for_timeout(50)
+    last = -1
+    for _ in range(200):
+        count = int(fig.get_attribute("data-render-count"))
+        if count == last:
+            return
+        last = count
+        page.wait_for_timeout(150)
+
+
+def test_inactive_controls_follow_their_switch(page, site_url):
+    page.goto(f"{site_url}/posts/composition-and-subspaces/")
+    fig = page.locator('figure.demo[data-demo="communication"]').first
+    write2 = fig.locator('input[name="write2"]')
+    note = fig.locator("#" + write2.get_attribute("id") + "-why")
+    # Before Python is ready: one pair, so Writer 2 does nothing, is disabled and says why.
+    assert write2.is_disabled() and note.is_visible()
+    assert "two heads" in note.text_content()
+    assert write2.get_attribute("aria-describedby") == note.get_attribute("id")
+    # Two pairs chosen by keyboard: enabled at once, whatever Python is doing.
+    fig.locator('select[name="pairs"]').focus()
+    page.keyboard.press("ArrowDown")
+    assert fig.evaluate(READ_PARAMS)["pairs"] == "two"
+    assert write2.is_enabled() and not note.is_visible() and write2.get_attribute("aria-describedby") is None
+    # Back to one pair: disabled again, its value kept and still sent.
+    write2.evaluate("el => { el.value = '40'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
+    page.keyboard.press("ArrowUp")
+    assert write2.is_disabled() and note.is_visible()
+    params = fig.evaluate(READ_PARAMS)
+    assert params["pairs"] == "one" and params["write2"] == 40
+    wait_ready(page)
+    settle(page, fig)
+    params = fig.evaluate(READ_PARAMS)
+    native = REGISTRY["communication"].run(params)["outputs"]
+    assert_json_close(output_values(fig), native)
+    assert printed(fig) == fig.evaluate(AS_PARSED, printed_for("communication", output_values(fig), native))
+
+
+def test_hidden_symmetry_dual_waits_for_the_qk_view(page, site_url):
+    page.goto(f"{site_url}/posts/composition-and-subspaces/")
+    ov, qk = page.locator('figure.demo[data-demo="hidden-symmetry"]').all()[:2]
+    assert ov.locator('input[name="dual"]').is_disabled()
+    assert qk.locator('input[name="dual"]').is_enabled()      # placed with view="QK"
+    assert "QK" in ov.locator('[data-role="inactive"]').text_content()
