@@ -144,6 +144,13 @@ def legend_words(demos_data: dict, fig: Node, page: Path) -> str:
     return " ".join(words).lower()
 
 
+def prose(node: Node) -> str:
+    """A caption's own words: without its maths and the figure's labels it quotes (a control
+    labelled "Faint direction ε" names a control, not a mark)."""
+    return " ".join(prose(n) if isinstance(n, Node) else n for n in node.children
+                    if not (isinstance(n, Node) and {"katex", "ref-control", "ref-output"} & set(n.classes())))
+
+
 def all_figures():
     for path in built_pages():
         page = parse(path)
@@ -191,8 +198,7 @@ def test_captions_name_no_colour_the_figure_does_not(demos_data):
         if cap is None:
             continue
         seen += 1
-        text = " ".join(n.text() if isinstance(n, Node) else n for n in cap.children
-                        if not (isinstance(n, Node) and "katex" in n.classes())).lower()
+        text = prose(cap).lower()
         key = legend_words(demos_data, fig, path)
         for word in COLOURS:
             if re.search(rf"\b{word}\b", text) and not re.search(rf"\b{word}\b", key):

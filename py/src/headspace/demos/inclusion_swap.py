@@ -33,7 +33,7 @@ from headspace.axioms import principal_angles
 from headspace.composition import composition_score
 
 from ._figure import COLORS, figure, scatter
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 #: Numerical rank tolerance of the subspace score. The default, max(shape) * eps, can count the rounding
 #: left in a stretched rank-1 reader (a second singular value near 5e-16 of the first) as a direction.
@@ -65,7 +65,19 @@ def _unit(v: np.ndarray) -> np.ndarray:
         Param("stretch", "Stretch", "range", 0.0, min=0.0, max=1.0, step=0.05,
               help="how much of the change of basis T is applied: 0 none, 1 all"),
     ],
-    outputs=["angles", "counting", "subspace", "condition"],
+    outputs=[
+        Output("angles", "angle to each read line", "vector",
+               "the angle between the writer's line and the line each reader reads", unit="°",
+               labels=("reader B", "reader D")),
+        Output("counting", "counting score", "vector",
+               "rank(AB) / rank(A): the share of the writer's space a reader does not discard",
+               labels=("reader B", "reader D")),
+        Output("subspace", "subspace score", "vector",
+               "the mean squared cosine of the angles between the writer's and each reader's spaces",
+               labels=("reader B", "reader D")),
+        Output("condition", "condition number of the stretch", "number",
+               "the largest stretch of the applied change of basis over its smallest: 1 is no change"),
+    ],
 )
 def inclusion_swap(phi: float, stretch: float) -> dict:
     ex = _swap(phi, d_model=2)

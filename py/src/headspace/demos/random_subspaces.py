@@ -27,7 +27,7 @@ import numpy as np
 from headspace.axioms import principal_angles
 
 from ._figure import COLORS, figure, scatter
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 _CURVE = np.linspace(0.0, 90.0, 91)
 
@@ -49,7 +49,15 @@ def spaces(n: int, k: int, shared: int, seed: int):
         Param("k", "Head dimensions k", "select", 64, options=(4, 16, 64)),
         Param("seed", "Seed", "range", 0, min=0, max=9, step=1, help="another random pair of spaces"),
     ],
-    outputs=["principal_angles", "mean_cos2", "chance"],
+    outputs=[
+        Output("principal_angles", "principal angles", "vector",
+               "the k angles between the writer's and the reader's spaces, smallest first", unit="°",
+               fold=True),
+        Output("mean_cos2", "mean cos²", "number",
+               "the mean squared cosine of the principal angles: the subspace score of the pair"),
+        Output("chance", "chance k/n", "number",
+               "the mean squared cosine expected of two spaces placed at random"),
+    ],
 )
 def random_subspaces(shared: int, n: int, k: int, seed: int) -> dict:
     W, R = spaces(n, k, shared, seed)

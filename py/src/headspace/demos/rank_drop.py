@@ -32,7 +32,7 @@ from headspace.axioms import axiom_3_as_posed_counterexample as _pair
 from headspace.composition import composition_score
 
 from ._figure import COLORS, scatter, two_panels
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 EPS_MAX = 0.5
 _GRID = np.linspace(EPS_MAX / 50, EPS_MAX, 50)              # eps > 0: the curves (eps = 0 is drawn apart)
@@ -61,7 +61,13 @@ def scores(eps, delta: float) -> dict:
         Param("delta", "Tilt δ", "range", 10, min=2, max=40, step=1, unit="°",
               help="writer A₂'s loud direction lies 90° − δ from the read space"),
     ],
-    outputs=["subspace", "frobenius"],
+    outputs=[
+        Output("subspace", "subspace score", "vector",
+               "each writer's mean squared cosine to the read space, at the chosen ε",
+               labels=("writer A₁", "writer A₂")),
+        Output("frobenius", "Frobenius score", "vector",
+               "each writer's ‖AB‖ / (‖A‖ ‖B‖), at the chosen ε", labels=("writer A₁", "writer A₂")),
+    ],
 )
 def rank_drop(eps: float, delta: float) -> dict:
     every = scores(np.concatenate([[eps, 0.0], _GRID]), delta)     # the chosen eps, the limit, the curves

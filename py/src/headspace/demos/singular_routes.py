@@ -32,7 +32,7 @@ import numpy as np
 from headspace.composition import composition_score
 
 from ._figure import COLORS, SCORE_SCALE, two_panels
-from ._registry import Param, register
+from ._registry import Output, Param, register
 
 R = 4
 _LABELS = [str(i + 1) for i in range(R)]
@@ -58,7 +58,16 @@ def heads(turn: float, decay: float, order: str):
         Param("order", "Reader's order", "select", "same", options=("same", "reversed"),
               help="same: the reader's loudest input direction meets the writer's loudest output"),
     ],
-    outputs=["routes", "frobenius", "svd_bound"],
+    outputs=[
+        Output("routes", "routes M", "matrix",
+               "what each of the writer's output directions (row) sends along each of the reader's input "
+               "directions (column): σᵢ cos(angle) τⱼ",
+               labels=("writer 1", "writer 2", "writer 3", "writer 4"),
+               columns=("reader 1", "reader 2", "reader 3", "reader 4")),
+        Output("frobenius", "Frobenius score", "number", "the product's size over the largest any heads of these sizes reach: ‖AB‖ / (‖A‖ ‖B‖)"),
+        Output("svd_bound", "SVD-bound score", "number",
+               "‖AB‖ over the largest it can be for these singular values, ‖σ τ‖"),
+    ],
 )
 def singular_routes(turn: float, decay: float, order: str) -> dict:
     A, B, sigma, tau, G = heads(turn, decay, order)
