@@ -351,3 +351,30 @@ def test_agreement_is_the_rank_correlation_of_the_heatmaps():
     for metric in METRICS:
         got = pick(run("composition-scores", model=list_models()[1], mode="V", metric=metric, step=1200)["scores"])
         assert out["rank_correlation"][metric][i] == pytest.approx(rank_correlation(got, truth), abs=1e-12)
+
+
+# --- colour-bar ticks (composition-scores, token-path) -----------------------------------------
+
+def test_colorbar_ticks_mark_the_ends_at_fixed_places_with_labels_of_one_width():
+    from headspace.demos._figure import colorbar_ticks
+    for lo, hi in [(0, 0.207), (0, 0.236), (-27.7, 27.7), (-173.4, 173.4), (-2.5, 3.1)]:
+        t = colorbar_ticks(lo, hi)
+        assert t["tickvals"][0] == lo and t["tickvals"][-1] == hi
+        np.testing.assert_allclose(np.diff(t["tickvals"]), (hi - lo) / 4)     # evenly spaced: fixed places
+        for v, text in zip(t["tickvals"], t["ticktext"]):
+            shown = text.rstrip("\u2007\u2008").replace("\u2212", "-")
+            assert float(shown) == pytest.approx(v, abs=0.5001 * 10 ** -max(0, 2 - int(np.floor(np.log10(max(abs(lo), abs(hi)))))))
+            # four digit widths and one point width after the sign, whatever the range
+            assert sum(c.isdigit() or c == "\u2007" for c in text) == 4 and sum(c in ".\u2008" for c in text) == 1
+    fig = REGISTRY["token-path"].run({})["figure"]["data"][0]
+    assert fig["colorbar"]["tickvals"][0] == fig["zmin"] and fig["colorbar"]["tickvals"][-1] == fig["zmax"]
+    fig = REGISTRY["composition-scores"].run({})["figure"]["data"][0]
+    assert fig["colorbar"]["tickvals"][0] == fig["zmin"] and fig["colorbar"]["tickvals"][-1] == fig["zmax"]
+
+
+@pytest.mark.parametrize("lo,hi,n,name", [(1.0, 1.0, 5, "lo"), (2.0, 1.0, 5, "lo"), (0.0, float("nan"), 5, "hi"),
+                                          (0.0, 1.0, 1, "n")])
+def test_colorbar_ticks_bad_input_names_the_argument(lo, hi, n, name):
+    from headspace.demos._figure import colorbar_ticks
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        colorbar_ticks(lo, hi, n)

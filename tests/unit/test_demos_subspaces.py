@@ -68,6 +68,21 @@ def test_projection_up_matrix_is_the_params_and_output_is_a_line(u1, u2):
     assert np.linalg.matrix_rank(z, tol=1e-4) <= 1     # every written point lies on one line
 
 
+
+@given(u1=st.floats(-4, 4), u2=st.floats(-4, 4))
+@settings(max_examples=40, deadline=None)
+def test_projection_up_range_is_fixed_and_holds_every_point(u1, u2):
+    """One 2-D range for every (u1, u2) the sliders reach, so a drag never changes the axes."""
+    fig = REGISTRY["projection-1d-2d"].run({"u1": u1, "u2": u2})["figure"]
+    lay = fig["layout"]
+    assert lay["xaxis2"]["range"] == lay["yaxis2"]["range"] == list(
+        REGISTRY["projection-1d-2d"].run({})["figure"]["layout"]["xaxis2"]["range"])
+    reach = lay["xaxis2"]["range"][1]
+    z = np.array([fig["data"][-1]["x"], fig["data"][-1]["y"]])
+    assert np.abs(z).max() <= reach
+    # the farthest point the sliders reach (u = (4, 4), y = 2) fits with under a quarter to spare
+    assert 2 * 4 * np.sqrt(2) <= reach < 1.25 * 2 * 4 * np.sqrt(2)
+
 # --- bottleneck ---------------------------------------------------------------
 
 @given(d1=weight, d2=weight, u1=weight, u2=weight)

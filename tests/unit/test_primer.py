@@ -134,6 +134,51 @@ def test_diag_ranks_count_tokens_whose_own_entry_wins():
     assert out["qk_diag_rank"] == sum(int(np.argmax(row) == i) for i, row in enumerate(qk)) / len(qk)
 
 
+
+def _structure(fig: dict):
+    """What of a figure plotly must draw anew when it changes: everything but data and texts."""
+    lay = {k: v for k, v in fig["layout"].items() if k not in ("title", "annotations")}
+    notes = [{k: v for k, v in a.items() if k != "text"} for a in fig["layout"]["annotations"]]
+    traces = [(t["type"], t.get("xaxis"), t.get("yaxis"), t["name"], t.get("hovertemplate")) for t in fig["data"]]
+    return lay, notes, traces
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_circuits_every_head_has_the_same_panels_and_axes(name):
+    """Switching heads (layer 0 or 1) changes only data and texts, so the page redraws in place."""
+    figs = {head: REGISTRY["circuits"].run({"head": head, "model": name})["figure"]
+            for head in REGISTRY["circuits"].params[0].options}
+    first = _structure(next(iter(figs.values())))
+    assert all(_structure(f) == first for f in figs.values())
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_circuits_eigenvalues_are_drawn_over_the_largest_size_which_the_title_states(name):
+    for l, h in [(0, 1), (1, 2)]:
+        fig = REGISTRY["circuits"].run({"head": f"{l}.{h}", "model": name})["figure"]
+        eig = next(t for t in fig["data"] if t["name"] == "eigenvalue")
+        m = _shipped.weights(name, None)
+        want = circuits.ov_eigenvalues(_shipped.embedding_seen(m), m.W_V[l, h], m.W_O[l, h], m.W_U)
+        got = np.array(eig["customdata"]) @ [1, 1j]          # the hover: each eigenvalue itself
+        np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(want), atol=1e-4)
+        largest = np.abs(want).max()
+        np.testing.assert_allclose(np.array(eig["x"]) + 1j * np.array(eig["y"]), got / largest, atol=2e-4)
+        assert max(np.hypot(eig["x"], eig["y"])) == pytest.approx(1, abs=2e-4)
+        assert fig["layout"]["xaxis3"]["range"] == [-1.1, 1.1]
+        assert f"largest |λ| {largest:.3g}" in " ".join(a["text"] for a in fig["layout"]["annotations"])
+
+
+def test_circuits_layer_0_head_has_a_blank_path_panel_and_says_why():
+    fig = REGISTRY["circuits"].run({"head": "0.1"})["figure"]
+    path = next(t for t in fig["data"] if t["name"] == "token path")
+    assert all(v is None for row in path["z"] for v in row) and path["hoverongaps"] is False
+    assert fig["layout"]["annotations"][0]["text"] == "a layer-0 head reads<br>no earlier head"
+    fig = REGISTRY["circuits"].run({"head": "1.2", "writer": "0.1", "mode": "K"})["figure"]
+    path = next(t for t in fig["data"] if t["name"] == "token path")
+    from headspace.demos.token_path import path_matrix
+    np.testing.assert_allclose(path["z"], np.round(path_matrix("attn-only-2l", None, "K", (0, 1), (1, 2))[:32, :32], 3))
+    assert fig["layout"]["annotations"][0]["text"].replace("\u00a0", "").replace("<br>", "") == ""
+
 # -- attention explorer --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", MODELS)

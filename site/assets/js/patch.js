@@ -3,8 +3,8 @@
 // Plotly.react takes 15 to 40 ms for even a two-point figure (it rebuilds its
 // internal state and re-measures the page); a dragged slider needs a new picture
 // every 16 ms. Between two figures of one demo, usually only data moves: points,
-// line paths, bar ends, heatmap colours, the text of a legend entry, an
-// annotation or the title. patchFigure writes exactly those into the SVG that
+// line paths, bar ends and their outside labels, heatmap colours, a colour bar's
+// listed ticks for a new range, the text of a legend entry, an annotation or the title. patchFigure writes exactly those into the SVG that
 // plotly drew, using plotly's own axes to place them, so the picture is the one
 // plotly would draw. Anything else (an axis range, a new trace, a shape) returns
 // false and the caller draws with plotly. Plotly's internal state (hover
@@ -25,7 +25,7 @@ const same = (a, b) => a === b || JSON.stringify(a) === JSON.stringify(b);
 const MOVABLE = {
   scatter: ["x", "y", "name", "customdata", "hovertext", "text", "marker"],
   bar: ["x", "y", "customdata", "hovertext", "text", "marker"],
-  heatmap: ["z", "customdata", "hovertext", "text", "zmin", "zmax"],
+  heatmap: ["z", "customdata", "hovertext", "text", "zmin", "zmax", "colorbar"],
 };
 
 const axisOf = (layout, id) => layout[id.replace(/^([xy])/, "$1axis")];
@@ -53,7 +53,7 @@ function planTrace(gd, groups, i, before, after) {
   if (type !== "heatmap" && ((moved("x") && xa.autorange) || (moved("y") && ya.autorange))) return refuse("data moved on an autoranged axis");
   if (type === "scatter") return planScatter(gd, group, before, after, full, xa, ya, changed);
   if (type === "bar") return planBar(group, before, after, full, xa, ya, changed);
-  return planHeatmap(group, before, after, full, xa, ya, changed);
+  return planHeatmap(gd, group, before, after, full, xa, ya, changed);
 }
 
 function planScatter(gd, group, before, after, full, xa, ya, changed) {
@@ -95,6 +95,8 @@ function planScatter(gd, group, before, after, full, xa, ya, changed) {
 // Vertical bars change their top, horizontal ones their right end; text outside a bar moves with it.
 // plotly draws every bar as "M x0,y0 V y1 H x1 V y0 Z" (for a horizontal bar x1 is its end, else y1).
 const BAR_PATH = /^M([-\d.e]+),([-\d.e]+)V([-\d.e]+)H([-\d.e]+)V([-\d.e]+)Z$/;
+const TRANSLATE = /^translate\(([-\d.e]+),\s*([-\d.e]+)\)$/;
+const TEXTPAD = 3; // plotly's gap between a bar's end and its outside label, when the bar is thicker than 2 gaps
 function planBar(group, before, after, full, xa, ya, changed) {
   if (changed.includes("marker") && !sameExceptColor(before.marker, after.marker)) return refuse("bar style changed");
   const horizontal = full.orientation === "h";
@@ -102,36 +104,61 @@ function planBar(group, before, after, full, xa, ya, changed) {
   if (changed.includes(horizontal ? "y" : "x") || !values || !old || values.length !== old.length) return refuse("bar categories changed");
   if (!values.every((v) => finite(v) && v !== 0) || old.some((v) => !finite(v) || v === 0)) return refuse("bar empty");
   if (full.base !== undefined && full.base !== null) return refuse("bar base");
-  const bars = [...group.querySelectorAll(".points > g.point")].map((g) => [g, g.querySelector("path")]);
+  const bars = [...group.querySelectorAll(".points > g.point")].map((g) => [g, g.querySelector("path"), g.querySelector("text.bartext")]);
   if (bars.length !== values.length || bars.some(([, p]) => !p || !BAR_PATH.test(p.getAttribute("d")))) return refuse("bar paths");
-  // A bar crossing zero keeps its base (the path's start) and ends on the other side; a label
-  // outside it would move to that side, which is plotly's to place.
-  const flipped = values.some((v, k) => Math.sign(v) !== Math.sign(old[k]));
-  if (flipped && bars.some(([g]) => g.querySelector("text.bartext"))) return refuse("labelled bar changed sign");
+  const labelled = bars.some(([, , label]) => label);
+  // An outside label sits TEXTPAD beyond the bar's end, centred (text-anchor middle) on its side.
+  if (labelled && (full.textposition !== "outside" || full.textangle !== "auto" && full.textangle !== 0
+      || bars.some(([, , label]) => !label || label.getAttribute("text-anchor") !== "middle"
+        || !TRANSLATE.test(label.getAttribute("transform") || "")))) return refuse("bar label placement");
   const texts = changed.includes("text") ? after.text : null;
-  if (texts && (!Array.isArray(texts) || !texts.every(plainText) || full.textposition !== "outside")) return refuse("bar text position");
+  if (texts && (!labelled || !Array.isArray(texts) || texts.length !== values.length || !texts.every(plainText))) return refuse("bar text");
   const colors = changed.includes("marker") ? colorList(after.marker, values.length) : null;
   if (changed.includes("marker") && !colors) return refuse("bar colours from a scale");
   const axis = horizontal ? xa : ya;
-  return () => bars.forEach(([bar, path], k) => {
-    const [, x0, y0, y1, x1] = BAR_PATH.exec(path.getAttribute("d")).map(Number);
-    const end = f2(axis.d2p(values[k]));
-    const shift = end - (horizontal ? x1 : y1);
-    path.setAttribute("d", horizontal ? `M${x0},${y0}V${y1}H${end}V${y0}Z` : `M${x0},${y0}V${end}H${x1}V${y0}Z`);
-    if (colors) path.style.fill = colors[k];
-    const label = bar.querySelector("text.bartext");
-    const t = label && /translate\(([-\d.e]+),\s*([-\d.e]+)\)/.exec(label.getAttribute("transform") || "");
-    if (texts && label) label.textContent = texts[k];
-    if (t) label.setAttribute("transform", horizontal ? `translate(${f2(Number(t[1]) + shift)},${t[2]})`
-      : `translate(${t[1]},${f2(Number(t[2]) + shift)})`);
-  });
+  // With cliponaxis false plotly hides a label whose bar ends outside the value axis's range.
+  const lo = Math.min(...axis.range), hi = Math.max(...axis.range);
+  const hides = full.cliponaxis === false;
+  return () => {
+    const moves = bars.map(([, path], k) => {
+      const [, x0, y0, y1, x1] = BAR_PATH.exec(path.getAttribute("d")).map(Number);
+      const [base, was] = horizontal ? [x0, x1] : [y0, y1];
+      const end = f2(axis.d2p(values[k]));
+      path.setAttribute("d", horizontal ? `M${x0},${y0}V${y1}H${end}V${y0}Z` : `M${x0},${y0}V${end}H${x1}V${y0}Z`);
+      if (colors) path.style.fill = colors[k];
+      const pad = Math.abs(horizontal ? y1 - y0 : x1 - x0) > 2 * TEXTPAD ? TEXTPAD : 0;
+      return { base, was, end, pad };
+    });
+    if (!labelled) return;
+    // Measure every label before and after its new text in one pass each (two layouts in all):
+    // its centre is its bar's end plus, away from the base, the gap and half its extent.
+    const extent = (label) => { const b = label.getBBox(); return horizontal ? b.width : b.height; };
+    bars.forEach(([, , label]) => label.removeAttribute("display"));
+    const oldSize = bars.map(([, , label]) => extent(label));
+    if (texts) bars.forEach(([, , label], k) => { label.textContent = texts[k]; label.setAttribute("data-unformatted", texts[k]); });
+    const newSize = texts ? bars.map(([, , label]) => extent(label)) : oldSize;
+    bars.forEach(([, , label], k) => {
+      const { base, was, end, pad } = moves[k];
+      const centre = (at, size) => at + Math.sign(at - base) * (pad + size / 2);
+      const shift = centre(end, newSize[k]) - centre(was, oldSize[k]);
+      const [, tx, ty] = TRANSLATE.exec(label.getAttribute("transform")).map(Number);
+      label.setAttribute("transform", horizontal ? `translate(${tx + shift},${ty})` : `translate(${tx},${ty + shift})`);
+      if (hides && !(values[k] >= lo && values[k] <= hi)) label.setAttribute("display", "none");
+    });
+  };
 }
 
 // A heatmap's cells are one image: repaint it from z through the trace's colour scale, cell by
 // cell into a canvas the size of plotly's image box, with the trace's gaps between cells.
-function planHeatmap(group, before, after, full, xa, ya, changed) {
+function planHeatmap(gd, group, before, after, full, xa, ya, changed) {
   if (changed.includes("text") && (full.texttemplate || (full.text && full.textposition))) return refuse("heatmap text");
-  if ((changed.includes("zmin") || changed.includes("zmax")) && full.showscale) return refuse("colour bar range");
+  // A colour bar whose ticks the figure lists (tickvals) gets its labels rewritten and moved;
+  // plotly's own ticks for a new range would be plotly's to choose.
+  const ticksOnly = (c) => ({ ...(c || {}), tickvals: 0, ticktext: 0 });
+  if (changed.includes("colorbar") && !same(ticksOnly(before.colorbar), ticksOnly(after.colorbar))) return refuse("colour bar style");
+  const barMoved = ["zmin", "zmax", "colorbar"].some((k) => changed.includes(k));
+  const barStep = barMoved && full.showscale ? planColorbar(gd, before, after, full) : () => {};
+  if (!barStep) return null;
   if (full.zsmooth) return refuse("heatmap smoothing");
   const image = group.querySelector("image");
   const z = after.z;
@@ -172,7 +199,48 @@ function planHeatmap(group, before, after, full, xa, ya, changed) {
       }
     }
     image.setAttribute("href", canvas.toDataURL());
+    barStep();
   };
+}
+
+// A colour bar's tick labels for a new range. plotly places tick value v at A + B f along the bar,
+// f = (v - zmin) / (zmax - zmin): A and B are read off the ticks it drew (checked on every one).
+// A label of another width would move the bar's title and the plot's right margin: plotly's.
+function planColorbar(gd, before, after, full) {
+  const [b, a] = [before.colorbar || {}, after.colorbar || {}];
+  const frac = (t, v) => (v - t.zmin) / (t.zmax - t.zmin);
+  const ok = (t, c) => finite(t.zmin) && finite(t.zmax) && t.zmin < t.zmax && Array.isArray(c.tickvals)
+    && Array.isArray(c.ticktext) && c.ticktext.length === c.tickvals.length && c.ticktext.every(plainText)
+    && c.tickvals.every((v) => finite(v) && v >= t.zmin && v <= t.zmax);
+  if (!ok(before, b) || !ok(after, a) || a.tickvals.length !== b.tickvals.length || b.tickvals.length < 2) return refuse("colour bar ticks");
+  const cb = gd.querySelector(`.infolayer g.colorbar.cb${full.uid}`);
+  const labels = cb ? [...cb.querySelectorAll("g.cbaxis > g > text")] : [];
+  if (labels.length !== b.tickvals.length) return refuse("colour bar labels");
+  const ys = labels.map((t) => TRANSLATE.exec(t.getAttribute("transform") || ""));
+  if (ys.some((m) => !m)) return refuse("colour bar label placement");
+  // plotly draws the ticks in the order of their values
+  const order = b.tickvals.map((v, k) => [v, k]).sort((p, q) => p[0] - q[0]).map(([, k]) => k);
+  if (labels.some((t, j) => t.textContent !== b.ticktext[order[j]])) return refuse("colour bar labels");
+  const f = order.map((k) => frac(before, b.tickvals[k])), y = ys.map((m) => Number(m[2]));
+  const [j0, j1] = [0, labels.length - 1];
+  if (f[j1] === f[j0]) return refuse("colour bar ticks");
+  const B = (y[j1] - y[j0]) / (f[j1] - f[j0]), A = y[j0] - B * f[j0];
+  if (f.some((v, j) => Math.abs(A + B * v - y[j]) > 0.02)) return refuse("colour bar scale");
+  const next = a.tickvals.map((v, k) => [v, k]).sort((p, q) => p[0] - q[0]).map(([, k]) => k);
+  // Same widths? Write the new labels, measure, put the old back (no paint in between).
+  const axis = cb.querySelector("g.cbaxis");
+  const width = () => axis.getBBox().width;
+  const was = width();
+  labels.forEach((t, j) => { t.textContent = a.ticktext[next[j]]; });
+  const now = width();
+  labels.forEach((t, j) => { t.textContent = b.ticktext[order[j]]; });
+  if (Math.abs(now - was) > 0.01) return refuse("colour bar label width");
+  return () => labels.forEach((t, j) => {
+    const k = next[j];
+    t.textContent = a.ticktext[k];
+    t.setAttribute("data-unformatted", a.ticktext[k]);
+    t.setAttribute("transform", `translate(${ys[j][1]},${f2(A + B * frac(after, a.tickvals[k]))})`);
+  });
 }
 
 const shape = (z) => (Array.isArray(z) ? [z.length, Array.isArray(z[0]) ? z[0].length : 0] : null);

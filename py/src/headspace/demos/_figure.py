@@ -29,6 +29,36 @@ def rounded(values, digits: int = 6) -> list:
     return np.round(np.asarray(values, dtype=float), digits).tolist()
 
 
+
+def colorbar_ticks(lo: float, hi: float, n: int = 5) -> dict:
+    """A colour bar's ticks for the range ``[lo, hi]``: ``n`` evenly spaced values from end to end,
+    each labelled with the same number of decimals (three significant digits of the larger end).
+
+    Marks the range's own ends (its largest value is read off the bar), and puts every tick at the
+    same place on the bar for any range, so when only the range changes the page rewrites the
+    labels in place instead of plotly redrawing the figure. A label of another width would move
+    the plot's margin, so each is padded after its last digit to the width of four digits and a
+    decimal point (digits are tabular; U+2007 is a digit's width, U+2008 a point's): the labels
+    read the same, and a range of 27.7 and one of 173 give bars of one width.
+
+    >>> [t.rstrip("\u2007\u2008") for t in colorbar_ticks(0, 0.207)["ticktext"]]
+    ['0', '0.052', '0.103', '0.155', '0.207']
+    >>> colorbar_ticks(-24.3, 24.3, 3)          # U+2212 minus, as plotly writes it
+    {'tickmode': 'array', 'tickvals': [-24.3, 0.0, 24.3], 'ticktext': ['−24.3\u2007', '0\u2008\u2007\u2007\u2007', '24.3\u2007']}
+    """
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        raise ValueError(f"colorbar_ticks: lo must be below hi, both finite; got lo={lo}, hi={hi}")
+    if n < 2:
+        raise ValueError(f"colorbar_ticks: n must be at least 2; got {n}")
+    top = max(abs(lo), abs(hi))
+    decimals = max(0, 2 - int(np.floor(np.log10(top))))
+    vals = [float(v) for v in np.linspace(lo, hi, n)]
+    vals[0], vals[-1] = float(lo), float(hi)                 # exactly the ends plotly is given
+    text = [f"{v:.{decimals}f}" for v in vals]
+    text = ["0" if float(t) == 0 else t.replace("-", "\u2212") for t in text]
+    text = [t + ("" if "." in t else "\u2008") + "\u2007" * max(0, 4 - sum(c.isdigit() for c in t)) for t in text]
+    return {"tickmode": "array", "tickvals": [round(v, 10) for v in vals], "ticktext": text}
+
 def scatter(x, y, name: str = "", color: str = COLORS["blue"], mode: str = "markers",
             size: float = 5, opacity: float = 1.0, width: float = 2, **extra) -> dict:
     trace = {"type": "scatter", "x": rounded(x), "y": rounded(y), "name": name, "mode": mode,

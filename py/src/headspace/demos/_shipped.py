@@ -175,7 +175,12 @@ def model_scores(m, name: str, mode: str, metric: str) -> np.ndarray:
 
 @lru_cache(maxsize=None)
 def _scores(where: str, name: str, step: int | None, mode: str, metric: str) -> np.ndarray:
-    out = model_scores(_loaded(where, name, step), name, mode, metric)
+    out = None
+    if metric == CAUSAL:  # precomputed for the shipped model files (``_causal_table``)
+        from ._causal_table import lookup
+        out = lookup(where, name, step, mode)
+    if out is None:
+        out = model_scores(_loaded(where, name, step), name, mode, metric)
     out.setflags(write=False)
     return out
 
@@ -199,7 +204,8 @@ def later_mask(shape) -> np.ndarray:
 
 def scores(name: str, step: int | None, mode: str, metric: str) -> np.ndarray:
     """``all_composition_scores`` of the folded weights, [n_layers, n_heads, n_layers, n_heads], cached;
-    for ``metric="causal"``, ``causal.path_ablation`` on ``eval_batch(name)`` instead."""
+    for ``metric="causal"``, ``causal.path_ablation`` on ``eval_batch(name)`` instead (read from the
+    shipped ``causal_table.json`` when it was computed from these model files)."""
     return _scores(_where(), name, step, mode, metric)
 
 

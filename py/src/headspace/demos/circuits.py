@@ -5,10 +5,16 @@ Four panels for a head of a shipped model (``headspace.circuits``):
 * OV circuit ``W_E W_V W_O W_U``: row = the token attended to, column = the logit it raises (red)
   or lowers (blue). A copying head has a red diagonal.
 * QK circuit ``W_E W_Q W_K^T W_E^T``: row = query token, column = key token.
-* the OV circuit's nonzero eigenvalues in the complex plane: a copying head's sit to the right
-  of zero; the copying score sums them over the sum of their sizes.
+* the OV circuit's nonzero eigenvalues in the complex plane, divided by the largest size
+  (stated in the panel's title; the hover gives each eigenvalue itself): a copying head's sit to
+  the right of zero; the copying score sums them over the sum of their sizes, which the division
+  leaves unchanged.
 * the token path from an earlier head (the writer) into this head (``composition.token_path``,
-  as the token-path demo draws it); empty when this head is in layer 0.
+  as the token-path demo draws it); empty (no cell drawn) when this head is in layer 0.
+
+Every head gets the same four panels on the same axes (the eigenvalues on the disc of radius
+1.1, the path panel present and blank for a layer-0 head), so switching heads changes only the
+data and texts and the page redraws it in place.
 
 The maps use the embedding the heads see (``_shipped.embedding_seen``) and the folded ``W_U``;
 positional embeddings are left out, as in Elhage et al. 2021. The heatmaps show the first
@@ -104,7 +110,16 @@ def _heat(M, axis: int, name: str, rows: str, cols: str) -> dict:
     ax = "" if axis == 1 else str(axis)
     return {"type": "heatmap", "z": np.round(M, 3).tolist(), "zmin": -round(lim, 3), "zmax": round(lim, 3),
             "colorscale": DIVERGING, "showscale": False, "xaxis": f"x{ax}", "yaxis": f"y{ax}", "name": name,
+            "hoverongaps": False,  # the blank path panel of a layer-0 head has nothing to hover
             "hovertemplate": f"{rows} %{{y}}, {cols} %{{x}}<br>%{{z}}<extra>{name}</extra>"}
+
+
+#: The note over the path panel of a layer-0 head, and its blank stand-in for a later head (two
+#: lines of no-break spaces: the same markup, so a switch between the two rewrites the text alone).
+NO_WRITER = "a layer-0 head reads<br>no earlier head"
+NO_NOTE = "\u00a0<br>\u00a0"
+#: Half-width of the eigenvalue panel, in units of the head's largest eigenvalue size.
+EIG_REACH = 1.1
 
 
 def _figure(ov, qk, eig, path, writer, reader, mode, title) -> dict:
@@ -115,17 +130,18 @@ def _figure(ov, qk, eig, path, writer, reader, mode, title) -> dict:
     rows = ((0.56, 1.0), (0.0, 0.44))
     traces = [_heat(ov, 1, "OV circuit", "attended token", "logit"),
               _heat(qk, 2, "QK circuit", "query", "key")]
-    size = np.abs(eig)
-    traces.append({"type": "scatter", "x": np.round(eig.real, 4).tolist(), "y": np.round(eig.imag, 4).tolist(),
+    scale = float(np.abs(eig).max()) or 1.0
+    traces.append({"type": "scatter", "x": np.round(eig.real / scale, 4).tolist(),
+                   "y": np.round(eig.imag / scale, 4).tolist(),
+                   "customdata": np.round(np.stack([eig.real, eig.imag], axis=1), 4).tolist(),
                    "mode": "markers", "xaxis": "x3", "yaxis": "y3", "name": "eigenvalue",
                    "marker": {"size": 7, "color": [COLORS["red"] if r > 0 else COLORS["blue"] for r in eig.real]},
-                   "hovertemplate": "%{x} + %{y}i<extra>eigenvalue</extra>"})
-    notes = []
-    if path is not None:
-        traces.append(_heat(path[:n, :n], 4, "token path", "row", "column"))
-    else:
-        notes.append({"text": "a layer-0 head reads<br>no earlier head", "xref": "x4 domain", "yref": "y4 domain",
-                      "x": 0.5, "y": 0.5, "showarrow": False, "font": {"size": 11, "color": COLORS["muted"]}})
+                   "hovertemplate": "%{customdata[0]} + %{customdata[1]}i<extra>eigenvalue</extra>"})
+    traces.append(_heat(np.zeros((n, n)) if path is None else path[:n, :n], 4, "token path", "row", "column"))
+    if path is None:  # no cell: a layer-0 head has no writer
+        traces[-1]["z"] = [[None] * n for _ in range(n)]
+    notes = [{"text": NO_WRITER if path is None else NO_NOTE, "xref": "x4 domain", "yref": "y4 domain",
+              "x": 0.5, "y": 0.5, "showarrow": False, "font": {"size": 11, "color": COLORS["muted"]}}]
     layout = {}
     for k, (x, y) in enumerate([(0, 0), (1, 0), (0, 1), (1, 1)], start=1):
         ax = "" if k == 1 else str(k)
@@ -137,15 +153,14 @@ def _figure(ov, qk, eig, path, writer, reader, mode, title) -> dict:
         if k != 3:
             layout[f"xaxis{ax}"].update({"tickvals": ticks, "range": [-0.5, n - 0.5]})
             layout[f"yaxis{ax}"].update({"tickvals": ticks, "range": [n - 0.5, -0.5]})
-    lim = float(size.max()) * 1.1 or 1.0
-    layout["xaxis3"].update({"range": [-lim, lim], "zeroline": True, "showgrid": True, "nticks": 5,
-                             "title": {"text": "real part", "font": {"size": 10}}})
-    layout["yaxis3"].update({"range": [-lim, lim], "zeroline": True, "showgrid": True, "nticks": 5,
-                             "title": {"text": "imaginary part", "font": {"size": 10}, "standoff": 2}})
+    layout["xaxis3"].update({"range": [-EIG_REACH, EIG_REACH], "zeroline": True, "showgrid": True, "nticks": 5,
+                             "title": {"text": "real part ÷ largest |λ|", "font": {"size": 10}}})
+    layout["yaxis3"].update({"range": [-EIG_REACH, EIG_REACH], "zeroline": True, "showgrid": True, "nticks": 5,
+                             "title": {"text": "imaginary part ÷ largest |λ|", "font": {"size": 10}, "standoff": 2}})
     path_title = (f"{mode} path {writer[0]}.{writer[1]} → {reader[0]}.{reader[1]}" if path is not None
                   else "token path")
     for text, x, y in [("OV: token → logit", 0.23, 1.0), ("QK: query × key", 0.77, 1.0),
-                       ("OV eigenvalues", 0.23, 0.44), (path_title, 0.77, 0.44)]:
+                       (f"OV eigenvalues (largest |λ| {scale:.3g})", 0.23, 0.44), (path_title, 0.77, 0.44)]:
         notes.append({"text": text, "xref": "paper", "yref": "paper", "x": x, "y": y, "xanchor": "center",
                       "yanchor": "bottom", "showarrow": False, "font": {"size": 11}})
     fig = figure(traces, title=title, height=640, showlegend=False, annotations=notes,

@@ -25,7 +25,7 @@ import numpy as np
 
 
 from . import _shipped
-from ._figure import COLORS, SCORE_SCALE, figure
+from ._figure import COLORS, SCORE_SCALE, colorbar_ticks, figure
 from ._registry import Output, Param, register
 
 _MODE_HELP = "which input of the later head reads the earlier head's output: query, key or value"
@@ -82,7 +82,7 @@ def _figure(s, top, model, mode, metric, step, at) -> dict:
     heat = {"type": "heatmap", "z": z, "x": list(range(len(cols))), "y": list(range(len(rows))),
             "customdata": [[[ylab[i], xlab[j]] for j in range(len(cols))] for i in range(len(rows))], "zmin": round(lo, 4), "zmax": round(hi, 4),
             "colorscale": SCORE_SCALE, "xgap": 2, "ygap": 2, "name": metric,
-            "colorbar": {"title": {"text": metric}, "thickness": 12},
+            "colorbar": {"title": {"text": metric}, "thickness": 12, **colorbar_ticks(round(lo, 4), round(hi, 4))},
             "hovertemplate": "writer %{customdata[0]}<br>reader %{customdata[1]}<br>score %{z}<extra></extra>"}
     notes = [{"x": j, "y": i, "text": f"{v:.3f}", "showarrow": False,
               "font": {"size": 11, "color": "white" if (v - lo) > 0.55 * (hi - lo) else COLORS["ink"]}}

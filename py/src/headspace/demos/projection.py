@@ -9,7 +9,8 @@ or playing time moves only the points: the reader sees ``y`` stretch with ``|W|`
 
 ``projection-1d-2d``: a column vector ``U = [u1; u2]`` maps each number ``y``
 to the point ``y (u1, u2)``. However the numbers vary, the points stay on one
-line: writing up never fills the plane.
+line: writing up never fills the plane. The 2-D panel's range is fixed over both sliders'
+whole range (``_REACH_1D_2D``), so a drag moves only the points and the line.
 
 >>> from headspace.demos import REGISTRY
 >>> REGISTRY["projection-2d-1d"].run({"w1": 2, "w2": -1})["outputs"]["matrix"]
@@ -129,14 +130,20 @@ def projection_2d_1d(w1: float, w2: float, orient: bool, t: int) -> dict:
 
 
 _VALUES = np.linspace(-2, 2, 21)   # the 1-D inputs: an evenly spaced ruler
+#: The sliders' bound: u1 and u2 are in [-U_MAX, U_MAX].
+U_MAX = 4.0
+#: Half-width of the 2-D panel: the farthest point ``|U| max|y|`` over every U the sliders reach
+#: (``|U| <= U_MAX sqrt(2)``), padded by 10% and rounded up. One range for every setting, so a
+#: drag never changes the axes (plotly would redraw them) and lengths compare across settings.
+_REACH_1D_2D = float(np.ceil(1.1 * U_MAX * np.sqrt(2) * np.abs(_VALUES).max()))
 _SCALE = [[0.0, COLORS["blue"]], [1.0, COLORS["orange"]]]
 
 
 @register(
     "projection-1d-2d", "Projecting 1-D up to 2-D",
     params=[
-        Param("u1", "u₁", "range", -1.5, min=-4, max=4, step=0.1, help="first entry of the 2×1 matrix U"),
-        Param("u2", "u₂", "range", 3.2, min=-4, max=4, step=0.1, help="second entry of the 2×1 matrix U"),
+        Param("u1", "u₁", "range", -1.5, min=-U_MAX, max=U_MAX, step=0.1, help="first entry of the 2×1 matrix U"),
+        Param("u2", "u₂", "range", 3.2, min=-U_MAX, max=U_MAX, step=0.1, help="second entry of the 2×1 matrix U"),
     ],
     outputs=[Output("matrix", "U", "matrix", "the 2 × 1 matrix [u₁; u₂] that writes a value y as x = U y")],
 )
@@ -144,7 +151,7 @@ def projection_1d_2d(u1: float, u2: float) -> dict:
     u = np.array([u1, u2])
     z = np.outer(u, _VALUES)                    # column i is U y_i
     norm = float(np.hypot(u1, u2))
-    reach = max(8.0, float(np.ceil(2.2 * norm)))
+    reach = _REACH_1D_2D
     colour = {"color": rounded(_VALUES, 3), "colorscale": _SCALE, "size": 9}
     left = [scatter(_VALUES, np.zeros_like(_VALUES), name="values y", marker=colour)]
     right = [scatter(*z, name="U y", marker=colour)]

@@ -28,7 +28,7 @@ from headspace.circuits import diagonal_top_fraction
 from headspace.composition import composition_score, token_path as _token_path
 
 from . import _shipped
-from ._figure import figure
+from ._figure import colorbar_ticks, figure
 from ._registry import Output, Param, register
 
 SCALE = [[0.0, "#2166ac"], [0.5, "#f7f7f7"], [1.0, "#b2182b"]]
@@ -91,7 +91,8 @@ def _figure(M, model, mode, a, b, step, at, frac) -> dict:
                   "V": ("input token", "output logit")}[mode]
     heat = {"type": "heatmap", "z": np.round(M, 4).tolist(), "x": list(range(n)), "y": list(range(n)),
             "zmin": round(-lim, 4), "zmax": round(lim, 4), "colorscale": SCALE,
-            "colorbar": {"title": {"text": "path"}, "thickness": 12}, "name": "token path",
+            "colorbar": {"title": {"text": "path"}, "thickness": 12, **colorbar_ticks(round(-lim, 4), round(lim, 4))},
+            "name": "token path",
             "hovertemplate": f"{rows[0].split(' (')[0]} %{{y}}<br>{cols[0].split(' (')[0]} %{{x}}"
                              "<br>%{z}<extra></extra>"}
     when = "final weights" if at is None else f"step {at}"
