@@ -285,12 +285,29 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
     for i, (k, x, y) in enumerate(pts):
         if i and k != pts[i - 1][0] + 1:
             runs.append([])
-        runs[-1].append((x, y))
+        runs[-1].append((k, x, y))
+    heads = []  # plotly's "arrow" marker: a head of length 0.951 and half-width 0.309 marker sizes
+    if "markers" in mode and marker.get("symbol") == "arrow" and marker.get("angleref") == "previous":
+        sizes = marker.get("size", 6)
+        for run in runs:
+            for i in range(1, len(run)):
+                (_, x0, y0), (k, x1, y1) = run[i - 1], run[i]
+                size = sizes[k] if isinstance(sizes, list) else sizes
+                length = math.hypot(x1 - x0, y1 - y0)
+                if not size or not length:
+                    continue
+                ux, uy = (x1 - x0) / length, (y1 - y0) / length
+                bx, by = x1 - 0.951 * size * ux, y1 - 0.951 * size * uy
+                heads.append(f'<polygon fill="{_paint(color)}" opacity="{opacity}" points="{x1:.1f},{y1:.1f} '
+                             f'{bx - 0.309 * size * uy:.1f},{by + 0.309 * size * ux:.1f} '
+                             f'{bx + 0.309 * size * uy:.1f},{by - 0.309 * size * ux:.1f}"/>')
+                back = min(0.9 * size, length)  # the line stops short of the tip, as plotly's does
+                run[i] = (k, x1 - back * ux, y1 - back * uy)
     for run in (r for r in runs if "lines" in mode and len(r) > 1):
         dash = DASHES.get(line.get("dash", "solid"), "")
         out.append(f'<polyline fill="none" stroke="{_paint(color)}" stroke-width="{line.get("width", 2)}" opacity="{opacity}"'
                    + (f' stroke-dasharray="{dash}"' if dash else "")
-                   + ' points="' + " ".join(f"{x:.1f},{y:.1f}" for x, y in run) + '"/>')
+                   + ' points="' + " ".join(f"{x:.1f},{y:.1f}" for _, x, y in run) + '"/>')
     colors = marker.get("color", color)
     values = [c for c in colors if isinstance(c, (int, float))] if isinstance(colors, list) else []
     cmin, cmax = marker.get("cmin", min(values, default=0)), marker.get("cmax", max(values, default=1))
@@ -298,6 +315,7 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
     def fill(k):  # point k's colour: a colour, or a value coloured through the marker's colour scale
         c = colors[k] if isinstance(colors, list) else colors
         return _colorscale(marker.get("colorscale"), (c - cmin) / ((cmax - cmin) or 1))[0] if isinstance(c, (int, float)) else c
+    out += heads
     if "markers" in mode and marker.get("symbol") != "arrow":
         sizes, ring = marker.get("size", 6), marker.get("line") or {}
         for k, x, y in pts:
@@ -400,8 +418,14 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
             x, y = tx, ty
         anchor = {"left": "start", "right": "end"}.get(note.get("xanchor"), "middle")
         dy = {"bottom": -4, "top": 12}.get(note.get("yanchor"), 4)
-        out.append(f'<text x="{x:.1f}" y="{y + dy:.1f}" text-anchor="{anchor}" font-size="{font.get("size", FONT)}"{fill}>'
-                   f'{_esc(note.get("text", ""))}</text>')
+        size = font.get("size", FONT)
+        lines = re.split(r"<br\s*/?>", str(note.get("text", "")))
+        step = round(1.3 * size, 1)  # plotly's line spacing; a note anchored at its bottom grows upwards
+        y0 = y + dy - (step * (len(lines) - 1) if note.get("yanchor") == "bottom" else 0)
+        body = _esc(lines[0]) if len(lines) == 1 else "".join(
+            f'<tspan x="{x:.1f}" dy="{0 if i == 0 else step}">{_esc(line)}{" " if i < len(lines) - 1 else ""}</tspan>'
+            for i, line in enumerate(lines))
+        out.append(f'<text x="{x:.1f}" y="{y0:.1f}" text-anchor="{anchor}" font-size="{size}"{fill}>{body}</text>')
 
     title = layout.get("title", {})
     title = title.get("text") if isinstance(title, dict) else title
@@ -413,7 +437,9 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
         body = _esc(lines[0]) if len(lines) == 1 else "".join(
             f'<tspan x="{width / 2:.1f}" dy="{0 if i == 0 else 18}">{_esc(line)}{" " if i < len(lines) - 1 else ""}</tspan>'
             for i, line in enumerate(lines))  # the space: its text reads as one line to a screen reader
-        out.append(f'<text x="{width / 2:.1f}" y="{top + 14:.1f}" text-anchor="middle" font-size="14">{body}</text>')
+        # plotly's first baseline: 0.7 em below the top for one line, at it for several (_fit._place_title)
+        baseline = top + (14 if spec.get("yref") != "container" else 0.7 * 14 if len(lines) == 1 else 0)
+        out.append(f'<text x="{width / 2:.1f}" y="{baseline:.1f}" text-anchor="middle" font-size="14">{body}</text>')
 
     if layout.get("showlegend", True) and legend:
         spec = layout.get("legend", {})

@@ -1,7 +1,6 @@
-"""What "readable" means for a figure, measured in the browser: the checks issue 15's
-readable-figure test will run, importable on their own to list every problem on a page
-(``python tests/browser/readable.py /gallery/ 390 dark`` with the site built). Not yet a test:
-the figures do not all pass it (see the issue's notes), and a failing check cannot land.
+"""What "readable" means for a figure, measured in the browser: the checks test_readable.py runs
+on every page, importable on their own to list every problem on one page
+(``python tests/browser/readable.py /gallery/ 390 dark`` with the site built).
 
 A figure is readable when no two of its texts overlap, no text leaves its plot box, every text
 meets WCAG AA contrast (4.5:1) against the pixels behind it, and nothing on the page is wider

@@ -260,22 +260,33 @@ def check_scatter(tr, g, xa: Axis, ya: Axis, name: str) -> None:
     mode = tr.get("mode", "lines+markers")
     xs, ys = tr.get("x") or [], tr.get("y") or []
     marker = tr.get("marker") or {}
+    arrow = "markers" in mode and marker.get("symbol") == "arrow"
+    arrow_size = (lambda k: marker["size"][k] if isinstance(marker.get("size"), list) else marker.get("size", 6))
     if "lines" in mode:
         runs, run = [], []
-        for x, y in zip(xs, ys):
+        for k, (x, y) in enumerate(zip(xs, ys)):
             if x is None or y is None:
                 runs.append(run)
                 run = []
             else:
-                run.append((x, y))
+                run.append((k, x, y))
         runs = [r for r in runs + [run] if len(r) > 1]
+        tips = [(x, y) for r in runs for i, (k, x, y) in enumerate(r) if arrow and i and arrow_size(k)]
+        heads = g.findall(SVG + "polygon")
+        assert len(heads) == len(tips), f"{name}: {len(tips)} arrowheads drawn as {len(heads)}"
+        for head, (x, y) in zip(heads, tips):  # the head's tip is the point; the line stops short of it
+            px, py = map(float, head.get("points").split()[0].split(","))
+            xa.pair(x, px, f"{name} arrow tip ({x}, {y})")
+            ya.pair(y, py, f"{name} arrow tip ({x}, {y})")
         lines = g.findall(SVG + "polyline")
         assert len(lines) == len(runs), f"{name}: {len(runs)} unbroken runs of the line drawn as {len(lines)} polylines"
         color = (tr.get("line") or {}).get("color") or (marker.get("color") if isinstance(marker.get("color"), str) else None)
         for line, run in zip(lines, runs):
             drawn = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
             assert len(drawn) == len(run), f"{name}: {len(run)} vertices drawn as {len(drawn)}"
-            for (x, y), (px, py) in zip(run, drawn):
+            for i, ((k, x, y), (px, py)) in enumerate(zip(run, drawn)):
+                if arrow and i and arrow_size(k):
+                    continue  # backed off from the tip, checked above
                 xa.pair(x, px, f"{name} vertex ({x}, {y})")
                 ya.pair(y, py, f"{name} vertex ({x}, {y})")
             assert_paint(line.get("stroke"), color, f"{name} line")
@@ -525,6 +536,9 @@ def check_text(d: Drawing, ticks: list[str]) -> None:
             x, y = x + note.get("ax", -10), y + note.get("ay", -30)
         anchor = {"left": "start", "right": "end"}.get(note.get("xanchor"), "middle")
         below = {"bottom": (-6, 0), "top": (6, 16)}.get(note.get("yanchor"), (0, 8))  # baseline from the point
+        if note.get("yanchor") == "bottom":  # a note of several lines grows upwards from its last line
+            up = 1.3 * (note.get("font") or {}).get("size", 12) * len(re.split(r"<br\s*/?>", note["text"])[1:])
+            below = (below[0] - up - 0.1, below[1] - up + 0.1)
         find(plain(note["text"]), lambda tx, ty, a, tf: a == anchor and abs(tx - x) <= 1 and below[0] <= ty - y <= below[1],
              "annotation")
     if lay.get("showlegend", True):

@@ -31,6 +31,9 @@ CHAR = 0.56  # an average character's width, in font sizes (system-ui runs 0.48 
 FONT, TITLE_FONT = 12, 14
 LEGEND_ROW, LEGEND_SYMBOL = 20, 44  # plotly: an entry's row height, its symbol and gap before the text
 TITLE_LINE = 18
+NOTE_LINE = 16  # a line of a 12 px annotation
+CATEGORY_ROW = 16  # the height a category's 12 px tick label needs
+TITLE_CAP = 10  # plotly's CAP_SHIFT, 0.7 em of the title's 14 px: a line's cap height above its baseline
 
 
 def drawing_width(px: float) -> int:
@@ -77,11 +80,12 @@ def _title_text(spec) -> str:
     return spec or ""
 
 
-def nice_ticks(lo: float, hi: float, target: int) -> list[float]:
-    """Round tick values covering [lo, hi], about ``target`` of them (1, 2 or 5 times a power of ten).
+def nice_ticks(lo: float, hi: float, target: int, whole: bool = False) -> list[float]:
+    """Round tick values covering [lo, hi], about ``target`` of them (1, 2 or 5 times a power of ten);
+    ``whole``: whole numbers only (the rows and columns of a heatmap: there is no token 2.5).
 
-    >>> nice_ticks(-1.05, 1.05, 5), nice_ticks(-1.05, 1.05, 2)
-    ([-1.0, -0.5, 0.0, 0.5, 1.0], [-1.0, 0.0, 1.0])
+    >>> nice_ticks(-1.05, 1.05, 5), nice_ticks(-1.05, 1.05, 2), nice_ticks(-0.5, 31.5, 7, whole=True)[:3]
+    ([-1.0, -0.5, 0.0, 0.5, 1.0], [-1.0, 0.0, 1.0], [0.0, 5.0, 10.0])
     """
     lo, hi = min(lo, hi), max(lo, hi)
     span = hi - lo
@@ -92,7 +96,10 @@ def nice_ticks(lo: float, hi: float, target: int) -> list[float]:
     def ticks(step):
         first = math.ceil(lo / step - 1e-9) * step
         return [round(first + i * step, 12) + 0.0 for i in range(int((hi - first) / step + 1e-9) + 1)]
-    options = [ticks(m * mag) for m in (1, 2, 2.5, 5, 10, 20)]
+    steps = [m * mag for m in (1, 2, 2.5, 5, 10, 20)]
+    if whole:
+        steps = [st for st in steps if st >= 1 and abs(st - round(st)) < 1e-9] or [1.0]
+    options = [ticks(st) for st in steps]
     return min((t for t in options if len(t) >= 2), key=lambda t: (abs(len(t) - target), -len(t)), default=options[0])
 
 
@@ -110,6 +117,7 @@ class _Axis:
         self.categories: list = []
         self.values: list[float] = []
         self.heat = False
+        self.whole = True  # every position drawn is a whole number
 
     def add(self, values, pad: float = 0.0):
         for v in values or []:
@@ -119,6 +127,7 @@ class _Axis:
                 v = self.categories.index(v)
             if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
                 self.values += [float(v) - pad, float(v) + pad]
+                self.whole = self.whole and float(v).is_integer()
 
     def range(self) -> list[float]:
         """The range plotly's autorange would choose, near enough: 5 % padding around lines and
@@ -249,14 +258,15 @@ def _luminance(rgb) -> float:
 
 
 def ink_on(rgb) -> str:
-    """Black or white, whichever reads better on ``rgb`` (at least 4.6:1 on any colour).
+    """Black or white, whichever contrasts more with ``rgb``: at least 4.58:1 on any colour (where
+    the two tie), so WCAG AA's 4.5:1 holds for text in any cell.
 
     >>> ink_on((8, 48, 107)), ink_on((247, 251, 255))
     ('#ffffff', '#000000')
     """
     lum = _luminance(rgb)
     white, black = 1.05 / (lum + 0.05), (lum + 0.05) / 0.05
-    return "#ffffff" if white >= max(black, 4.9) else "#000000"  # near the middle, black: it keeps 4.6:1
+    return "#ffffff" if white >= black else "#000000"
 
 
 def _cells(data: list) -> dict:
@@ -297,6 +307,16 @@ def _cell_notes(layout: dict, data: list, axes: dict, px: dict):
     layout["annotations"] = kept
 
 
+def _place_title(layout: dict) -> None:
+    """The title's top edge 6 px below the top of the drawing. Plotly sets one line's first
+    baseline ``CAP_SHIFT`` (0.7 em) below ``y`` when ``yanchor`` is top, but puts the first
+    baseline of several lines at ``y`` itself, so they start lower by that much."""
+    title = layout.get("title")
+    if isinstance(title, dict) and title.get("yref") == "container":
+        lines = str(title.get("text", "")).count("<br") + 1
+        title["y"] = round(1 - (6 + (0 if lines == 1 else TITLE_CAP)) / layout["height"], 6)
+
+
 def fit(figure: dict, width: int) -> dict:
     """``figure`` laid out to be drawn ``width`` px wide (a new dict; ``figure`` is unchanged).
 
@@ -320,7 +340,8 @@ def fit(figure: dict, width: int) -> dict:
         """Room the tick labels of ``a`` take across it (width for a y axis, height for an x axis)."""
         if not a.spec.get("showticklabels", True):
             return 0.0
-        labels = a.spec.get("ticktext") or a.categories or [tick_label(v) for v in nice_ticks(*a.range(), 5)]
+        labels = a.spec.get("ticktext") or a.categories or [  # the widest of any tick count chosen below
+            tick_label(v) for n in range(2, 13) for v in nice_ticks(*a.range(), n, whole=a.heat and a.whole)]
         widest = max((text_px(t) for t in labels), default=0)
         if a.vertical:
             return widest + 8
@@ -330,12 +351,20 @@ def fit(figure: dict, width: int) -> dict:
         return TITLE_LINE if _title_text(a.spec.get("title")) else 0.0
 
     # Panels: stack two side by side on a narrow drawing.
-    notes_on_top = any(n.get("yref") == "paper" and n.get("xref") == "paper" and n.get("y", 0) >= 1
-                       for n in layout.get("annotations", []))
     stacked = width < STACK_BELOW and _side_by_side(layout, axes)
+    # Panel titles (paper notes over a panel) wrap to their panel; each extra line needs room above.
+    panel_titles = [n for n in layout.get("annotations", []) if n.get("yref") == "paper" and n.get("xref") == "paper"
+                    and n.get("yanchor") == "bottom" and isinstance(n.get("text"), str)]
+    for note in panel_titles:
+        share = 1.0 if stacked else next((d[1] - d[0] for d in map(_domain, (a.spec for a in xs))
+                                          if d[0] <= note.get("x", 0.5) <= d[1]), 1.0)
+        note["text"] = wrap(note["text"], share * (width - 70), (note.get("font") or {}).get("size", FONT))
+    notes_on_top = any(n.get("y", 0) >= 1 for n in panel_titles) or any(
+        n.get("yref") == "paper" and n.get("xref") == "paper" and n.get("y", 0) >= 1 for n in layout.get("annotations", []))
+    note_room = 26 + NOTE_LINE * max((n["text"].count("<br") for n in panel_titles), default=0)
 
     # Left and bottom margins: the decorations of the axes on those sides.
-    lefts = [a for a in ys if _domain(layout.get("xaxis" + a.spec.get("anchor", "x")[1:], {}))[0] <= 0.01] or ys
+    lefts = ys if stacked else [a for a in ys if _domain(layout.get("xaxis" + a.spec.get("anchor", "x")[1:], {}))[0] <= 0.01] or ys
     margin["l"] = max(margin["l"] if not stacked else 0, max((label_px(a) + title_px(a) + 6 for a in lefts), default=20), 20)
     bottoms = [a for a in xs if _domain(layout.get("yaxis" + a.spec.get("anchor", "y")[1:], {}))[0] <= 0.01] or xs
     margin["b"] = max(24, max((label_px(a) + title_px(a) + 8 for a in bottoms), default=24))
@@ -379,23 +408,26 @@ def fit(figure: dict, width: int) -> dict:
                             "yref": "container", "yanchor": "top", "y": None, "_top": top,
                             "bgcolor": "rgba(0,0,0,0)", "tracegroupgap": 0}
         top += rows * LEGEND_ROW + 2
-    margin["t"] = math.ceil(top + (22 if notes_on_top else 4))
+    margin["t"] = math.ceil(top + (note_room if notes_on_top else 4))
 
     # Heights: keep each panel's height; stacked panels add a second panel and the gap between.
     height = layout.get("height", 360)
     panel_h = height - layout.get("margin", {}).get("t", 30) - layout.get("margin", {}).get("b", 40)
     panel_h = max(160, min(panel_h, width - margin["l"] - margin["r"]) if stacked else panel_h)
+    rows_px = max((len(a.categories) * CATEGORY_ROW / (_domain(a.spec)[1] - _domain(a.spec)[0] or 1)
+                   for a in ys if a.categories and not a.spec.get("tickvals") and a.spec.get("showticklabels", True)),
+                  default=0)
+    panel_h = max(panel_h, math.ceil(rows_px))  # every category label its own row
     if stacked:
         upper_x = sorted(xs, key=lambda a: _domain(a.spec)[0])[0]
-        gap = label_px(upper_x) + title_px(upper_x) + (26 if notes_on_top else 12)
+        gap = label_px(upper_x) + title_px(upper_x) + (note_room + 12 if notes_on_top else 20)
         plot_h = _stack(layout, axes, gap, panel_h)
     else:
         plot_h = panel_h
     layout["height"] = height = math.ceil(margin["t"] + plot_h + margin["b"])
     if "legend" in layout and "_top" in layout["legend"]:
         layout["legend"]["y"] = round(1 - layout["legend"].pop("_top") / height, 6)
-    if isinstance(layout.get("title"), dict) and layout["title"].get("yref") == "container":
-        layout["title"]["y"] = round(1 - 6 / height, 6)
+    _place_title(layout)
     layout["margin"] = {**margin, "autoexpand": False}
 
     # Ranges and ticks, now that every axis's length in pixels is known.
@@ -411,6 +443,8 @@ def fit(figure: dict, width: int) -> dict:
                            px[other.name] / abs(other.range()[1] - other.range()[0] or 1))
             for ax in (a, other):
                 px[ax.name] = per_unit * abs(ax.range()[1] - ax.range()[0] or 1)
+                ax.spec["constrain"] = "domain"  # plotly shrinks the looser axis, as the build draws it,
+                # instead of widening its range (x ±5 became ±5.09)
     for a in axes.values():
         lo, hi = a.range()
         a.spec["range"] = [lo, hi]
@@ -428,9 +462,10 @@ def fit(figure: dict, width: int) -> dict:
             continue
         if a.spec.get("tickvals") or a.categories or not a.spec.get("showticklabels", True):
             continue
-        labels = [tick_label(v) for v in nice_ticks(lo, hi, 5)]
+        whole = a.heat and a.whole
+        labels = [tick_label(v) for v in nice_ticks(lo, hi, 5, whole)]
         spacing = (max(map(text_px, labels)) + 18) if not a.vertical else 34
-        ticks = nice_ticks(lo, hi, max(2, int(px[a.name] / spacing)))
+        ticks = nice_ticks(lo, hi, max(2, int(px[a.name] / spacing)), whole)
         a.spec["tickmode"], a.spec["tickvals"] = "array", ticks
         a.spec["ticktext"] = [tick_label(v) for v in ticks]
     if any(a.spec.get("tickangle") in (-90, 90) for a in bottoms):  # rotated labels need the room below
@@ -438,7 +473,6 @@ def fit(figure: dict, width: int) -> dict:
         layout["height"] = math.ceil(margin["t"] + plot_h + layout["margin"]["b"])
         if "legend" in layout:
             layout["legend"]["y"] = round(1 - (1 - layout["legend"]["y"]) * height / layout["height"], 6)
-        if isinstance(layout.get("title"), dict) and layout["title"].get("yref") == "container":
-            layout["title"]["y"] = round(1 - 6 / layout["height"], 6)
+        _place_title(layout)
     _cell_notes(layout, data, axes, px)
     return {"data": data, "layout": layout}
