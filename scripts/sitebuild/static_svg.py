@@ -29,7 +29,7 @@ DASHES = {"dash": "6 4", "dot": "2 3", "dashdot": "6 3 2 3", "longdash": "10 4"}
 
 
 from headspace.demos._figure import COLORS
-from headspace.demos._fit import nice_ticks, rgba, scale_colour, tick_label as _fmt
+from headspace.demos._fit import nice_ticks, rgba, scale_colour, text_px, tick_label as _fmt
 
 INK = COLORS["ink"]  # the demos' neutral colour; drawn as currentColor so dark mode recolours it
 
@@ -184,12 +184,14 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
                     out.append(f'<line class="grid" x1="{p:.1f}" x2="{p:.1f}" y1="{other.p0:.1f}" y2="{other.p1:.1f}"/>')
             if spec.get("showticklabels", True):
                 if a.vertical:
-                    out.append(f'<text x="{other.p0 - 6:.1f}" y="{p + 4:.1f}" text-anchor="end">{_esc(label)}</text>')
+                    gap = 9 if spec.get("_heat") else 1  # where plotly puts them, by trace type
+                    out.append(f'<text x="{other.p0 - gap:.1f}" y="{p + 4:.1f}" text-anchor="end">{_esc(label)}</text>')
                 elif spec.get("tickangle") in (-90, 90):  # fit() turns labels that do not fit across
-                    out.append(f'<text x="{p + 4:.1f}" y="{other.p1 + 6:.1f}" text-anchor="end" '
-                               f'transform="rotate(-90 {p + 4:.1f} {other.p1 + 6:.1f})">{_esc(label)}</text>')
+                    down = other.p1 + (11 if spec.get("_heat") and spec.get("type") != "category" else 6 if not spec.get("_heat") else 3)
+                    out.append(f'<text x="{p + 4:.1f}" y="{down:.1f}" text-anchor="end" '
+                               f'transform="rotate(-90 {p + 4:.1f} {down:.1f})">{_esc(label)}</text>')
                 else:
-                    out.append(f'<text x="{p:.1f}" y="{other.p1 + 16:.1f}" text-anchor="middle">{_esc(label)}</text>')
+                    out.append(f'<text x="{p:.1f}" y="{other.p1 + (20 if spec.get("_heat") else 13):.1f}" text-anchor="middle">{_esc(label)}</text>')
         if spec.get("zeroline", True) and not a.categories and not spec.get("_heat") and lo < 0 < hi:
             p = a.px(0)
             if a.vertical:
@@ -198,14 +200,20 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
                 out.append(f'<line class="zero" x1="{p:.1f}" x2="{p:.1f}" y1="{other.p0:.1f}" y2="{other.p1:.1f}"/>')
         title = (spec.get("title") or {}).get("text") if isinstance(spec.get("title"), dict) else spec.get("title")
         if title:
+            # Where plotly puts an axis title (12 px) with no standoff set: 34 px left of a y axis or
+            # 43 px below an x axis, moved clear of any tick label it would overlap.
+            shown = [(p, str(label)) for p, label in ticks] if spec.get("showticklabels", True) else []
             if a.vertical:
-                widest = max((len(str(label)) for _, label in ticks), default=0) if spec.get("showticklabels", True) else 0
-                x, y = max(10, other.p0 - 16 - 6.5 * widest), (a.p0 + a.p1) / 2
+                widest = max((text_px(label) for _, label in shown), default=0)
+                x, y = max(10, other.p0 - max(34, widest + (17 if spec.get("_heat") else 9))), (a.p0 + a.p1) / 2
                 out.append(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="middle" transform="rotate(-90 {x:.1f} {y:.1f})">{_esc(title)}</text>')
             else:
-                below = 16 + (6.7 * max((len(str(label)) for _, label in ticks), default=0) - 10
-                              if spec.get("tickangle") in (-90, 90) else 0)
-                out.append(f'<text x="{(a.p0 + a.p1) / 2:.1f}" y="{other.p1 + 18 + below:.1f}" text-anchor="middle">{_esc(title)}</text>')
+                centre, half = (a.p0 + a.p1) / 2, text_px(title) / 2
+                depth = 16
+                if spec.get("tickangle") in (-90, 90):  # labels on end reach down by their length
+                    depth = max([6 + text_px(label) for p, label in shown if abs(a.px(p) - centre) < half + 8]
+                                or [0])
+                out.append(f'<text x="{centre:.1f}" y="{other.p1 + max(43, depth + 16):.1f}" text-anchor="middle">{_esc(title)}</text>')
 
     # Traces, in order, each clipped to its subplot.
     legend, clips = [], {}
@@ -446,23 +454,23 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
         rows, lx = [[]], x_lo  # lay the entries out in rows first: a legend above the plot grows upwards
         for entry in legend:
             w = 44 + (spec["entrywidth"] if spec.get("entrywidthmode") == "pixels" else 7 * len(entry[0]))
-            if lx + w > width - 10 and rows[-1]:
+            if lx + w > width - 8 and rows[-1]:  # as _fit.fit counts the entries a row holds
                 rows.append([])
                 lx = x_lo
             rows[-1].append((lx, entry))
             lx += w
         if spec.get("yref") == "container":  # fit() places it: its top edge, in the whole drawing
-            ly = (1 - spec.get("y", 1.0)) * layout.get("height", 360) + 10
+            ly = (1 - spec.get("y", 1.0)) * layout.get("height", 360) + 15
         else:
             ly = y_hi - spec.get("y", 1.0) * (y_hi - y_lo)
             ly = ly - 8 - 18 * (len(rows) - 1) if spec.get("yanchor", "auto") == "bottom" else ly + 14
         for r, row in enumerate(rows):
-            y = ly + (20 if spec.get("yref") == "container" else 18) * r
+            y = ly + (19 if spec.get("yref") == "container" else 18) * r  # plotly's rows, its swatch and text
             for x, (name, color, mode, dash) in row:
-                swatch = (f'<line x1="{x:.1f}" x2="{x + 24:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{_paint(color)}" stroke-width="2"'
+                swatch = (f'<line x1="{x + 5:.1f}" x2="{x + 35:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{_paint(color)}" stroke-width="2"'
                           + (f' stroke-dasharray="{DASHES[dash]}"' if dash in DASHES else "") + "/>"
-                          if "lines" in mode else f'<circle cx="{x + 12:.1f}" cy="{y:.1f}" r="4" fill="{_paint(color)}"/>')
-                out.append(swatch + f'<text x="{x + 30:.1f}" y="{y + 4:.1f}">{_esc(name)}</text>')
+                          if "lines" in mode else f'<circle cx="{x + 20:.1f}" cy="{y:.1f}" r="4" fill="{_paint(color)}"/>')
+                out.append(swatch + f'<text x="{x + 40:.1f}" y="{y + 4:.1f}">{_esc(name)}</text>')
                 bottom = max(bottom, y + 12)
     return out, bottom
 

@@ -468,7 +468,7 @@ def check_ticks(d: Drawing) -> list[str]:
                      if anchor == "middle" and not tf and lo - 1 <= x <= hi + 1 and 0 < y - ohi <= 30]
             if a.spec.get("tickangle") in (-90, 90):  # labels on end, hanging from their tick
                 found = [(t, x - 4) for t, x, y, anchor, tf in texts(d.outside)
-                         if anchor == "end" and tf.startswith("rotate(-90") and lo - 1 <= x - 4 <= hi + 1 and 0 < y - ohi <= 10]
+                         if anchor == "end" and tf.startswith("rotate(-90") and lo - 1 <= x - 4 <= hi + 1 and 0 < y - ohi <= 12]
         if "tickvals" in a.spec:
             labels = a.spec.get("ticktext") or [None] * len(a.spec["tickvals"])
             want = list(zip(a.spec["tickvals"], labels))

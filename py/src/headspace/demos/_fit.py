@@ -50,9 +50,20 @@ def plain(text) -> str:
     return re.sub(r"<[^>]+>", "", re.sub(r"<br\s*/?>", "\n", str(text or "")))
 
 
+#: Widths of a 12 px font's glyphs in system-ui (Debian's DejaVu Sans is wide), by kind: digits
+#: 7.6 px, narrow punctuation 3.8, capitals 8, anything else 6.6.
+_GLYPH = {**dict.fromkeys("0123456789", 7.6), **dict.fromkeys(".,:;'|!il", 3.8), "−": 10.0, "-": 4.3, " ": 3.8}
+
+
 def text_px(text, size: float = FONT) -> float:
-    """Estimated width of ``text`` (its longest line) at font ``size``."""
-    return max((len(line) for line in plain(text).split("\n")), default=0) * CHAR * size
+    """Estimated width of ``text`` (its longest line) at font ``size``: near what plotly measures,
+    so that the build puts titles where plotly does and hides the tick labels plotly hides.
+
+    >>> round(text_px("3000")), round(text_px("frobenius"))
+    (30, 57)
+    """
+    return max((sum(_GLYPH.get(ch, 8.0 if ch.isupper() else 6.6) for ch in line)
+                for line in plain(text).split("\n")), default=0) * size / 12
 
 
 def wrap(text: str, room: float, size: float = TITLE_FONT) -> str:
@@ -452,8 +463,14 @@ def fit(figure: dict, width: int) -> dict:
             a.spec.pop(key, None)
         if _title_text(a.spec.get("title")):  # the size the margins were measured for (plotly's default is 14)
             title = a.spec["title"] if isinstance(a.spec["title"], dict) else {"text": a.spec["title"]}
-            a.spec["title"] = {**title, "font": {"size": FONT, **(title.get("font") or {})}}
+            title = {k: v for k, v in title.items() if k != "standoff"}  # plotly's default place, which the build draws
+            a.spec["title"] = {**title, "font": {**(title.get("font") or {}), "size": FONT}}
+        a.spec["tickfont"] = {**(a.spec.get("tickfont") or {}), "size": FONT}  # the size the margins hold
         labels = a.spec.get("ticktext") if a.spec.get("tickvals") else a.categories
+        if a.categories:  # "1", "2" are categories here; plotly would read them as numbers
+            a.spec["type"] = "category"
+        if not a.vertical:  # fixed, or plotly turns labels it finds crowded and the drawing differs
+            a.spec["tickangle"] = 0
         if labels and not a.vertical:  # labels that do not fit side by side turn on end
             cell = px[a.name] / max(1, len(labels))
             if max(text_px(c) for c in labels) > cell - 6:
@@ -465,9 +482,26 @@ def fit(figure: dict, width: int) -> dict:
         whole = a.heat and a.whole
         labels = [tick_label(v) for v in nice_ticks(lo, hi, 5, whole)]
         spacing = (max(map(text_px, labels)) + 18) if not a.vertical else 34
-        ticks = nice_ticks(lo, hi, max(2, int(px[a.name] / spacing)), whole)
+        target = max(2, int(px[a.name] / spacing))
+        ticks = nice_ticks(lo, hi, target, whole)
+        while target > 2 and not a.vertical and len(ticks) > 1 and \
+                px[a.name] * abs(ticks[1] - ticks[0]) / abs(hi - lo or 1) < max(text_px(tick_label(v)) for v in ticks) + 10:
+            target -= 1  # nice_ticks may give more than asked; labels must not touch (plotly would turn them)
+            ticks = nice_ticks(lo, hi, target, whole)
         a.spec["tickmode"], a.spec["tickvals"] = "array", ticks
         a.spec["ticktext"] = [tick_label(v) for v in ticks]
+    for a in xs:  # plotly hides a label that would cross the drawing's edge; so does the build
+        spec = a.spec
+        if not spec.get("tickvals") or a.categories or spec.get("tickangle") in (-90, 90):
+            continue
+        (lo, hi), (d0, d1) = spec["range"], _domain(spec)
+        texts = spec.get("ticktext") or [tick_label(v) for v in spec["tickvals"]]
+        at = lambda v: margin["l"] + (d0 + (v - lo) / ((hi - lo) or 1) * (d1 - d0)) * plot_w
+        keep = [i for i, v in enumerate(spec["tickvals"])
+                if isinstance(v, (int, float)) and 0 <= at(v) - text_px(texts[i]) / 2 and at(v) + text_px(texts[i]) / 2 <= width]
+        if len(keep) < len(spec["tickvals"]):
+            spec["tickvals"] = [spec["tickvals"][i] for i in keep]
+            spec["ticktext"] = [texts[i] for i in keep]
     if any(a.spec.get("tickangle") in (-90, 90) for a in bottoms):  # rotated labels need the room below
         layout["margin"]["b"] = math.ceil(max(label_px(a) + title_px(a) + 8 for a in bottoms))
         layout["height"] = math.ceil(margin["t"] + plot_h + layout["margin"]["b"])
