@@ -201,7 +201,7 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
         title = (spec.get("title") or {}).get("text") if isinstance(spec.get("title"), dict) else spec.get("title")
         if title:
             # Where plotly puts an axis title (12 px) with no standoff set: 34 px left of a y axis or
-            # 43 px below an x axis, moved clear of any tick label it would overlap.
+            # 43 px below an x axis (31 with no tick labels), moved clear of any tick label it would overlap.
             shown = [(p, str(label)) for p, label in ticks] if spec.get("showticklabels", True) else []
             if a.vertical:
                 widest = max((text_px(label) for _, label in shown), default=0)
@@ -213,7 +213,7 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
                 if spec.get("tickangle") in (-90, 90):  # labels on end reach down by their length
                     depth = max([6 + text_px(label) for p, label in shown if abs(a.px(p) - centre) < half + 8]
                                 or [0])
-                out.append(f'<text x="{centre:.1f}" y="{other.p1 + max(43, depth + 16):.1f}" text-anchor="middle">{_esc(title)}</text>')
+                out.append(f'<text x="{centre:.1f}" y="{other.p1 + (max(43, depth + 16) if shown else 31):.1f}" text-anchor="middle">{_esc(title)}</text>')
 
     # Traces, in order, each clipped to its subplot.
     legend, clips = [], {}

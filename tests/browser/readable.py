@@ -36,7 +36,7 @@ COLLECT = """fig => {
       const r = t.getBoundingClientRect();
       const cs = getComputedStyle(t);
       const lines = [...t.querySelectorAll('tspan.line, svg.static-figure tspan')].map(l => l.textContent.trim());
-      return {text: (lines.length ? lines.join(' ') : t.textContent.trim()).replace(/\u200b/g, ''), box: [r.x - p.x, r.y - p.y, r.width, r.height],
+      return {text: (lines.length ? lines.join(' ') : t.textContent.trim()).replace(/\\u200b/g, '').replace(/\\s+/g, ' '), box: [r.x - p.x, r.y - p.y, r.width, r.height],
               fill: cs.fill, alpha: alpha(t) * Number(cs.fillOpacity || 1)};
     }).filter(t => t.box[2] > 0 && t.box[3] > 0);
   return {texts, plot: [0, 0, p.width, p.height], live: !plot.querySelector(':scope > svg.static-figure')};

@@ -32,6 +32,7 @@ FONT, TITLE_FONT = 12, 14
 LEGEND_ROW, LEGEND_SYMBOL = 20, 44  # plotly: an entry's row height, its symbol and gap before the text
 TITLE_LINE = 18
 NOTE_LINE = 16  # a line of a 12 px annotation
+X_TITLE = 50  # plotly sets an x axis title's baseline about 43 px below the axis: with descenders, 50
 CATEGORY_ROW = 16  # the height a category's 12 px tick label needs
 TITLE_CAP = 10  # plotly's CAP_SHIFT, 0.7 em of the title's 14 px: a line's cap height above its baseline
 
@@ -378,7 +379,7 @@ def fit(figure: dict, width: int) -> dict:
     lefts = ys if stacked else [a for a in ys if _domain(layout.get("xaxis" + a.spec.get("anchor", "x")[1:], {}))[0] <= 0.01] or ys
     margin["l"] = max(margin["l"] if not stacked else 0, max((label_px(a) + title_px(a) + 6 for a in lefts), default=20), 20)
     bottoms = [a for a in xs if _domain(layout.get("yaxis" + a.spec.get("anchor", "y")[1:], {}))[0] <= 0.01] or xs
-    margin["b"] = max(24, max((label_px(a) + title_px(a) + 8 for a in bottoms), default=24))
+    margin["b"] = max(24, max((max(label_px(a) + title_px(a) + 8, X_TITLE if title_px(a) else 0) for a in bottoms), default=24))
     margin["r"] = max(margin.get("r", 10), 90 if has_colorbar else 10)
     # A side-by-side right panel's y labels live in the gap between the panels.
     if not stacked and _side_by_side(layout, axes):
@@ -497,8 +498,14 @@ def fit(figure: dict, width: int) -> dict:
         (lo, hi), (d0, d1) = spec["range"], _domain(spec)
         texts = spec.get("ticktext") or [tick_label(v) for v in spec["tickvals"]]
         at = lambda v: margin["l"] + (d0 + (v - lo) / ((hi - lo) or 1) * (d1 - d0)) * plot_w
+        y = axes.get("yaxis" + spec.get("anchor", "y")[1:])
+        ylo = min(y.spec["range"]) if y is not None and "range" in y.spec else None
+        corner = y is not None and y.spec.get("showticklabels", True) and any(  # a y label sits at the corner
+            isinstance(v, (int, float)) and ylo is not None and abs(v - ylo) < 1e-9 for v in y.spec.get("tickvals") or [])
+        left = margin["l"] + d0 * plot_w
         keep = [i for i, v in enumerate(spec["tickvals"])
-                if isinstance(v, (int, float)) and 0 <= at(v) - text_px(texts[i]) / 2 and at(v) + text_px(texts[i]) / 2 <= width]
+                if isinstance(v, (int, float)) and 0 <= at(v) - text_px(texts[i]) / 2 and at(v) + text_px(texts[i]) / 2 <= width
+                and not (corner and at(v) - text_px(texts[i]) / 2 < left - 1)]
         if len(keep) < len(spec["tickvals"]):
             spec["tickvals"] = [spec["tickvals"][i] for i in keep]
             spec["ticktext"] = [texts[i] for i in keep]

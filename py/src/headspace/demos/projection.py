@@ -123,7 +123,7 @@ def projection_2d_1d(w1: float, w2: float, orient: bool, t: int) -> dict:
         split=0.6, equal_axes=(True, False),
         xaxis={"range": [-5, 5], "title": {"text": "along the line" if orient else "x₀"}},
         yaxis={"range": [-5, 5], "title": {"text": "across the line" if orient else "x₁"}},
-        xaxis2={"range": [-reach, reach], "title": {"text": f"y   (|W| = {norm:.2f})"}},
+        xaxis2={"range": [-reach, reach], "title": {"text": f"y (|W| = {norm:.2f})"}},
         yaxis2={"range": [-1, 1], "showticklabels": False, "zeroline": False, "showgrid": False},
     )
     return {"figure": fig, "outputs": {"matrix": [[float(w1), float(w2)]]}}
