@@ -570,6 +570,20 @@ def check_text(d: Drawing, ticks: list[str]) -> None:
                 assert y - BASELINE >= line_y - 1, f"legend {name!r} above its anchor"
             elif legend.get("yanchor") == "bottom":
                 assert y <= line_y + 1, f"legend {name!r} below its anchor"
+    for tr in d.fig["data"]:  # a heatmap's colour bar: its title above it, its tick labels beside it, top down
+        if tr.get("type") != "heatmap" or not tr.get("showscale", True):
+            continue
+        bar = tr.get("colorbar") or {}
+        title = (bar.get("title") or {}).get("text") if isinstance(bar.get("title"), dict) else bar.get("title")
+        right = d.width - m["r"]
+        if title:
+            find(plain(title), lambda x, y, anchor, tf: right < x and y < lay["height"] - m["b"], "colour bar title")
+        listed = bar.get("ticktext")
+        labels = [t for t in outside if right < t[1] and (t[0] in listed if listed else number(t[0]) is not None)]
+        assert labels and len(labels) == len(listed or labels), f"colour bar: labels {labels}"
+        if not listed:  # its own ticks: larger values higher up
+            assert sorted(labels, key=lambda t: -t[2]) == sorted(labels, key=lambda t: number(t[0])), "colour bar: order"
+        said += [t[0] for t in labels]
     extra = [t[0] for t in outside if t[0] not in said]
     assert extra == [], f"text the figure does not hold: {extra}"
 
