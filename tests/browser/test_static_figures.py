@@ -63,6 +63,10 @@ def said(figure) -> tuple[set[str], set[str]]:
         must |= {plain(t["name"]) for t in figure["data"] if t.get("showlegend", True) and t.get("name")}
     for t in figure["data"]:
         may |= {plain(v) for key in ("x", "y", "text") for v in t.get(key) or [] if isinstance(v, str)}
+        if t.get("type") == "heatmap" and t.get("showscale", True):  # its colour bar: a title, listed labels
+            bar = t.get("colorbar") or {}
+            must.add(plain((bar.get("title") or {}).get("text") if isinstance(bar.get("title"), dict) else bar.get("title") or ""))
+            may |= {plain(v) for v in bar.get("ticktext", [])}
     must.discard("")
     return must, may | must
 
