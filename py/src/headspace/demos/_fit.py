@@ -132,14 +132,21 @@ class _Axis:
         self.whole = True  # every position drawn is a whole number
 
     def add(self, values, pad: float = 0.0):
-        for v in values or []:
+        """Note positions drawn on this axis (strings are categories, at their index); only the
+        extremes are kept, since this runs on every slider move over every point."""
+        values = list(values or [])
+        first = next((v for v in values if v is not None), None)
+        if "range" in self.spec and not self.heat and not isinstance(first, str):
+            return  # the demo fixed the range: its numbers decide nothing here
+        for k, v in enumerate(values):
             if isinstance(v, str):
                 if v not in self.categories:
                     self.categories.append(v)
-                v = self.categories.index(v)
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
-                self.values += [float(v) - pad, float(v) + pad]
-                self.whole = self.whole and float(v).is_integer()
+                values[k] = self.categories.index(v)
+        nums = [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
+        if nums:
+            self.values += [min(nums) - pad, max(nums) + pad]
+            self.whole = self.whole and all(v.is_integer() for v in nums)
 
     def range(self) -> list[float]:
         """The range plotly's autorange would choose, near enough: 5 % padding around lines and
@@ -348,13 +355,18 @@ def fit(figure: dict, width: int) -> dict:
     ys = [a for a in axes.values() if a.vertical]
     has_colorbar = any(tr.get("type") == "heatmap" and tr.get("showscale", True) for tr in data)
 
+    widest_label: dict = {}
+
     def label_px(a: _Axis) -> float:
         """Room the tick labels of ``a`` take across it (width for a y axis, height for an x axis)."""
         if not a.spec.get("showticklabels", True):
             return 0.0
-        labels = a.spec.get("ticktext") or a.categories or [  # the widest of any tick count chosen below
-            tick_label(v) for n in range(2, 13) for v in nice_ticks(*a.range(), n, whole=a.heat and a.whole)]
-        widest = max((text_px(t) for t in labels), default=0)
+        key = (a.name, tuple(a.range()), tuple(a.spec.get("ticktext") or ()))
+        if key not in widest_label:  # the widest of any tick count chosen below; once per axis (it runs per move)
+            labels = a.spec.get("ticktext") or a.categories or {
+                tick_label(v) for n in range(2, 13) for v in nice_ticks(*a.range(), n, whole=a.heat and a.whole)}
+            widest_label[key] = max((text_px(t) for t in labels), default=0)
+        widest = widest_label[key]
         if a.vertical:
             return widest + 8
         return widest + 6 if a.spec.get("tickangle") in (-90, 90) else FONT + 6
