@@ -47,8 +47,19 @@ DIVERGING = [[0.0, "rgba(33,102,172,1)"], [0.4999, "rgba(33,102,172,0)"], [0.500
              [1.0, "rgba(178,24,43,1)"]]
 ALL_HEADS = (_shipped.PREV, _shipped.INDUCTION) + tuple(
     sorted(set(_shipped.HEAD1_OPTIONS[1:]) | set(_shipped.HEAD2_OPTIONS[1:])))
+def _after_layer_0(head: str) -> bool:
+    """Whether ``head`` is after layer 0 in some shipped model (an earlier head can write to it).
+    A role's layer comes from the model files; importing the registry must not need them (a wheel
+    without models, as the benchmark's plain page loads), and then the roles answer by what they
+    are: an induction head reads what a previous-token head wrote."""
+    try:
+        return any(_shipped.parse_head(head, m)[0] > 0 for m in _shipped.MODEL_NAMES)
+    except ValueError:
+        return head == _shipped.INDUCTION
+
+
 #: The heads an earlier head can write to, in some shipped model: the path panel's controls act only on these.
-_LATER_HEADS = [h for h in ALL_HEADS if any(_shipped.parse_head(h, m)[0] > 0 for m in _shipped.MODEL_NAMES)]
+_LATER_HEADS = [h for h in ALL_HEADS if _after_layer_0(h)]
 
 
 @register(
