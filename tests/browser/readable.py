@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import base64
 
+from headspace.demos._fit import luminance  # WCAG's formula, one copy
+
 #: Two text boxes may touch or share this much (px in each direction): glyph boxes include line gaps.
 OVERLAP_PX = (2.0, 3.0)
 #: WCAG 2.x AA for normal-size text (the figures' text is 10 to 14 px).
@@ -124,21 +126,13 @@ def _rgb(css: str) -> tuple[float, float, float, float]:
     return r, g, b, float(parts[3]) if len(parts) > 3 else 1.0
 
 
-def _luminance(rgb) -> float:
-    def channel(c):
-        c = c / 255
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-    r, g, b = (channel(c) for c in rgb[:3])
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
 def contrast(fg, bg) -> float:
     """WCAG contrast ratio of two RGB colours.
 
     >>> round(contrast((0, 0, 0), (255, 255, 255)), 1)
     21.0
     """
-    hi, lo = sorted((_luminance(fg), _luminance(bg)), reverse=True)
+    hi, lo = sorted((luminance(fg), luminance(bg)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
 
 

@@ -68,10 +68,11 @@ def shot(page, name) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode()
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_patched_frames_look_like_plotly(browser, site_url, scheme):
+def live_gallery(browser, site_url, scheme):
+    """(context, page, page errors) on the gallery with Python ready and plotly drawing every figure;
+    plotly redraws only when the test says (no settle redraw after a pause)."""
     context = browser.new_context(reduced_motion="reduce", color_scheme=scheme, viewport={"width": 1100, "height": 900})
-    context.add_init_script("window.HEADSPACE_SETTLE_MS = 1e9")  # plotly redraws only when the test says
+    context.add_init_script("window.HEADSPACE_SETTLE_MS = 1e9")
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -82,6 +83,16 @@ def test_patched_frames_look_like_plotly(browser, site_url, scheme):
                                timeout=BOOT_MS)
         page.locator("figure.demo").first.hover()  # a reader reaches for a figure: plotly takes over
         page.wait_for_function("() => window.headspace.marks.firstFigure", timeout=BOOT_MS)
+    except Exception:
+        context.close()
+        raise
+    return context, page, errors
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_patched_frames_look_like_plotly(browser, site_url, scheme):
+    context, page, errors = live_gallery(browser, site_url, scheme)
+    try:
         names = page.evaluate("() => [...new Set([...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo))]")
         compared, results, refused = [], {}, {}
         for name in names:
@@ -153,18 +164,8 @@ SET_JS = """async ([name, control, value]) => {
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_chosen_moves_are_patched_like_plotly(browser, site_url, scheme):
-    context = browser.new_context(reduced_motion="reduce", color_scheme=scheme, viewport={"width": 1100, "height": 900})
-    context.add_init_script("window.HEADSPACE_SETTLE_MS = 1e9")
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    context, page, errors = live_gallery(browser, site_url, scheme)
     try:
-        page.goto(f"{site_url}/gallery/")
-        page.evaluate("() => window.headspace.ready()")
-        page.wait_for_function("() => [...document.querySelectorAll('figure.demo')].every(f => f.dataset.status === 'ready')",
-                               timeout=BOOT_MS)
-        page.locator("figure.demo").first.hover()
-        page.wait_for_function("() => window.headspace.marks.firstFigure", timeout=BOOT_MS)
         bad = {}
         for name, control, values in CHOSEN:
             page.locator(f'figure.demo[data-demo="{name}"]').scroll_into_view_if_needed()

@@ -268,7 +268,13 @@ def scale_colour(scale, t: float) -> tuple[float, float, float, float]:
     return rgba(scale[-1][1])
 
 
-def _luminance(rgb) -> float:
+def luminance(rgb) -> float:
+    """WCAG 2.x relative luminance of an sRGB colour (0 to 255 a channel); contrast is
+    (L1 + 0.05) / (L2 + 0.05).
+
+    >>> luminance((255, 255, 255)), luminance((0, 0, 0))
+    (1.0, 0.0)
+    """
     def channel(c):
         c = c / 255
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
@@ -283,7 +289,7 @@ def ink_on(rgb) -> str:
     >>> ink_on((8, 48, 107)), ink_on((247, 251, 255))
     ('#ffffff', '#000000')
     """
-    lum = _luminance(rgb)
+    lum = luminance(rgb)
     white, black = 1.05 / (lum + 0.05), (lum + 0.05) / 0.05
     return "#ffffff" if white >= black else "#000000"
 
