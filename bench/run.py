@@ -108,6 +108,7 @@ def warm_second_article(playwright, base) -> dict:
 
 
 SLIDER_JS = """async ([index, moves]) => {
+    const FRAME_MS = 1000 / 60;
     const fig = document.querySelectorAll('figure.demo')[index];
     const controls = [...fig.querySelectorAll('.demo-controls [name]')];
     const el = controls.find(c => c.type === 'range') || controls.find(c => c.tagName === 'SELECT')
@@ -123,6 +124,11 @@ SLIDER_JS = """async ([index, moves]) => {
         } else if (el.tagName === 'SELECT') el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
         else if (el.type === 'checkbox') el.checked = !el.checked;
         const done = new Promise(r => fig.addEventListener('demo:rendered', (e) => { draws.push(e.detail); r(); }, {once: true}));
+        // A reader's key or click lands anywhere in a frame: wait a fraction of a frame (an even,
+        // repeatable spread, i * golden ratio mod 1) after the last one before moving.
+        const phase = ((i * 0.6180339887) % 1) * FRAME_MS;
+        const start = await new Promise(r => requestAnimationFrame(ts => setTimeout(() => r(ts), 0)));
+        while (performance.now() - start < phase);
         const t0 = performance.now();
         el.dispatchEvent(new Event('input', {bubbles: true}));
         const outcome = await Promise.race([done.then(() => 'ok'), new Promise(r => setTimeout(() => r('timeout'), 20000))]);
@@ -216,7 +222,8 @@ def slider_latency(browser, base, moves: int, only=None) -> dict:
                      "p95_ms": round(pct(t, 95), 2), "max_ms": round(max(t), 2),
                      # (None on pages older than this split, measured side by side as "before")
                      **{k + "_p50_ms": (round(pct([d[k] for d in r["draws"]], 50), 2) if all(d and k in d for d in r["draws"]) else None)
-                        for k in ("drawMs", "roundTripMs", "pythonMs", "parseMs")}}
+                        for k in ("drawMs", "roundTripMs", "pythonMs", "parseMs")},
+                     "refusals": sorted({d["refusal"] for d in r["draws"] if d and d.get("patched") is False and d.get("refusal")})}
     context.close()
     return out
 
@@ -304,7 +311,8 @@ def main() -> None:
             if only:
                 report["slider"] = slider_latency(browser, base, args.moves, only)
                 for name, r in report["slider"].items():
-                    print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  " + split(r) + f" ({r['control']}, {r['moves']} moves)"))
+                    print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  " + split(r) + f" ({r['control']}, {r['moves']} moves)")
+                          + "".join(f"\n       plotly drew it: {why}" for why in r.get("refusals", [])))
                 report["drag"] = drag_rate(browser, base, only)
                 print_drag(report["drag"])
                 args.skip_composition = args.skip_scale = True

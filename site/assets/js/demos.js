@@ -214,8 +214,9 @@ function render(state, result, timing = {}) {
     }, () => {});
     return;
   }
-  const t0 = performance.now();
+  const t0 = performance.now(), patched = state.fig.dataset.patchCount;
   draw(state, result.figure);
+  const how = state.fig.dataset.patchCount !== patched ? { patched: true } : { patched: false, refusal: patch.refusal };
   for (const out of state.fig.querySelectorAll("output[data-output]")) {
     const value = result.outputs[out.dataset.output];
     out.dataset.value = JSON.stringify(value);
@@ -225,7 +226,7 @@ function render(state, result, timing = {}) {
   state.lastFigure = result.figure;
   setStatus(state, "ready");
   if (!state.queued) setLive(state, null);
-  state.fig.dispatchEvent(new CustomEvent("demo:rendered", { detail: { drawMs: performance.now() - t0, ...timing } }));
+  state.fig.dispatchEvent(new CustomEvent("demo:rendered", { detail: { drawMs: performance.now() - t0, ...how, ...timing } }));
 }
 
 // ---------- the worker ----------

@@ -67,6 +67,18 @@ def text_px(text, size: float = FONT) -> float:
                 for line in plain(text).split("\n")), default=0) * size / 12
 
 
+def _roomy(label: str) -> str:
+    """``label`` with room for any number it shows: each number written with a sign and at least
+    three digits before its point. A legend entry that prints a control's value ("polariser axis
+    θ = 5°") then keeps its width as the value moves, so the legend stays put while a reader drags
+    and the page can draw the move in place.
+
+    >>> _roomy("axis θ = 5°"), _roomy("|W| = 1.02"), _roomy("step 3000")
+    ('axis θ = -000°', '|W| = -000.00', 'step -0000')
+    """
+    return re.sub(r"-?(\d+)(\.\d+)?", lambda m: "-" + "0" * max(3, len(m[1])) + ("." + "0" * (len(m[2]) - 1) if m[2] else ""), label)
+
+
 def wrap(text: str, room: float, size: float = TITLE_FONT) -> str:
     """``text`` broken with <br> so that no line is wider than ``room`` px (words are never split).
 
@@ -429,7 +441,7 @@ def fit(figure: dict, width: int) -> dict:
     entries = [tr.get("name") for tr in data if tr.get("showlegend", True) and tr.get("name")]
     rows = 0
     if layout.get("showlegend", True) and entries:
-        entry = math.ceil(max(text_px(n) for n in entries) + LEGEND_SYMBOL)
+        entry = math.ceil(max(text_px(_roomy(n)) for n in entries) + LEGEND_SYMBOL)
         room = width - margin["l"] - 8
         per_row = max(1, int(room // entry))
         rows = math.ceil(len(entries) / per_row)
