@@ -4,7 +4,8 @@
 // internal state and re-measures the page); a dragged slider needs a new picture
 // every 16 ms. Between two figures of one demo, usually only data moves: points,
 // line paths, bar ends and their outside labels, heatmap colours, a colour bar's
-// listed ticks for a new range, the text of a legend entry, an annotation or the title. patchFigure writes exactly those into the SVG that
+// listed ticks for a new range, the text of a legend entry, an annotation (and its colour), an axis's
+// listed tick labels or the title. patchFigure writes exactly those into the SVG that
 // plotly drew, using plotly's own axes to place them, so the picture is the one
 // plotly would draw. Anything else (an axis range, a new trace, a shape) returns
 // false and the caller draws with plotly. Plotly's internal state (hover
@@ -175,12 +176,32 @@ function planHeatmap(gd, group, before, after, full, xa, ya, changed) {
   const scale = full.reversescale ? [...full.colorscale].reverse().map(([t, c]) => [1 - t, c]) : full.colorscale;
   const stops = (scale || []).map(([t, c]) => [t, rgba(c)]);
   if (stops.length < 2 || stops.some(([, c]) => !c)) return refuse("colour scale");
-  // Translucent stops: plotly's image and a canvas blend them differently (circuits differed on 1 % of pixels).
+  const cd = group.__data__ && group.__data__[0];
+  if (!cd || !cd.x || !cd.y || cd.x.length !== cols + 1 || cd.y.length !== rows + 1) return refuse("heatmap cells");
+  const paint = (v) => (finite(v) ? colorAt(stops, hi === lo ? 0.5 : (v - lo) / (hi - lo)) : [0, 0, 0, 0]);
+  // Without gaps plotly draws one pixel per cell and lets the browser stretch the image
+  // (image-rendering: pixelated): the same pixels, written as plotly writes them, stay the same picture.
+  if (/image-rendering/.test(image.getAttribute("style") || "")) {
+    const flipX = xa.c2p(cd.x[cols]) < xa.c2p(cd.x[0]), flipY = ya.c2p(cd.y[rows]) < ya.c2p(cd.y[0]);
+    return () => {
+      const canvas = document.createElement("canvas");
+      canvas.width = cols;
+      canvas.height = rows;
+      const ctx = canvas.getContext("2d"), pixels = ctx.createImageData(cols, rows);
+      for (let r = 0; r < rows; r++) {
+        const row = flipY ? rows - 1 - r : r;
+        for (let c = 0; c < cols; c++) pixels.data.set(paint(z[r][c]), (row * cols + (flipX ? cols - 1 - c : c)) * 4);
+      }
+      ctx.putImageData(pixels, 0, 0);
+      image.setAttribute("href", canvas.toDataURL());
+      barStep();
+    };
+  }
+  // Translucent stops: plotly's image and a canvas of cells blend them differently.
   if (stops.some(([, c]) => c[3] < 255)) return refuse("translucent colour scale");
   const width = Math.round(Number(image.getAttribute("width"))), height = Math.round(Number(image.getAttribute("height")));
   // The cells' edges, as plotly computed them (calcdata), in pixels from the image's corner.
-  const cd = group.__data__ && group.__data__[0];
-  if (!(width > 0 && height > 0) || !cd || !cd.x || !cd.y || cd.x.length !== cols + 1 || cd.y.length !== rows + 1) return refuse("heatmap cells");
+  if (!(width > 0 && height > 0)) return refuse("heatmap cells");
   const left = Number(image.getAttribute("x")), top = Number(image.getAttribute("y"));
   const xs = cd.x.map((v) => Math.round(xa.c2p(v) - left)), ys = cd.y.map((v) => Math.round(ya.c2p(v) - top));
   const xgap = full.xgap || 0, ygap = full.ygap || 0;
@@ -192,9 +213,8 @@ function planHeatmap(gd, group, before, after, full, xa, ya, changed) {
     for (let r = 0; r < rows; r++) {
       const [y0, y1] = [ys[r], ys[r + 1]].sort((a, b) => a - b);
       for (let c = 0; c < cols; c++) {
-        const v = z[r][c];
-        if (!finite(v)) continue; // transparent, as plotly leaves a missing cell
-        const [R, G, B, A] = colorAt(stops, hi === lo ? 0.5 : (v - lo) / (hi - lo));
+        if (!finite(z[r][c])) continue; // transparent, as plotly leaves a missing cell
+        const [R, G, B, A] = paint(z[r][c]);
         ctx.fillStyle = `rgba(${R},${G},${B},${A / 255})`;
         const [x0, x1] = [xs[c], xs[c + 1]].sort((a, b) => a - b);
         ctx.fillRect(x0 + xgap / 2, y0 + ygap / 2, x1 - x0 - xgap, y1 - y0 - ygap);
@@ -320,6 +340,25 @@ function textStep(node, before, after) {
   return () => drawn.forEach((n, k) => { n.data = written[k]; });
 }
 
+// The tick values axis ``key`` lists, as plotly drew them.
+const layoutValues = (gd, key) => (gd._fullLayout[key] || {}).tickvals;
+
+/** A step writing listed tick labels ``after`` (plotly drew ``before``) into axis ``key``'s ticks, or null.
+ * plotly draws one g.<id>tick per shown tick (g.xtick, g.y2tick), its value in the node's data. */
+function tickStep(gd, key, values, before, after) {
+  if (!Array.isArray(values) || !Array.isArray(before) || !Array.isArray(after) || after.length !== values.length
+      || !before.concat(after).every(plainText)) return null;
+  const id = key.replace("axis", "");
+  const labels = [];
+  for (const g of gd.querySelectorAll(`g.${id}tick`)) {
+    const k = values.indexOf(g.__data__ && g.__data__.x);
+    const text = g.querySelector("text");
+    if (k < 0 || !text || text.textContent !== before[k]) return null; // not the tick it seems
+    labels.push([text, after[k]]);
+  }
+  return () => labels.forEach(([text, label]) => { text.textContent = label; });
+}
+
 // ---------- the layout: text may change, nothing else ----------
 // Plotly writes into the layout it is given (computed ranges, defaults), so a frame's
 // layout is compared through a snapshot taken before plotly sees it.
@@ -333,16 +372,22 @@ export function layoutSnapshot(layout) {
   const notes = layout.annotations || [];
   const axes = Object.keys(layout).filter((k) => /^[xy]axis\d*$/.test(k) && layout[k] && typeof layout[k] === "object");
   const axisTitle = (ax) => (ax.title && typeof ax.title === "object" ? ax.title.text : ax.title);
+  // An axis's listed tick labels (ticktext at fixed tickvals) may change: a role moves to another head.
+  const listed = (ax) => Array.isArray(ax.tickvals) && Array.isArray(ax.ticktext) && ax.ticktext.length === ax.tickvals.length;
   const untitled = Object.fromEntries(axes.map((k) => [k, { ...layout[k],
-    title: layout[k].title && typeof layout[k].title === "object" ? { ...layout[k].title, text: undefined } : undefined }]));
+    title: layout[k].title && typeof layout[k].title === "object" ? { ...layout[k].title, text: undefined } : undefined,
+    ...(listed(layout[k]) ? { ticktext: layout[k].ticktext.length } : {}) }]));
+  // A cell's value is set in black or white, whichever reads on the cell's colour: that may change.
+  const uncoloured = (a) => (a.font && a.font.color ? { ...a.font, color: undefined } : a.font);
   const shapes = layout.shapes || [];
   const movable = (sh) => ["line", "rect"].includes(sh.type || "rect");
   const ends = ["x0", "x1", "y0", "y1"];
   return {
     fixed: JSON.stringify({ ...layout, ...untitled, title: { ...(layout.title || {}), text: undefined },
-      annotations: notes.map((a) => ({ ...a, text: undefined, ...(placed(a) ? { x: 0, y: 0 } : {}) })),
+      annotations: notes.map((a) => ({ ...a, text: undefined, font: uncoloured(a), ...(placed(a) ? { x: 0, y: 0 } : {}) })),
       shapes: shapes.map((sh) => (movable(sh) ? { ...sh, x0: 0, x1: 0, y0: 0, y1: 0 } : sh)) }),
-    title: titleOf(layout), notes: notes.map((a) => a.text),
+    title: titleOf(layout), notes: notes.map((a) => a.text), noteColors: notes.map((a) => a.font && a.font.color),
+    axisTicks: Object.fromEntries(axes.filter((k) => listed(layout[k])).map((k) => [k, layout[k].ticktext])),
     notePoints: notes.map((a) => (placed(a) ? [a.x, a.y] : null)),
     noteRefs: notes.map((a) => [a.xref || "x", a.yref || "y"]),
     axisTitles: Object.fromEntries(axes.map((k) => [k, axisTitle(layout[k])])),
@@ -398,7 +443,22 @@ function planLayout(gd, before, after) {
     if (!step) return refuse("axis title");
     steps.push(step);
   }
+  for (const [k, texts] of Object.entries(after.axisTicks || {})) {
+    const old = (before.axisTicks || {})[k];
+    if (same(texts, old)) continue;
+    const step = tickStep(gd, k, layoutValues(gd, k), old, texts);
+    if (!step) return refuse("axis tick labels");
+    steps.push(step);
+  }
   const nodes = gd.querySelectorAll(".infolayer g.annotation");
+  for (let k = 0; k < (after.noteColors || []).length; k++) {
+    const [a, b] = [(before.noteColors || [])[k], after.noteColors[k]];
+    if (a === b) continue;
+    const text = nodes[k] && nodes[k].querySelector("text.annotation-text");
+    const color = typeof b === "string" && rgba(b);
+    if (!text || !color || color[3] !== 255) return refuse("annotation colour");
+    steps.push(() => { text.style.fill = `rgb(${color[0]}, ${color[1]}, ${color[2]})`; });
+  }
   for (let k = 0; k < after.notes.length; k++) {
     if (after.notes[k] === before.notes[k]) continue;
     const step = nodes[k] && textStep(nodes[k].querySelector("text.annotation-text"), before.notes[k], after.notes[k]);
