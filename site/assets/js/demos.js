@@ -31,8 +31,9 @@ let booted = null; // promise resolved when Python is ready
 let bootProgress = null; // the worker's last {step, of, what} while it boots
 let nextId = 1;
 const statsWaiters = [];
-const marks = {}; // for benchmarks and tests: firstFigure, pythonReady, workerKind, sharedWith
+const marks = {}; // for benchmarks and tests: firstFigure, pythonReady, boot1..boot4, workerKind, sharedWith
 const pending = new Map(); // request id -> demo state
+marks.scriptStart = performance.now();
 
 // ---------- theme: plots follow the page's light or dark colours ----------
 let palette = null; // read once per colour scheme, not on every slider move
@@ -277,6 +278,7 @@ function bootWorker() {
     const connect = (kind) => {
       let heard = false; // any message from the worker: it runs
       try {
+        marks.workerStart ||= performance.now();
         worker = openWorker(script.dataset.worker, kind);
       } catch (err) {
         if (kind !== "dedicated") return connect("dedicated");
@@ -306,6 +308,7 @@ function bootWorker() {
           marks.sharedWith = data.clients; // pages this interpreter serves (1 with a dedicated worker)
           resolve(data.ms);
         } else if (data.type === "progress") {
+          marks[`boot${data.step}`] ||= performance.now(); // when each boot step began (scripts/bench)
           bootProgress = data;
           showProgress();
         } else if (data.type === "stats") {
