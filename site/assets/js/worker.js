@@ -114,6 +114,35 @@ function prefetch(indexURL, lockFileURL) {
   });
 }
 
+// Pyodide's loader compiles the interpreter's 10 MB of wasm only once pyodide.mjs and
+// pyodide.asm.js have downloaded and run. Here the download and compile start at once, and while
+// loadPyodide runs, its fetch of that file gets this download and its instantiateStreaming this
+// module (the file is fetched once). If the early compile fails, Pyodide's own attempt runs on the
+// same response, as it would have (a broken wasm is reported as before).
+function compileEarly(indexURL) {
+  const url = new URL("pyodide.asm.wasm", indexURL).href;
+  const response = fetch(url);
+  const module = response.then((r) => WebAssembly.compileStreaming(r.clone())).catch(() => null);
+  return {
+    handOver() {
+      const [nativeFetch, nativeInstantiate] = [self.fetch, WebAssembly.instantiateStreaming];
+      let fetched = false;
+      self.fetch = (input, init) => {
+        if (fetched || String(input) !== url) return nativeFetch(input, init);
+        fetched = true;
+        return response;
+      };
+      WebAssembly.instantiateStreaming = async (source, imports) => {
+        const compiled = await module;
+        if (!compiled) return nativeInstantiate(source, imports);
+        Promise.resolve(source).then((r) => r.body && r.body.cancel(), () => {});
+        return { module: compiled, instance: await WebAssembly.instantiate(compiled, imports) };
+      };
+      return { restore() { self.fetch = nativeFetch; WebAssembly.instantiateStreaming = nativeInstantiate; } };
+    },
+  };
+}
+
 // The boot's steps, for the page's "not live yet" line (known steps, not bytes: Pyodide's
 // loader does not report its downloads).
 const STEPS = ["downloading Python", "starting the interpreter", "loading numpy", "importing the figures"];
@@ -123,8 +152,10 @@ async function boot({ indexURL, lockFileURL, modelsURL, needsModels }, progress)
   const stdlibChecked = prefetch(indexURL, lockFileURL);
   stdlibChecked.then(() => progress(2), () => {}); // awaited below
   if (needsModels) fetchManifest(modelsURL); // downloads while Pyodide boots; installed by ready()
+  const wasm = compileEarly(indexURL);
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   WebAssembly.Memory = CapturingMemory;
+  const handOver = wasm.handOver();
   let pyodide;
   try {
     // A standard library that fails its check stops the boot at once, with the reason.
@@ -137,6 +168,7 @@ async function boot({ indexURL, lockFileURL, modelsURL, needsModels }, progress)
     }), stdlibChecked]);
   } finally {
     WebAssembly.Memory = NativeMemory;
+    handOver.restore();
   }
   progress(3); // the interpreter runs
   // Both wheels are fetched in parallel and checked against the lockfile's sha256.
