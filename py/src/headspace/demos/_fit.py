@@ -20,6 +20,7 @@ checks the result with the real fonts: no overlapping text, nothing outside the 
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import re
 
@@ -116,20 +117,38 @@ def nice_ticks(lo: float, hi: float, target: int, whole: bool = False) -> list[f
     if span <= 0 or not math.isfinite(span):
         return [lo]
     mag = 10 ** math.floor(math.log10(span / max(1, target)))
-
-    def ticks(step):
-        first = math.ceil(lo / step - 1e-9) * step
-        return [round(first + i * step, 12) + 0.0 for i in range(int((hi - first) / step + 1e-9) + 1)]
     steps = [m * mag for m in (1, 2, 2.5, 5, 10, 20)]
     if whole:
         steps = [st for st in steps if st >= 1 and abs(st - round(st)) < 1e-9] or [1.0]
-    options = [ticks(st) for st in steps]
-    return min((t for t in options if len(t) >= 2), key=lambda t: (abs(len(t) - target), -len(t)), default=options[0])
+    firsts = [math.ceil(lo / st - 1e-9) * st for st in steps]
+    counts = [int((hi - first) / st + 1e-9) + 1 for st, first in zip(steps, firsts)]
+    # Only the chosen option's ticks are made (a fine step over a wide span has a hundred).
+    best = min((i for i, n in enumerate(counts) if n >= 2), key=lambda i: (abs(counts[i] - target), -counts[i]),
+               default=0)
+    return [round(firsts[best] + i * steps[best], 12) + 0.0 for i in range(counts[best])]
 
 
 def tick_label(v: float) -> str:
     """A tick's text as plotly prints it: shortest form, a true minus sign."""
     return f"{v:.6g}".replace("-", "\u2212")
+
+
+def widest_tick_px(lo: float, hi: float, whole: bool = False) -> float:
+    """The width of the widest tick label on [lo, hi] at any tick count ``fit`` may choose (2 to
+    12): the room an axis's labels take before their count is known.
+
+    >>> widest_tick_px(-1.05, 1.05), tick_label(-0.75)  # among 2 to 12 ticks, one count steps by 0.25
+    (36.6, '−0.75')
+    """
+    if lo == hi:  # one label, lo itself: kept out of the cache, which holds -0.0 ("−0") and 0.0 as one
+        return text_px(tick_label(lo))
+    return _widest_tick_px(lo, hi, whole)
+
+
+@functools.lru_cache(maxsize=256)
+def _widest_tick_px(lo: float, hi: float, whole: bool) -> float:
+    """Cached: every slider move lays out the figure again, and most axes keep their range."""
+    return max((text_px(tick_label(v)) for n in range(2, 13) for v in nice_ticks(lo, hi, n, whole)), default=0)
 
 
 class _Axis:
@@ -373,18 +392,12 @@ def fit(figure: dict, width: int) -> dict:
     ys = [a for a in axes.values() if a.vertical]
     has_colorbar = any(tr.get("type") == "heatmap" and tr.get("showscale", True) for tr in data)
 
-    widest_label: dict = {}
-
     def label_px(a: _Axis) -> float:
         """Room the tick labels of ``a`` take across it (width for a y axis, height for an x axis)."""
         if not a.spec.get("showticklabels", True):
             return 0.0
-        key = (a.name, tuple(a.range()), tuple(a.spec.get("ticktext") or ()))
-        if key not in widest_label:  # the widest of any tick count chosen below; once per axis (it runs per move)
-            labels = a.spec.get("ticktext") or a.categories or {
-                tick_label(v) for n in range(2, 13) for v in nice_ticks(*a.range(), n, whole=a.heat and a.whole)}
-            widest_label[key] = max((text_px(t) for t in labels), default=0)
-        widest = widest_label[key]
+        labels = a.spec.get("ticktext") or a.categories
+        widest = max(map(text_px, labels)) if labels else widest_tick_px(*a.range(), a.heat and a.whole)
         if a.vertical:
             return widest + 8
         return widest + 6 if a.spec.get("tickangle") in (-90, 90) else FONT + 6
