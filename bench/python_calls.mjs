@@ -1,7 +1,8 @@
 // Time headspace.runtime.call inside Pyodide under Node, as the browser's worker calls it (the
 // JSON text back included), with the lockfile and wheels the site serves. Driven by
-// bench/python_calls.py. Reads {runs: [{demo, control, warmup, params: [...]}]} as JSON on
-// stdin; prints {info, runs: [{demo, control, ms: [...], bytes: [...]} | {..., error}]}.
+// bench/python_calls.py. Reads {width, runs: [{demo, control, warmup, params: [...]}]} as JSON
+// on stdin (width: the drawing width in px the figure is laid out for, as the page's worker asks;
+// 0 or absent: no layout); prints {info, runs: [{demo, control, ms: [...], bytes: [...]} | {..., error}]}.
 //   node bench/python_calls.mjs PYODIDE_DIR SITE_LOCKFILE MODELS_DIR [SRC_DIR] < runs.json
 // With SRC_DIR (a folder holding the package `headspace/`), the package is imported from there
 // instead of the site's wheel: a quick look at a change without rebuilding the site.
@@ -11,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { loadPyodide } from "pyodide";
 
 const [indexDir, lockFile, modelsDir, srcDir] = process.argv.slice(2);
-const { runs } = JSON.parse(readFileSync(0, "utf8"));
+const { runs, width } = JSON.parse(readFileSync(0, "utf8"));
 
 const pyodide = await loadPyodide({
   indexURL: resolve(indexDir) + "/",
@@ -43,7 +44,7 @@ for (const { demo, control, warmup, params } of runs) {
     params.forEach((p, i) => {
       const text = JSON.stringify(p);
       const t0 = performance.now();
-      const json = runtime.call(demo, text);
+      const json = width ? runtime.call(demo, text, width) : runtime.call(demo, text);
       const t = performance.now() - t0;
       if (i >= warmup) { ms.push(t); bytes.push(json.length); }
     });

@@ -3,11 +3,11 @@
 For every demo and every control, the control is moved ``--moves`` times from the demo's defaults
 (a slider walks its steps as bench/run.py's browser bench moves it, a select cycles its options, a
 checkbox toggles, a token box gets new seeded tokens) after a few warm-up moves, and each call's
-time is taken around ``runtime.call(name, params_json)``, the JSON text it returns included: what
-the browser's worker spends in Python per move. Prints the median and p95 per control, writes
+time is taken around ``runtime.call(name, params_json, width)``, the layout for a drawing ``--width``
+px wide and the JSON text it returns included: what the browser's worker spends in Python per move. Prints the median and p95 per control, writes
 bench/results/python_calls.json; ``--compare`` prints another run's numbers beside them.
 
-    python bench/python_calls.py [--moves 30] [--demos a,b] [--src] [--compare before.json]
+    python bench/python_calls.py [--moves 30] [--demos a,b] [--width 700] [--src] [--compare before.json]
 
 ``--src`` imports the package from py/src instead of the site's wheel (no rebuild needed); the
 site must have been built once (scripts/build) for the Pyodide runtime and lockfile.
@@ -84,7 +84,7 @@ def plan(registry, count: int, warmup: int, only=()) -> list[dict]:
     return runs
 
 
-def run_in_pyodide(runs: list[dict], src: bool) -> dict:
+def run_in_pyodide(runs: list[dict], src: bool, width: int) -> dict:
     node = shutil.which("node")
     if not node:
         raise ValueError("node is required (Node 20) to run Pyodide")
@@ -97,7 +97,7 @@ def run_in_pyodide(runs: list[dict], src: bool) -> dict:
     from headspace import store
     cmd = [node, str(NODE_SCRIPT), str(static / contract["pyodide_dir"]), str(static / contract["lockfile"]),
            str(store.SHIPPED)] + ([str(ROOT / "py" / "src")] if src else [])
-    proc = subprocess.run(cmd, input=json.dumps({"runs": runs}), capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(cmd, input=json.dumps({"width": width, "runs": runs}), capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
         raise RuntimeError(f"bench/python_calls.mjs failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout)
@@ -138,6 +138,8 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=5, help="untimed moves first (model files, caches)")
     parser.add_argument("--demos", default="", help="comma-separated demo names (default: all)")
     parser.add_argument("--src", action="store_true", help="import headspace from py/src, not the site's wheel")
+    parser.add_argument("--width", type=int, default=700,
+                        help="drawing width in px the figure is laid out for (the gallery bench's; 0: no layout)")
     parser.add_argument("--compare", help="a earlier python_calls.json to print beside this run")
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args(argv)
@@ -148,9 +150,9 @@ def main(argv=None) -> int:
     if unknown:
         raise ValueError(f"--demos: unknown demo {unknown[0]!r}; see headspace.demos.REGISTRY")
     started = time.time()
-    raw = run_in_pyodide(plan(REGISTRY, args.moves, args.warmup, only), args.src)
+    raw = run_in_pyodide(plan(REGISTRY, args.moves, args.warmup, only), args.src, args.width)
     report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "runtime": raw["info"],
-              "source": "py/src" if args.src else "site wheel", "moves": args.moves,
+              "source": "py/src" if args.src else "site wheel", "width": args.width, "moves": args.moves,
               "warmup": args.warmup, "seconds": round(time.time() - started, 1), "calls": summarise(raw)}
     before = json.loads(Path(args.compare).read_text())["calls"] if args.compare else None
     print_table(report["calls"], before)

@@ -30,6 +30,7 @@ forward pass on what it reads.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -68,7 +69,14 @@ def models_dir() -> Path:
     >>> models_dir() == SHIPPED
     True
     """
-    env = os.environ.get("HEADSPACE_MODELS")
+    return _models_dir(os.environ.get("HEADSPACE_MODELS"))
+
+
+@functools.lru_cache(maxsize=8)
+def _models_dir(env: str | None) -> Path:
+    """``models_dir()`` for the value of ``$HEADSPACE_MODELS``, which decides it; cached (a missing
+    manifest raises, so is asked about again), since the demos ask on every score they read: 140
+    file-system stats a move for composition-over-training, about 3 ms in Pyodide."""
     where = Path(env) if env else SHIPPED
     if not (where / MANIFEST).is_file():
         source = "$HEADSPACE_MODELS" if env else "the installed package (its models/ data is missing)"

@@ -279,6 +279,9 @@ def format_outputs(outputs: dict) -> dict:
     return {key: escape(legacy(value), quote=False) for key, value in outputs.items()}
 
 
+_PLAIN = frozenset((str, int, bool, type(None)))  # JSON as they are
+
+
 def to_json_value(obj, path="result"):
     """Convert numpy scalars and arrays to plain JSON; refuse NaN and inf.
 
@@ -292,17 +295,19 @@ def to_json_value(obj, path="result"):
         if not math.isfinite(obj):
             raise ValueError(f"{path} must be finite; got {obj}")
         return obj
-    if isinstance(obj, dict):
-        return {str(k): to_json_value(v, f"{path}.{k}") for k, v in obj.items()}
+    if isinstance(obj, dict):  # plain values stay as they are, without a call: most of a figure's layout
+        return {str(k): v if type(v) in _PLAIN or (type(v) is float and math.isfinite(v))
+                else to_json_value(v, f"{path}.{k}") for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         # Fast paths for plotted coordinates: a flat list of finite floats (a nan or inf anywhere
-        # makes the sum non-finite), or of plain ints, strings and Nones, is already JSON.
-        if obj and all(type(v) is float for v in obj) and math.isfinite(sum(obj)):
-            return list(obj)
-        if all(type(v) is int or type(v) is str or v is None for v in obj):
+        # makes the sum non-finite), or of plain ints, strings, bools and Nones, is already JSON.
+        kinds = set(map(type, obj))  # in C: a third of the time of all() over a generator, in Pyodide
+        if kinds == {float} and math.isfinite(sum(obj)) or kinds <= _PLAIN:
             return list(obj)
         return [to_json_value(v, f"{path}[{i}]") for i, v in enumerate(obj)]
     if isinstance(obj, np.ndarray):
+        if obj.dtype.kind in "biu" or (obj.dtype.kind == "f" and obj.dtype.itemsize <= 8 and np.isfinite(obj).all()):
+            return obj.tolist()  # plain ints, bools and finite floats already: no need to look at each
         return to_json_value(obj.tolist(), path)
     if isinstance(obj, (bool, np.bool_)):
         return bool(obj)
