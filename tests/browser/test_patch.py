@@ -148,6 +148,8 @@ def test_plotly_takes_over_when_the_reader_pauses(page, site_url):
 # The first value of each is a warm-up (the first frame after the build's figure is plotly's);
 # it differs from the demo's default, whose request the page would not send again.
 CHOSEN = [("metric-lab", "angle", ["59", "60", "64", "70", "85"]),
+          # at 90 degrees five metrics score 0: plotly draws bars of no height, labels on a positive side
+          ("metric-lab", "angle", ["90", "89"]), ("metric-lab", "angle", ["90", "45"]),
           ("token-path", "model", ["attn-only-2l-rms", "attn-only-2l", "attn-only-2l-rms"])]
 
 SET_JS = """async ([name, control, value]) => {

@@ -103,7 +103,7 @@ function planBar(group, before, after, full, xa, ya, changed) {
   const horizontal = full.orientation === "h";
   const values = horizontal ? after.x : after.y, old = horizontal ? before.x : before.y;
   if (changed.includes(horizontal ? "y" : "x") || !values || !old || values.length !== old.length) return refuse("bar categories changed");
-  if (!values.every((v) => finite(v) && v !== 0) || old.some((v) => !finite(v) || v === 0)) return refuse("bar empty");
+  if (!values.every(finite) || !old.every(finite)) return refuse("bar empty");
   if (full.base !== undefined && full.base !== null) return refuse("bar base");
   const bars = [...group.querySelectorAll(".points > g.point")].map((g) => [g, g.querySelector("path"), g.querySelector("text.bartext")]);
   if (bars.length !== values.length || bars.some(([, p]) => !p || !BAR_PATH.test(p.getAttribute("d")))) return refuse("bar paths");
@@ -120,6 +120,7 @@ function planBar(group, before, after, full, xa, ya, changed) {
   // With cliponaxis false plotly hides a label whose bar ends outside the value axis's range.
   const lo = Math.min(...axis.range), hi = Math.max(...axis.range);
   const hides = full.cliponaxis === false;
+  const up = Math.sign(axis.d2p(1) - axis.d2p(0));
   return () => {
     const moves = bars.map(([, path], k) => {
       const [, x0, y0, y1, x1] = BAR_PATH.exec(path.getAttribute("d")).map(Number);
@@ -140,7 +141,8 @@ function planBar(group, before, after, full, xa, ya, changed) {
     const newSize = texts ? bars.map(([, , label]) => extent(label)) : oldSize;
     bars.forEach(([, , label], k) => {
       const { base, was, end, pad } = moves[k];
-      const centre = (at, size) => at + Math.sign(at - base) * (pad + size / 2);
+      // A bar of height 0 keeps its label on the side a positive value's would be.
+      const centre = (at, size) => at + (Math.sign(at - base) || up) * (pad + size / 2);
       const shift = centre(end, newSize[k]) - centre(was, oldSize[k]);
       const [, tx, ty] = TRANSLATE.exec(label.getAttribute("transform")).map(Number);
       label.setAttribute("transform", horizontal ? `translate(${tx + shift},${ty})` : `translate(${tx},${ty + shift})`);
