@@ -75,6 +75,8 @@ def ours_cold(browser, base, intent=True):
     assert inside, "the figure must be inside the first paint's viewport"
     context.close()
     return {"first_figure_ms": fcp, "first_plotly_figure_ms": marks["firstFigure"],
+            # when each of the worker's boot steps began (demos.js marks boot1..boot4)
+            **{f"{k}_ms": v for k, v in marks.items() if k.startswith("boot") and k[4:].isdigit()},
             "python_ready_ms": marks["pythonReady"], "first_python_render_ms": first_python}
 
 

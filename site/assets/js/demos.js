@@ -33,7 +33,6 @@ let nextId = 1;
 const statsWaiters = [];
 const marks = {}; // for benchmarks and tests: firstFigure, pythonReady, boot1..boot4, workerKind, sharedWith
 const pending = new Map(); // request id -> demo state
-marks.scriptStart = performance.now();
 
 // ---------- theme: plots follow the page's light or dark colours ----------
 let palette = null; // read once per colour scheme, not on every slider move
@@ -278,7 +277,6 @@ function bootWorker() {
     const connect = (kind) => {
       let heard = false; // any message from the worker: it runs
       try {
-        marks.workerStart ||= performance.now();
         worker = openWorker(script.dataset.worker, kind);
       } catch (err) {
         if (kind !== "dedicated") return connect("dedicated");

@@ -342,12 +342,10 @@ function textStep(node, before, after) {
   return () => drawn.forEach((n, k) => { n.data = written[k]; });
 }
 
-// The tick values axis ``key`` lists, as plotly drew them.
-const layoutValues = (gd, key) => (gd._fullLayout[key] || {}).tickvals;
-
 /** A step writing listed tick labels ``after`` (plotly drew ``before``) into axis ``key``'s ticks, or null.
  * plotly draws one g.<id>tick per shown tick (g.xtick, g.y2tick), its value in the node's data. */
-function tickStep(gd, key, values, before, after) {
+function tickStep(gd, key, before, after) {
+  const values = (gd._fullLayout[key] || {}).tickvals;
   if (!Array.isArray(values) || !Array.isArray(before) || !Array.isArray(after) || after.length !== values.length
       || !before.concat(after).every(plainText)) return null;
   const id = key.replace("axis", "");
@@ -448,7 +446,7 @@ function planLayout(gd, before, after) {
   for (const [k, texts] of Object.entries(after.axisTicks || {})) {
     const old = (before.axisTicks || {})[k];
     if (same(texts, old)) continue;
-    const step = tickStep(gd, k, layoutValues(gd, k), old, texts);
+    const step = tickStep(gd, k, old, texts);
     if (!step) return refuse("axis tick labels");
     steps.push(step);
   }
