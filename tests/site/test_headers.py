@@ -54,6 +54,30 @@ def test_every_page_and_worker_matches_exactly_one_policy(rules):
     assert wrong == {}, f"paths matching other than one Content-Security-Policy rule: {wrong}"
 
 
+def test_inline_scripts_are_exactly_those_the_policy_allows(rules):
+    """A page's inline script runs only if the policy lists its sha256 (the head's warm.js, which
+    starts Python's worker before the page is parsed): a minifier that rewrote it, or a hash the
+    policy lacks, would leave the script blocked and Python starting late, with no test failing."""
+    import base64
+    import hashlib
+
+    checked = set()
+    for page in PUBLIC.rglob("*.html"):
+        html = page.read_text()
+        path = "/" + page.relative_to(PUBLIC).as_posix()
+        (policy,) = csp_rules(path, rules)
+        script_src = next(d for d in policy.split(";") if d.strip().startswith("script-src")).split()
+        for attributes, body in re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S):
+            if "src=" in attributes or "application/json" in attributes:
+                continue  # a file (allowed as 'self') or data (never run)
+            digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
+            assert f"'sha256-{digest}'" in script_src, f"{path}: an inline script the policy does not allow: {body[:80]!r}"
+            assert "SharedWorker" in body and "<figure class=demo" in html, f"{path}: an unexpected inline script"
+            checked.add(path)
+    with_figures = {"/" + f.relative_to(PUBLIC).as_posix() for f in PUBLIC.rglob("*.html") if "<figure class=demo" in f.read_text()}
+    assert len(with_figures) > 25 and checked == with_figures, f"pages with figures that start no worker early: {with_figures - checked}"
+
+
 def test_every_served_file_matches_exactly_one_caching_rule(rules):
     """Two matching Cache-Control rules would leave the deploy to pick one (a host may join them);
     none would leave it to a default."""

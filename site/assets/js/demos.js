@@ -306,7 +306,8 @@ function bootWorker() {
           marks.sharedWith = data.clients; // pages this interpreter serves (1 with a dedicated worker)
           resolve(data.ms);
         } else if (data.type === "progress") {
-          marks[`boot${data.step}`] ||= performance.now(); // when each boot step began (scripts/bench)
+          // when each boot step began (scripts/bench), perhaps before this page asked (warm.js)
+          marks[`boot${data.step}`] ||= data.at ? data.at - performance.timeOrigin : performance.now();
           bootProgress = data;
           showProgress();
         } else if (data.type === "stats") {

@@ -5,8 +5,10 @@
 // embeds) or as a dedicated worker; each connected page talks to it through
 // its own port. The boundary is narrow (DESIGN.md): a page sends
 // {type: "boot"} once and then {type: "call", id, name, params, width?}; the worker
-// answers {type: "ready"}, {type: "result", id, json} or {type: "error", id?,
-// message}. Only strings and plain objects cross; no PyProxy leaves this file.
+// answers {type: "progress"}, {type: "ready"}, {type: "result", id, json} or {type: "error",
+// id?, message}. Only strings and plain objects cross; no PyProxy leaves this file. A page's
+// head may connect first and send {type: "warm", indexURL, lockFileURL} (warm.js): the boot
+// starts then, and the page's "boot" joins it.
 
 // The interpreter's wasm memory, for the stats message (benchmarks watch it stay flat), captured
 // as Pyodide's loader creates it through the public WebAssembly API (not Pyodide's private _module).
@@ -22,7 +24,7 @@ CapturingMemory.prototype = NativeMemory.prototype;
 const SHARED = typeof SharedWorkerGlobalScope !== "undefined" && self instanceof SharedWorkerGlobalScope;
 let python = null; // promise of {pyodide, callDemo}: booted once, whichever page asks first
 let models = null; // promise: the models' manifest installed in Pyodide's files (once, when a page needs it)
-let clients = 0; // pages that have connected since it started (1 for a dedicated worker); ports say nothing when they close
+let clients = 0; // pages that have asked it to boot (1 for a dedicated worker); ports say nothing when they close
 
 // The shipped models: the manifest when a page has model demos, every other file the first time
 // a demo reads it (Python says "model file /models/<path> is missing"; the file is copied and the
@@ -144,10 +146,34 @@ function compileEarly(indexURL) {
 }
 
 // The boot's steps, for the page's "not live yet" line (known steps, not bytes: Pyodide's
-// loader does not report its downloads).
+// loader does not report its downloads). Every page waiting for the boot hears each step, and a
+// page that joins late hears the steps it missed; "at" is when the step began (ms since the epoch).
 const STEPS = ["downloading Python", "starting the interpreter", "loading numpy", "importing the figures"];
+const bootSteps = []; // the progress messages of the boot under way
+const listeners = new Set(); // the reply functions of pages waiting for it
 
-async function boot({ indexURL, lockFileURL, modelsURL, needsModels }, progress) {
+function stepMessage(step) {
+  return { type: "progress", step, of: STEPS.length, what: STEPS[step - 1], at: performance.timeOrigin + performance.now() };
+}
+
+function progress(step) {
+  const message = stepMessage(step);
+  bootSteps.push(message);
+  for (const reply of listeners) reply(message);
+}
+
+// Start the boot once, whoever asks first (a page's head, warm.js, or its "boot"); a failed boot is
+// forgotten, so that the next page to ask tries again.
+function startBoot(data) {
+  if (!python) {
+    bootSteps.length = 0;
+    python = boot(data);
+    python.catch(() => { python = null; });
+  }
+  return python;
+}
+
+async function boot({ indexURL, lockFileURL, modelsURL, needsModels }) {
   progress(1);
   const stdlibChecked = prefetch(indexURL, lockFileURL);
   stdlibChecked.then(() => progress(2), () => {}); // awaited below
@@ -211,16 +237,23 @@ async function demoModules({ lockFileURL, demos }) {
 
 // Boot (once) and, if this page needs them, install the models (once); a failure
 // is forgotten so that the next page to connect tries again.
-async function ready(data, progress = () => {}) {
-  python ||= boot(data, progress);
-  python.catch(() => { python = null; });
-  const booted = await python;
+async function ready(data, reply) {
+  if (data.needsModels && python) fetchManifest(data.modelsURL); // the boot began before this page asked
+  const booting = startBoot(data);
+  for (const message of bootSteps) reply(message);
+  listeners.add(reply);
+  let booted;
+  try {
+    booted = await booting;
+  } finally {
+    listeners.delete(reply);
+  }
   if (data.needsModels) {
     models ||= installManifest(booted, data.modelsURL);
     models.catch(() => { models = null; });
     await models;
   }
-  progress(4);
+  reply(stepMessage(4));
   const modules = await demoModules(data);
   await withModelFiles(booted, () => booted.importDemos(modules)); // at boot, not in the reader's first call
 }
@@ -235,10 +268,13 @@ function readable(err) {
 }
 
 async function handle(data, reply) {
-  if (data.type === "boot") {
+  if (data.type === "warm") {
+    startBoot(data).catch(() => {}); // reported to the pages that ask for it
+  } else if (data.type === "boot") {
     const started = performance.now();
+    if (SHARED) clients += 1;
     try {
-      await ready(data, (step) => reply({ type: "progress", step, of: STEPS.length, what: STEPS[step - 1] }));
+      await ready(data, reply);
       reply({ type: "ready", ms: performance.now() - started, clients });
     } catch (err) {
       reply({ type: "error", fatal: true, message: `Python could not start: ${readable(err)}` });
@@ -267,7 +303,6 @@ async function handle(data, reply) {
 if (SHARED) {
   self.onconnect = (event) => {
     const port = event.ports[0];
-    clients += 1;
     port.onmessage = ({ data }) => handle(data, (message) => port.postMessage(message));
   };
 } else {

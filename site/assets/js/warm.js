@@ -1,0 +1,22 @@
+// Starts Python's worker from the page's head, while the page still arrives (issue 13).
+//
+// demos.js runs only once the page has been parsed and laid out (150 to 250 ms into a cold load),
+// and the interpreter's download and compile then take most of a second. This script, in the
+// head, connects to the same SharedWorker first and asks it to start booting ("warm"); demos.js
+// connects later, sends its page's "boot" (models, demo modules) and hears the boot's progress
+// from the start. Where there is no SharedWorker, or the page runs a dedicated worker, under the
+// browser's data saver, or if anything here fails, demos.js boots as it would without it.
+
+import { worker, indexURL, lockFileURL } from "@params";
+
+const dataSaver = Boolean(navigator.connection && navigator.connection.saveData);
+if (window.SharedWorker && !dataSaver && (window.HEADSPACE_WORKER || "shared") === "shared") {
+  try {
+    // The same address, type and name as demos.js's: one worker, one interpreter.
+    const shared = new SharedWorker(worker, { type: "module", name: "headspace" });
+    shared.onerror = (event) => event.preventDefault(); // demos.js reports what it sees
+    shared.port.postMessage({
+      type: "warm", indexURL: new URL(indexURL, location.href).href, lockFileURL: new URL(lockFileURL, location.href).href,
+    });
+  } catch (err) { /* refused (a frame with storage blocked, say): demos.js falls back */ }
+}
