@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from returning import KEPT  # the service worker holds what the page used
+
 ROOT = Path(__file__).resolve().parent.parent
 ARTICLES = sorted(p.stem for p in (ROOT / "site" / "content" / "posts").glob("*.md") if p.stem != "_index")
 KINDS = ("wasm", "stdlib", "wheels", "models", "plotly", "katex", "html", "js", "css", "other")
@@ -95,11 +97,11 @@ def article_weight(playwright, chromium, args, base, article, counter) -> dict:
                 profile, executable_path=chromium, headless=True, args=args, viewport={"width": 1280, "height": 900})
             context.add_init_script(LONGTASKS)
             out[visit_name] = visit(context, url, counter)
-            if visit_name == "cold":  # let a service worker finish keeping what the page loaded
+            if visit_name == "cold":  # let the service worker (registered once live) keep what the page loaded
                 page = context.new_page()
                 page.goto(url)
                 page.wait_for_function(LIVE, timeout=LIVE_MS)
-                page.wait_for_timeout(1500)
+                page.wait_for_function(KEPT, timeout=30_000, polling=250)
             context.close()
         return out
     finally:
