@@ -4,7 +4,9 @@ other sites, and no served path matches two Content-Security-Policy rules."""
 
 from __future__ import annotations
 
+import base64
 import fnmatch
+import hashlib
 import json
 import re
 import urllib.request
@@ -58,9 +60,6 @@ def test_inline_scripts_are_exactly_those_the_policy_allows(rules):
     """A page's inline script runs only if the policy lists its sha256 (the head's warm.js, which
     starts Python's worker before the page is parsed): a minifier that rewrote it, or a hash the
     policy lacks, would leave the script blocked and Python starting late, with no test failing."""
-    import base64
-    import hashlib
-
     checked = set()
     for page in PUBLIC.rglob("*.html"):
         html = page.read_text()

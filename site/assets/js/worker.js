@@ -173,11 +173,10 @@ function startBoot(data) {
   return python;
 }
 
-async function boot({ indexURL, lockFileURL, modelsURL, needsModels }) {
+async function boot({ indexURL, lockFileURL }) {
   progress(1);
   const stdlibChecked = prefetch(indexURL, lockFileURL);
   stdlibChecked.then(() => progress(2), () => {}); // awaited below
-  if (needsModels) fetchManifest(modelsURL); // downloads while Pyodide boots; installed by ready()
   const wasm = compileEarly(indexURL);
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
   WebAssembly.Memory = CapturingMemory;
@@ -238,7 +237,7 @@ async function demoModules({ lockFileURL, demos }) {
 // Boot (once) and, if this page needs them, install the models (once); a failure
 // is forgotten so that the next page to connect tries again.
 async function ready(data, reply) {
-  if (data.needsModels && python) fetchManifest(data.modelsURL); // the boot began before this page asked
+  if (data.needsModels) fetchManifest(data.modelsURL); // downloads while Pyodide boots; installed below
   const booting = startBoot(data);
   for (const message of bootSteps) reply(message);
   listeners.add(reply);
@@ -269,7 +268,7 @@ function readable(err) {
 
 async function handle(data, reply) {
   if (data.type === "warm") {
-    startBoot(data).catch(() => {}); // reported to the pages that ask for it
+    startBoot(data); // a failure is reported to the pages that ask for the boot
   } else if (data.type === "boot") {
     const started = performance.now();
     if (SHARED) clients += 1;
