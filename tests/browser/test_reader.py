@@ -130,3 +130,29 @@ def test_a_paused_animation_stays_paused(browser, site_url):
         assert button.get_attribute("aria-pressed") == "false", "the animation restarted by itself"
     finally:
         context.close()
+
+
+def test_a_turned_phone_gets_the_figure_laid_out_for_its_new_width(browser, site_url):
+    """The column's width comes from a ResizeObserver (a slider move reads no layout): when it
+    crosses a drawing width after Python has drawn, Python lays the figure out again for the new
+    width, and the next move is drawn at that width too."""
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.goto(f"{site_url}/posts/polariser/")
+    wait_ready(page)
+    fig = page.locator("figure.demo").first
+    drawn_width = "() => Number(document.querySelector('figure.demo [data-role=plot] .main-svg').getAttribute('width'))"
+    count = "() => Number(document.querySelector('figure.demo').dataset.renderCount)"
+    set_control(fig, "theta", 31)
+    page.wait_for_function(f"() => ({count})() >= 1", timeout=BOOT_MS)
+    page.wait_for_timeout(300)  # the move and any settle
+    before, wide = page.evaluate(count), page.evaluate(drawn_width)
+    page.set_viewport_size({"width": 390, "height": 740})
+    page.wait_for_function(f"() => ({count})() > {before} && ({drawn_width})() === 330", timeout=BOOT_MS)
+    assert wide > 330
+    before = page.evaluate(count)
+    set_control(fig, "theta", 50)
+    page.wait_for_function(f"() => ({count})() > {before}", timeout=BOOT_MS)
+    assert page.evaluate(drawn_width) == 330
+    assert_json_close(output_values(fig), REGISTRY["polarizer"].run({"theta": 50})["outputs"])
+    context.close()

@@ -62,9 +62,12 @@ const PLOT_CONFIG = { responsive: false, displayModeBar: false, scrollZoom: fals
 function prerender(state) {
   return JSON.parse(state.fig.querySelector('script[data-role="prerender"]').textContent);
 }
+// The column's width comes from the ResizeObserver below (state.room), read when layout is
+// fresh anyway: reading clientWidth on a slider move would force a layout of the whole page
+// (the readout's new text) before the move is even sent to Python.
 function drawingWidth(state) {
   state.widths ||= Object.keys(prerender(state).layouts).map(Number).sort((a, b) => a - b);
-  const room = state.plot.clientWidth;
+  const room = state.room ?? state.plot.clientWidth;
   return state.widths.filter((w) => w <= room).pop() || state.widths[0];
 }
 
@@ -566,7 +569,8 @@ if (states.length) {
   for (const s of states) near.observe(s.fig);
   // A column that crosses one of the drawing widths (a phone turned, a window resized): the
   // static SVG follows by CSS; a figure plotly drew is laid out again for the new width.
-  const resized = new ResizeObserver(() => {
+  const resized = new ResizeObserver((entries) => {
+    for (const e of entries) states.find((s) => s.plot === e.target).room = e.target.clientWidth; // all read before any draw
     for (const s of states) {
       if (!s.lastFigure || drawingWidth(s) === s.width) continue;
       if (Number(s.fig.dataset.renderCount) > 0) { s.lastKey = null; request(s); } // Python lays it out again

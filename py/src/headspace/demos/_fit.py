@@ -66,6 +66,12 @@ def text_px(text, size: float = FONT) -> float:
     >>> round(text_px("3000")), round(text_px("frobenius"))
     (30, 57)
     """
+    return _text_px(str(text or ""), size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_px(text: str, size: float) -> float:
+    """Cached: ``fit`` measures the same labels (ticks, titles, legend entries) on every slider move."""
     return max((sum(_GLYPH.get(ch, 8.0 if ch.isupper() else 6.6) for ch in line)
                 for line in plain(text).split("\n")), default=0) * size / 12
 
