@@ -145,7 +145,6 @@ def test_a_turned_phone_gets_the_figure_laid_out_for_its_new_width(browser, site
     count = "() => Number(document.querySelector('figure.demo').dataset.renderCount)"
     set_control(fig, "theta", 31)
     page.wait_for_function(f"() => ({count})() >= 1", timeout=BOOT_MS)
-    page.wait_for_timeout(300)  # the move and any settle
     before, wide = page.evaluate(count), page.evaluate(drawn_width)
     page.set_viewport_size({"width": 390, "height": 740})
     page.wait_for_function(f"() => ({count})() > {before} && ({drawn_width})() === 330", timeout=BOOT_MS)

@@ -310,7 +310,7 @@ function bootWorker() {
           resolve(data.ms);
         } else if (data.type === "progress") {
           // when each boot step began (scripts/bench), perhaps before this page asked (warm.js)
-          marks[`boot${data.step}`] ||= data.at ? data.at - performance.timeOrigin : performance.now();
+          marks[`boot${data.step}`] ||= data.at - performance.timeOrigin;
           bootProgress = data;
           showProgress();
         } else if (data.type === "stats") {
