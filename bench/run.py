@@ -204,7 +204,9 @@ def print_drag(rates: dict) -> None:
 def split(r: dict) -> str:
     """Where a move's time went (median ms), as far as the page reports it."""
     parts = [("draw", "drawMs"), ("trip", "roundTripMs"), ("py", "pythonMs"), ("parse", "parseMs")]
-    return " ".join(f"{label} {r[key + '_p50_ms']:5.1f}" for label, key in parts if r.get(key + "_p50_ms") is not None)
+    times = " ".join(f"{label} {r[key + '_p50_ms']:5.1f}" for label, key in parts if r.get(key + "_p50_ms") is not None)
+    kinds = " ".join(f"{kind} p50 {r[kind + '_p50_ms']:5.1f}" for kind in ("ahead", "called") if r.get(kind + "_p50_ms") is not None)
+    return f"{times}  {r.get('ahead', 0)}/{r['moves']} ahead  {kinds}"
 
 
 def slider_latency(browser, base, moves: int, only=None) -> dict:
@@ -225,6 +227,11 @@ def slider_latency(browser, base, moves: int, only=None) -> dict:
                      # (None on pages older than this split, measured side by side as "before")
                      **{k + "_p50_ms": (round(pct([d[k] for d in r["draws"]], 50), 2) if all(d and k in d for d in r["draws"]) else None)
                         for k in ("drawMs", "roundTripMs", "pythonMs", "parseMs")},
+                     # moves drawn from an answer Python computed ahead (demos.js), and the p50 of each kind
+                     "ahead": sum(bool(d and d.get("ahead")) for d in r["draws"]),
+                     **{f"{kind}_p50_ms": (round(pct(sel, 50), 2) if sel else None) for kind, sel in (
+                         ("ahead", [x for x, d in zip(t, r["draws"]) if d and d.get("ahead")]),
+                         ("called", [x for x, d in zip(t, r["draws"]) if not (d and d.get("ahead"))]))},
                      "refusals": sorted({d["refusal"] for d in r["draws"] if d and d.get("patched") is False and d.get("refusal")})}
     context.close()
     return out
@@ -300,6 +307,8 @@ def main() -> None:
     shutil.rmtree(plain_dir, ignore_errors=True)
     shutil.copytree(ROOT / "bench" / "plain", plain_dir)
     contract = json.loads((ROOT / "site" / "data" / "contract.json").read_text())
+    index = plain_dir / "index.html"
+    index.write_text(index.read_text().replace("__VENDOR_DIR__", contract["vendor_dir"]))
     plain_js = plain_dir / "plain.js"
     plain_js.write_text(plain_js.read_text().replace("__PYODIDE_DIR__", contract["pyodide_dir"])
                         .replace("__LOCKFILE__", contract.get("plain_lockfile", contract["lockfile"])))
@@ -354,7 +363,7 @@ def main() -> None:
             print(f"second article warm: {report['warm_second_article']['runtime_bytes']} bytes of runtime (target 0)")
             report["slider"] = slider_latency(browser, base, args.moves)
             for name, r in report["slider"].items():
-                print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  ({r['control']}, {r['moves']} moves)"))
+                print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  " + split(r) + f" ({r['control']}, {r['moves']} moves)"))
             report["drag"] = drag_rate(browser, base)
             print_drag(report["drag"])
             report["heap"] = heap_growth(browser, base, args.heap_moves)

@@ -51,9 +51,9 @@ def kind(path: str) -> str:
         return "wheels"
     if path.startswith("/models/"):
         return "models"
-    if path.startswith("/vendor/plotly"):
+    if path.startswith("/vendor/") and path.endswith("/plotly.min.js"):
         return "plotly"
-    if path.startswith("/vendor/katex"):
+    if path.startswith("/vendor/") and "/katex/" in path:
         return "katex"
     if path.endswith((".html", "/")):
         return "html"

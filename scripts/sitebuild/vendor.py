@@ -224,25 +224,36 @@ def main() -> None:
     plain = json.loads(plain_lockfile.read_text())
     plain["packages"]["numpy"] = np_info
     plain_lockfile.write_text(json.dumps(plain, indent=1))
-    write_contract(site_lockfile, plain_lockfile)
-
-    vendor = STATIC / "vendor"
-    copy_if_changed(NPM / "plotly.js-cartesian-dist-min" / "plotly-cartesian.min.js", vendor / "plotly.min.js")
-    katex = NPM / "katex" / "dist"
-    copy_if_changed(katex / "katex.min.css", vendor / "katex" / "katex.min.css")
-    for font in (katex / "fonts").glob("*.woff2"):
-        copy_if_changed(font, vendor / "katex" / "fonts" / font.name)
+    write_contract(site_lockfile, plain_lockfile, vendor_files())
     log(f"runtime vendored: numpy {official_numpy.stat().st_size} -> {np_bc.stat().st_size} bytes, "
         f"stdlib as bytecode, in {site_lockfile.parent.name}")
+
+
+def vendor_files() -> Path:
+    """plotly.js and KaTeX's stylesheet and fonts in static/vendor/<hash>/, a folder named by their
+    content: the deploy serves it immutable, and a new version is a new address (no stale copy in
+    any cache). Earlier folders are removed. Returns the folder."""
+    katex = NPM / "katex" / "dist"
+    files = {"plotly.min.js": NPM / "plotly.js-cartesian-dist-min" / "plotly-cartesian.min.js",
+             "katex/katex.min.css": katex / "katex.min.css",
+             **{f"katex/fonts/{font.name}": font for font in sorted((katex / "fonts").glob("*.woff2"))}}
+    digest = hashlib.sha256("".join(f"{name} {sha256(files[name])}\n" for name in sorted(files)).encode()).hexdigest()[:12]
+    vendor = STATIC / "vendor"
+    for old in vendor.glob("*"):
+        if old.name != digest:
+            shutil.rmtree(old) if old.is_dir() else old.unlink()
+    for name, src in files.items():
+        copy_if_changed(src, vendor / digest / name)
+    return vendor / digest
 
 
 CONTRACT = ROOT / "site" / "data" / "contract.json"
 
 
-def write_contract(site_lockfile: Path, plain_lockfile: Path) -> dict:
+def write_contract(site_lockfile: Path, plain_lockfile: Path, vendor: Path) -> dict:
     """site/data/contract.json: what Hugo (site.Data.contract) and the page scripts (through Hugo)
     take from Python instead of repeating: the Pyodide version and folder, the site lockfile,
-    and the ink colour of neutral marks (which the dark scheme swaps for its text colour)."""
+    the vendored files' content-hashed folder, and the ink colour of neutral marks (which the dark scheme swaps for its text colour)."""
     from headspace.demos._figure import COLORS
     # What making the figures live costs a reader, at most (before the host's compression): the
     # pages say it before Python starts. The worker downloads Pyodide's core and the site's set.
@@ -255,6 +266,7 @@ def write_contract(site_lockfile: Path, plain_lockfile: Path) -> dict:
         "pyodide_dir": f"pyodide/{PYODIDE_VERSION}/",
         "lockfile": site_lockfile.relative_to(STATIC).as_posix(),
         "plain_lockfile": plain_lockfile.relative_to(STATIC).as_posix(),
+        "vendor_dir": vendor.relative_to(STATIC).as_posix() + "/",  # plotly.min.js, katex/
         "ink": COLORS["ink"],
     }
     text = json.dumps(contract, indent=1) + "\n"

@@ -3,12 +3,12 @@ public/sw.js: the service worker (registered by assets/js/sw-register.js on ever
 reader's second visit reads from disk every file it read before and compiles nothing twice; after
 one visit the site reads offline, its figures going live.
 
-- Addresses that change with their content (the runtime under /pyodide/<version or hash>/, Hugo's
-  fingerprinted /js/ and /css/) are answered from the browser's HTTP cache first, then this
+- Addresses that change with their content (the runtime under /pyodide/<version or hash>/, plotly
+  and KaTeX under /vendor/<hash>/, Hugo's fingerprinted /js/ and /css/) are answered from the browser's HTTP cache first, then this
   cache, and only then the network: the HTTP cache is where V8 finds the wasm it compiled before
   (fromHttpCacheFirst), and this cache keeps every file for offline reading.
-- /vendor/ and /models/ keep their names across builds: they too come from the cache first, and
-  their content is in VERSION, so a build that changes them starts a new cache.
+- /models/ keep their names across builds: they too come from the cache first, and their content
+  is in VERSION, so a build that changes them starts a new cache.
 - Pages, and everything else, go to the network first (a page always revalidates); the cache is
   the offline fallback.
 - Each build's VERSION names its cache; the old caches are deleted on activate, after the runtime
@@ -18,7 +18,7 @@ one visit the site reads offline, its figures going live.
 */ -}}
 {{- $contract := site.Data.contract -}}
 {{- $parts := slice (jsonify $contract) -}}
-{{- range slice "static/vendor/plotly.min.js" "static/vendor/katex/katex.min.css" "../py/src/headspace/models/manifest.json" -}}
+{{- range slice "../py/src/headspace/models/manifest.json" -}}
   {{- $parts = $parts | append (readFile . | md5) -}}
 {{- end -}}
 {{- $version := delimit $parts "\n" | md5 | truncate 12 "" -}}
@@ -29,13 +29,14 @@ const CACHE = `headspace-${VERSION}`;
 const ROOT = new URL({{ $root | jsonify }}, self.location).pathname;
 const PYODIDE = new URL({{ $contract.pyodide_dir | relURL | jsonify }}, self.location).href;
 const LOCKFILE = new URL({{ $contract.lockfile | relURL | jsonify }}, self.location).href;
+const VENDOR = new URL({{ $contract.vendor_dir | relURL | jsonify }}, self.location).pathname;
 const MODELS = new URL({{ "models/" | relURL | jsonify }}, self.location).href;
 // What the worker loads before Python runs; the wheels and the standard library are named by the site lockfile.
 const RUNTIME = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm"]
   .map((f) => new URL(f, PYODIDE).href).concat([LOCKFILE]);
 
-const IMMUTABLE = ["pyodide/", "js/", "css/"].map((p) => ROOT + p);
-const VERSIONED = ["vendor/", "models/"].map((p) => ROOT + p);
+const IMMUTABLE = ["pyodide/", "vendor/", "js/", "css/"].map((p) => ROOT + p);
+const VERSIONED = ["models/"].map((p) => ROOT + p);
 
 self.addEventListener("install", (event) => {
   event.waitUntil(carryOver().then(() => self.skipWaiting()));
@@ -60,7 +61,7 @@ async function carryOver() {
     const old = await caches.open(name);
     for (const request of await old.keys()) {
       const path = new URL(request.url).pathname;
-      if (path.startsWith(pyodide) || path.startsWith(new URL(".", LOCKFILE).pathname)) {
+      if ([pyodide, new URL(".", LOCKFILE).pathname, VENDOR].some((kept) => path.startsWith(kept))) {
         await cache.put(request, await old.match(request));
       }
     }

@@ -87,18 +87,32 @@ def test_every_served_file_matches_exactly_one_caching_rule(rules):
 
 def test_what_may_be_cached_for_a_year(rules):
     """Only files whose address changes with their content are immutable: the runtime under its
-    version or content hash, Hugo's fingerprinted scripts and stylesheet. The site lockfile, which
-    names our wheel, lives in that wheel's content-hashed folder."""
+    version or content hash, plotly and KaTeX under their content hash, Hugo's fingerprinted
+    scripts and stylesheet. The site lockfile, which names our wheel, lives in that wheel's
+    content-hashed folder. Everything else revalidates."""
     contract = json.loads((ROOT / "site" / "data" / "contract.json").read_text())
     assert contract["lockfile"].startswith("pyodide/headspace/") and contract["lockfile"].split("/")[2]
+    assert re.fullmatch(r"vendor/[0-9a-f]{12}/", contract["vendor_dir"]), contract["vendor_dir"]
     for path in served_paths():
         (value,) = matching("Cache-Control", path, rules)
         if "immutable" in value:
-            assert path.startswith(("/pyodide/", "/js/", "/css/")), path
+            assert path.startswith(("/pyodide/", "/vendor/", "/js/", "/css/")), path
             if path.startswith(("/js/", "/css/")):
                 assert re.search(r"\.[0-9a-f]{64}\.(js|css)$", path), f"{path} is immutable but not fingerprinted"
+            if path.startswith("/vendor/"):
+                assert path.startswith("/" + contract["vendor_dir"]), f"{path} is immutable but outside {contract['vendor_dir']}"
         else:
-            assert "max-age=0, must-revalidate" in value or "max-age=604800" in value, (path, value)
+            assert "max-age=0, must-revalidate" in value, (path, value)
+
+
+def test_vendored_files_are_named_by_their_content():
+    """The vendor folder's name is the hash of what it holds: change a byte and the address changes."""
+    contract = json.loads((ROOT / "site" / "data" / "contract.json").read_text())
+    folder = PUBLIC / contract["vendor_dir"]
+    listing = "".join(f"{p.relative_to(folder).as_posix()} {hashlib.sha256(p.read_bytes()).hexdigest()}\n"
+                      for p in sorted(folder.rglob("*"), key=lambda p: p.relative_to(folder).as_posix()) if p.is_file())
+    assert hashlib.sha256(listing.encode()).hexdigest()[:12] == folder.name
+    assert sorted(p.name for p in (PUBLIC / "vendor").iterdir()) == [folder.name], "an older vendor folder is still served"
 
 
 def test_the_service_worker_is_never_cached(rules):

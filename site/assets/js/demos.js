@@ -232,6 +232,95 @@ function render(state, result, timing = {}) {
   state.fig.dispatchEvent(new CustomEvent("demo:rendered", { detail: { drawMs: performance.now() - t0, ...how, ...timing } }));
 }
 
+// ---------- figures computed ahead ----------
+// A reader who reaches for a control (a pointer over its figure, focus, a move) will most likely
+// move it on. Python then computes the figure at that control's other values, nearest first and
+// every other setting as it is, in the worker's idle time (worker.js, "ahead"); a move to one of
+// them is drawn from that answer at once, without waiting for the worker. Each answer is Python's
+// own for exactly those settings at this drawing width (Demo.run is pure), so the figure is the one
+// a call would draw. Every answer to a call is kept too, so a drag back needs no Python either.
+const ANSWER_CHARS = 32e6; // kept per page (about 32 MB), the oldest dropped first
+const AHEAD_VALUES = 256; // values asked for per control, nearest first
+const answers = new Map(); // answerKey -> Python's JSON
+let answerChars = 0;
+const answerKey = (state, paramsKey, width) => `${state.index}@${width}:${paramsKey}`;
+
+function keepAnswer(key, json) {
+  if (answers.has(key)) return;
+  answers.set(key, json);
+  answerChars += json.length;
+  for (const [old, text] of answers) {
+    if (answerChars <= ANSWER_CHARS) break;
+    answers.delete(old);
+    answerChars -= text.length;
+  }
+}
+
+// A control's values as readParams would read them, nearest the current one first; null for a
+// control with no list of values (a number, a token text, a matrix).
+function valuesOf(control) {
+  if (control.type === "range") {
+    // The browser snaps a range's value to its step in decimal ("0.3", not 0.1 * 3): ask it.
+    const probe = Object.assign(document.createElement("input"), { type: "range" });
+    for (const attr of ["min", "max", "step"]) probe.setAttribute(attr, control.getAttribute(attr) ?? "");
+    const lo = Number(control.min), step = Number(control.step) || 1;
+    const last = Math.round((Number(control.max) - lo) / step), at = Math.round((Number(control.value) - lo) / step);
+    const order = Array.from({ length: last + 1 }, (_, k) => k).sort((a, b) => Math.abs(a - at) - Math.abs(b - at));
+    return order.slice(0, AHEAD_VALUES).map((k) => {
+      probe.value = String(lo + k * step);
+      return Number(probe.value);
+    });
+  }
+  if (control.tagName === "SELECT") {
+    const at = control.selectedIndex, options = [...control.options];
+    return options.map((o, i) => [Math.abs(i - at), JSON.parse(o.dataset.value)]).sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+  }
+  if (control.type === "checkbox") return [!control.checked];
+  return null;
+}
+
+// Ask the worker for ``control``'s other values (once per setting of the figure's other controls).
+function askAhead(state, control) {
+  if (control) state.reach = control;
+  control = state.reach;
+  const name = control && !control.disabled && control.getAttribute("name");
+  if (!name || !marks.pythonReady || !worker) return;
+  const values = valuesOf(control);
+  if (!values) return;
+  const params = readParams(state.fig), width = drawingWidth(state);
+  const sweep = `${name}@${width}:${JSON.stringify({ ...params, [name]: null })}`;
+  if (state.ahead === sweep) return;
+  state.ahead = sweep;
+  const items = [];
+  for (const value of values) {
+    const key = answerKey(state, JSON.stringify({ ...params, [name]: value }), width);
+    if (!answers.has(key)) items.push({ key, name: state.name, params: { ...params, [name]: value } });
+  }
+  worker.post({ type: "ahead", figure: state.index, width, items });
+}
+
+// Draw an answer now, so the next frame shows it; a move that comes before that frame waits for it
+// (the latest one wins), so a pointer faster than frames costs one drawing per frame.
+function showAnswer(state, json) {
+  if (state.frameBooked) return void (state.nextAnswer = json);
+  const t = performance.now();
+  render(state, JSON.parse(json), { ahead: true, parseMs: performance.now() - t });
+  state.frameBooked = true;
+  requestAnimationFrame(() => {
+    state.frameBooked = false;
+    const next = state.nextAnswer;
+    state.nextAnswer = null;
+    if (next) showAnswer(state, next);
+  });
+}
+
+function onAhead({ key, json }) {
+  keepAnswer(key, json);
+  const state = states[Number(key.slice(0, key.indexOf("@")))];
+  // The reader is already there, waiting behind a call in flight: draw it now.
+  if (state && state.queued && answerKey(state, JSON.stringify(state.queued), drawingWidth(state)) === key) request(state, true);
+}
+
 // ---------- the worker ----------
 // One interface over both kinds: post(message), onmessage, onerror, close().
 function openWorker(url, kind) {
@@ -254,9 +343,10 @@ function failAll(message) {
   if (worker) worker.close();
   worker = null; // request() sends nothing more once the runtime is gone
   pending.clear();
+  answers.clear(); // a figure drawn after this would claim a live Python
   for (const state of states) {
     state.inFlight = false;
-    state.queued = null;
+    state.queued = state.nextAnswer = null;
     state.link = null;
     showNote(state, "");
     setLive(state, undefined);
@@ -315,6 +405,8 @@ function bootWorker() {
           showProgress();
         } else if (data.type === "stats") {
           for (const resolveStats of statsWaiters.splice(0)) resolveStats(data);
+        } else if (data.type === "ahead") {
+          onAhead(data);
         } else if (data.type === "error" && data.fatal) {
           clearTimeout(timer);
           reject(new Error(data.message + "."));
@@ -333,6 +425,7 @@ function bootWorker() {
         if (s.fig.dataset.status === "loading") setStatus(s, "ready"); // a prerender error stays
         if (s.queued) send(s);
       }
+      askAhead(s); // the control a reader reached for before Python was ready
     }
   }, (err) => failAll(err.message));
   return booted;
@@ -342,7 +435,7 @@ function post(state, params, kind) {
   state.inFlight = true;
   const id = nextId++;
   state.width = drawingWidth(state);
-  pending.set(id, { state, kind, params, sent: performance.now() });
+  pending.set(id, { state, kind, params, width: state.width, sent: performance.now() });
   worker.post({ type: "call", id, name: state.name, params, width: state.width });
 }
 
@@ -366,6 +459,12 @@ function onReply(data) {
   pending.delete(data.id);
   const { state, kind, params } = call;
   state.inFlight = false;
+  if (data.type === "result") keepAnswer(answerKey(state, JSON.stringify(params), call.width), data.json);
+  if (state.superseded) { // the reader moved on and that figure was drawn from an answer ahead
+    state.superseded = false;
+    if (state.queued) send(state);
+    return;
+  }
   if (kind === "link") showNote(state, "");
   if (data.type === "result") {
     if (kind === "link" && !state.queued) {
@@ -412,15 +511,23 @@ function showNote(state, text) {
   }
 }
 
-function request(state) {
+function request(state, again = false) {
   state.link = null; // the reader's own move wins over a link still waiting for Python
   showNote(state, "");
   const params = readParams(state.fig);
   const key = JSON.stringify(params);
-  if (key === state.lastKey) return; // a slider's "change" after its last "input": nothing new
+  if (key === state.lastKey && !again) return; // a slider's "change" after its last "input": nothing new
   state.lastKey = key;
   state.queued = params; // latest value wins
-  updateReadouts(state.fig);
+  if (!again) updateReadouts(state.fig);
+  const answer = worker && marks.pythonReady && answers.get(answerKey(state, key, drawingWidth(state)));
+  state.nextAnswer = null; // a newer setting than the one waiting for the next frame
+  if (answer) {
+    state.queued = null;
+    if (state.inFlight) state.superseded = true; // its answer is older than this one
+    showAnswer(state, answer);
+    return;
+  }
   if (!booted) bootWorker();
   if (!marks.pythonReady) setLive(state, liveText(state), bootProgress);
   if (state.fig.dataset.status === "error" && !worker) return;
@@ -435,6 +542,7 @@ function setupPlay(state, button) {
   const stop = () => { clearInterval(timer); timer = null; button.textContent = "Play"; button.setAttribute("aria-pressed", "false"); };
   const start = () => {
     button.textContent = "Pause"; button.setAttribute("aria-pressed", "true");
+    askAhead(state, input);
     timer = setInterval(() => {
       if (state.inFlight) return; // never queue frames faster than Python answers
       const step = Number(input.step) || 1;
@@ -511,8 +619,8 @@ function takeOver() {
   marks.firstFigure = performance.now();
 }
 
-const states = demos.map((fig) => ({
-  fig, name: fig.dataset.demo, plot: fig.querySelector('[data-role="plot"]'),
+const states = demos.map((fig, index) => ({
+  fig, index, name: fig.dataset.demo, plot: fig.querySelector('[data-role="plot"]'),
   inFlight: false, queued: null, lastFigure: null, lastKey: JSON.stringify(readParams(fig)),
 }));
 
@@ -547,11 +655,18 @@ if (states.length) {
     const controls = state.fig.querySelector(".demo-controls");
     applyActive(state.fig); // a browser may have restored other values (back, reload) than the build's
     for (const kind of ["input", "change"]) {
-      controls.addEventListener(kind, () => {
+      controls.addEventListener(kind, (event) => {
         applyActive(state.fig);
         request(state);
+        askAhead(state, event.target.closest("[name]"));
       });
     }
+    // A pointer over a figure or a control focused: its values are computed ahead (the one under
+    // the pointer, else the figure's first).
+    const named = [...controls.querySelectorAll("[name]")];
+    const first = ["range", "select-one", "checkbox"].map((type) => named.find((c) => c.type === type)).find(Boolean);
+    const reach = (event) => askAhead(state, event.target.closest?.(".demo-controls [name]") || state.reach || first);
+    for (const intent of ["pointerover", "focusin"]) state.fig.addEventListener(intent, reach, { passive: true });
     for (const button of state.fig.querySelectorAll('[data-role="play"]')) setupPlay(state, button);
     for (const button of state.fig.querySelectorAll('[data-role="random-tokens"]')) setupRandomTokens(state, button);
   }
@@ -584,6 +699,12 @@ if (states.length) {
   });
 }
 
+// A page that goes away stops the worker computing ahead for it (a SharedWorker serves other pages).
+addEventListener("pagehide", () => {
+  for (const s of states) if (s.ahead && worker) worker.post({ type: "ahead", figure: s.index, items: [] });
+  for (const s of states) s.ahead = null;
+});
+
 // ---------- an embed page in a frame tells its host how tall it is (static/embed.js listens) ----------
 function tellHost(message) {
   if (framed) window.parent.postMessage(message, "*"); // heights and statuses only: nothing private
@@ -607,6 +728,8 @@ window.headspace = {
     return plot(s, s.shown);
   })),
   params: (fig) => readParams(fig), // what the next call would send for this figure
+  answered: (fig) => [...answers.keys()].filter((k) => k.startsWith(`${demos.indexOf(fig)}@`)).length, // kept answers
+  busy: () => states.some((s) => s.inFlight), // a call is on its way to Python
   marks,
   stats: () => bootWorker().then(() => new Promise((resolve) => {
     if (!worker) return resolve({ heapBytes: null }); // the worker is gone (a crash, say)

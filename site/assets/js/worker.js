@@ -6,7 +6,8 @@
 // its own port. The boundary is narrow (DESIGN.md): a page sends
 // {type: "boot"} once and then {type: "call", id, name, params, width?}; the worker
 // answers {type: "progress"}, {type: "ready"}, {type: "result", id, json} or {type: "error",
-// id?, message}. Only strings and plain objects cross; no PyProxy leaves this file. A page's
+// id?, message}. A page may also ask for figures ahead of the reader ({type: "ahead"}, below).
+// Only strings and plain objects cross; no PyProxy leaves this file. A page's
 // head may connect first and send {type: "warm", indexURL, lockFileURL} (warm.js): the boot
 // starts then, and the page's "boot" joins it.
 
@@ -257,6 +258,45 @@ async function ready(data, reply) {
   await withModelFiles(booted, () => booted.importDemos(modules)); // at boot, not in the reader's first call
 }
 
+// ---------- figures computed ahead ----------
+// While a reader holds a control, the page asks for the figure at each of its other values
+// ({type: "ahead", figure, width, items: [{key, name, params}]}, nearest first; an empty list
+// cancels). They are computed one at a time when no call is waiting, since a call arriving
+// meanwhile is answered before the next one, and sent back as {type: "ahead", key, json}. A value that
+// fails, or needs a model file not downloaded yet, is skipped: the reader's own call reports it, and
+// nothing is downloaded that the reader did not ask for.
+const aheadQueues = new Map(); // `${port}:${figure}` -> {items, reply}
+const yielder = new MessageChannel(); // a task after the messages already waiting (no timer clamp)
+let aheadRunning = false;
+
+function queueAhead(data, reply, port) {
+  const key = `${port}:${data.figure}`;
+  if (data.items.length) aheadQueues.set(key, { items: data.items.slice(), width: data.width, reply });
+  else aheadQueues.delete(key);
+  if (!aheadRunning && aheadQueues.size) {
+    aheadRunning = true;
+    yielder.port2.postMessage(null);
+  }
+}
+
+yielder.port1.onmessage = async () => {
+  const booted = python && (await python.catch(() => null));
+  const [key, queue] = aheadQueues.entries().next().value || [];
+  if (!booted || !queue) {
+    aheadRunning = false;
+    if (!booted) aheadQueues.clear();
+    return;
+  }
+  const item = queue.items.shift();
+  if (!queue.items.length) aheadQueues.delete(key);
+  else { aheadQueues.delete(key); aheadQueues.set(key, queue); } // figures take turns
+  try {
+    const args = [item.name, JSON.stringify(item.params), ...(queue.width ? [queue.width] : [])];
+    queue.reply({ type: "ahead", key: item.key, json: booted.callDemo(...args) });
+  } catch (err) { /* skipped: see above */ }
+  yielder.port2.postMessage(null);
+};
+
 function readable(err) {
   // A Python exception's message ends with its last line ("ValueError: ...");
   // a loader error says what failed first and then points at Pyodide's docs.
@@ -266,8 +306,10 @@ function readable(err) {
   return lines.join(" ").replace(/[.\s]+$/, "");
 }
 
-async function handle(data, reply) {
-  if (data.type === "warm") {
+async function handle(data, reply, port) {
+  if (data.type === "ahead") {
+    queueAhead(data, reply, port);
+  } else if (data.type === "warm") {
     startBoot(data); // a failure is reported to the pages that ask for the boot
   } else if (data.type === "boot") {
     const started = performance.now();
@@ -300,11 +342,12 @@ async function handle(data, reply) {
 }
 
 if (SHARED) {
+  let ports = 0;
   self.onconnect = (event) => {
-    const port = event.ports[0];
-    port.onmessage = ({ data }) => handle(data, (message) => port.postMessage(message));
+    const port = event.ports[0], id = ++ports;
+    port.onmessage = ({ data }) => handle(data, (message) => port.postMessage(message), id);
   };
 } else {
   clients = 1;
-  self.onmessage = ({ data }) => handle(data, (message) => postMessage(message));
+  self.onmessage = ({ data }) => handle(data, (message) => postMessage(message), 0);
 }
