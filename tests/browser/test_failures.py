@@ -87,7 +87,7 @@ def test_missing_plotly_is_reported(page, site_url):
     """plotly loads only when a reader reaches for a figure; if it cannot load, the build's
     figure stays and the message says what failed."""
     page.expect_errors = True  # the failed script load logs to the console
-    page.context.route("**/vendor/plotly.min.js", lambda route: route.fulfill(status=404, body=b"gone"))
+    page.context.route("**/vendor/*/plotly.min.js", lambda route: route.fulfill(status=404, body=b"gone"))
     page.goto(f"{site_url}/posts/polariser/")
     page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'ready'", timeout=BOOT_MS)
     page.locator("figure.demo").hover()
