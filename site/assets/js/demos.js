@@ -229,6 +229,11 @@ function render(state, result, timing = {}) {
   state.lastFigure = result.figure;
   setStatus(state, "ready");
   if (!state.queued) setLive(state, null);
+  // Style and layout now, not at the start of the next frame: a move lands anywhere in a frame,
+  // and until that frame begins the main thread would only wait. The frame then has only paint to
+  // do (on the gallery a move's frame was 2 to 3 ms shorter, measured side by side). Nothing is
+  // laid out twice: the frame finds the layout clean.
+  void state.fig.offsetHeight;
   state.fig.dispatchEvent(new CustomEvent("demo:rendered", { detail: { drawMs: performance.now() - t0, ...how, ...timing } }));
 }
 
@@ -256,8 +261,10 @@ function keepAnswer(key, json) {
   }
 }
 
-// A control's values as readParams would read them, nearest the current one first; null for a
-// control with no list of values (a number, a token text, a matrix).
+// A control's values as readParams would read them, nearest the current one first and the current
+// one last (it is on screen; a reader may come back to it); null for a control with no list of
+// values (a number, a token text, a matrix).
+const nearest = (at) => (a, b) => (a === at) - (b === at) || Math.abs(a - at) - Math.abs(b - at);
 function valuesOf(control) {
   if (control.type === "range") {
     // The browser snaps a range's value to its step in decimal ("0.3", not 0.1 * 3): ask it.
@@ -265,17 +272,17 @@ function valuesOf(control) {
     for (const attr of ["min", "max", "step"]) probe.setAttribute(attr, control.getAttribute(attr) ?? "");
     const lo = Number(control.min), step = Number(control.step) || 1;
     const last = Math.round((Number(control.max) - lo) / step), at = Math.round((Number(control.value) - lo) / step);
-    const order = Array.from({ length: last + 1 }, (_, k) => k).sort((a, b) => Math.abs(a - at) - Math.abs(b - at));
-    return order.slice(0, AHEAD_VALUES).map((k) => {
+    const order = Array.from({ length: last + 1 }, (_, k) => k).sort(nearest(at)).slice(0, AHEAD_VALUES);
+    return order.map((k) => {
       probe.value = String(lo + k * step);
       return Number(probe.value);
     });
   }
   if (control.tagName === "SELECT") {
-    const at = control.selectedIndex, options = [...control.options];
-    return options.map((o, i) => [Math.abs(i - at), JSON.parse(o.dataset.value)]).sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+    const options = [...control.options];
+    return options.map((_, i) => i).sort(nearest(control.selectedIndex)).map((i) => JSON.parse(options[i].dataset.value));
   }
-  if (control.type === "checkbox") return [!control.checked];
+  if (control.type === "checkbox") return [!control.checked, control.checked];
   return null;
 }
 
@@ -296,15 +303,16 @@ function askAhead(state, control) {
     const key = answerKey(state, JSON.stringify({ ...params, [name]: value }), width);
     if (!answers.has(key)) items.push({ key, name: state.name, params: { ...params, [name]: value } });
   }
-  worker.post({ type: "ahead", figure: state.index, width, items });
+  for (const other of states) if (other !== state) other.ahead = null; // the worker keeps one list per page
+  worker.post({ type: "ahead", width, items });
 }
 
 // Draw an answer now, so the next frame shows it; a move that comes before that frame waits for it
 // (the latest one wins), so a pointer faster than frames costs one drawing per frame.
 function showAnswer(state, json) {
   if (state.frameBooked) return void (state.nextAnswer = json);
-  const t = performance.now();
-  render(state, JSON.parse(json), { ahead: true, parseMs: performance.now() - t });
+  const t = performance.now(), result = JSON.parse(json);
+  render(state, result, { ahead: true, parseMs: performance.now() - t });
   state.frameBooked = true;
   requestAnimationFrame(() => {
     state.frameBooked = false;
@@ -701,7 +709,7 @@ if (states.length) {
 
 // A page that goes away stops the worker computing ahead for it (a SharedWorker serves other pages).
 addEventListener("pagehide", () => {
-  for (const s of states) if (s.ahead && worker) worker.post({ type: "ahead", figure: s.index, items: [] });
+  if (worker && states.some((s) => s.ahead)) worker.post({ type: "ahead", items: [] });
   for (const s of states) s.ahead = null;
 });
 

@@ -260,19 +260,18 @@ async function ready(data, reply) {
 
 // ---------- figures computed ahead ----------
 // While a reader holds a control, the page asks for the figure at each of its other values
-// ({type: "ahead", figure, width, items: [{key, name, params}]}, nearest first; an empty list
-// cancels). They are computed one at a time when no call is waiting, since a call arriving
-// meanwhile is answered before the next one, and sent back as {type: "ahead", key, json}. A value that
-// fails, or needs a model file not downloaded yet, is skipped: the reader's own call reports it, and
-// nothing is downloaded that the reader did not ask for.
-const aheadQueues = new Map(); // `${port}:${figure}` -> {items, reply}
+// ({type: "ahead", width, items: [{key, name, params}]}, nearest first; an empty list cancels). A
+// page's new list replaces its last one: a reader handles one control at a time. They are computed
+// one at a time, a call arriving meanwhile answered before the next one, and sent back as
+// {type: "ahead", key, json}. A value that fails, or needs a model file not downloaded yet, is
+// skipped: the reader's own call reports it, and nothing is downloaded that the reader did not ask for.
+const aheadQueues = new Map(); // page (port) -> {items, width, reply}
 const yielder = new MessageChannel(); // a task after the messages already waiting (no timer clamp)
 let aheadRunning = false;
 
 function queueAhead(data, reply, port) {
-  const key = `${port}:${data.figure}`;
-  if (data.items.length) aheadQueues.set(key, { items: data.items.slice(), width: data.width, reply });
-  else aheadQueues.delete(key);
+  if (data.items.length) aheadQueues.set(port, { items: data.items.slice(), width: data.width, reply });
+  else aheadQueues.delete(port);
   if (!aheadRunning && aheadQueues.size) {
     aheadRunning = true;
     yielder.port2.postMessage(null);
@@ -289,7 +288,7 @@ yielder.port1.onmessage = async () => {
   }
   const item = queue.items.shift();
   if (!queue.items.length) aheadQueues.delete(key);
-  else { aheadQueues.delete(key); aheadQueues.set(key, queue); } // figures take turns
+  else { aheadQueues.delete(key); aheadQueues.set(key, queue); } // pages take turns
   try {
     const args = [item.name, JSON.stringify(item.params), ...(queue.width ? [queue.width] : [])];
     queue.reply({ type: "ahead", key: item.key, json: booted.callDemo(...args) });
