@@ -296,7 +296,8 @@ function askAhead(state, control) {
   if (!values) return;
   const params = readParams(state.fig), width = drawingWidth(state);
   const sweep = `${name}@${width}:${JSON.stringify({ ...params, [name]: null })}`;
-  if (state.ahead === sweep) return;
+  if (state.ahead === sweep && !state.missed) return;
+  state.missed = false;
   state.ahead = sweep;
   const items = [];
   for (const value of values) {
@@ -536,6 +537,7 @@ function request(state, again = false) {
     showAnswer(state, answer);
     return;
   }
+  state.missed = true; // a call: the values ahead are asked for again, nearest this one first
   if (!booted) bootWorker();
   if (!marks.pythonReady) setLive(state, liveText(state), bootProgress);
   if (state.fig.dataset.status === "error" && !worker) return;
