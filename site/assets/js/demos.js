@@ -235,6 +235,7 @@ function render(state, result, timing = {}) {
   // laid out twice: the frame finds the layout clean.
   void state.fig.offsetHeight;
   state.fig.dispatchEvent(new CustomEvent("demo:rendered", { detail: { drawMs: performance.now() - t0, ...how, ...timing } }));
+  if (state.aheadWanted) askAhead(state);
 }
 
 // ---------- figures computed ahead ----------
@@ -286,12 +287,27 @@ function valuesOf(control) {
   return null;
 }
 
-// Ask the worker for ``control``'s other values (once per setting of the figure's other controls).
+// Ask the worker for ``control``'s other values (once per setting of the figure's other controls),
+// when the page is idle and nothing the reader waits for is under way: until plotly has loaded,
+// and while a call of this figure is on its way, the list would only compete with them (on a
+// cold page, with the reader's first figure).
+const whenIdle = window.requestIdleCallback ? (f) => requestIdleCallback(f, { timeout: 200 }) : (f) => setTimeout(f, 50);
 function askAhead(state, control) {
   if (control) state.reach = control;
-  control = state.reach;
+  if (state.aheadSoon) return;
+  state.aheadSoon = true;
+  whenIdle(() => {
+    state.aheadSoon = false;
+    sendAhead(state);
+  });
+}
+
+function sendAhead(state) {
+  const control = state.reach;
   const name = control && !control.disabled && control.getAttribute("name");
   if (!name || !marks.pythonReady || !worker) return;
+  state.aheadWanted = !window.Plotly || state.inFlight || Boolean(state.queued);
+  if (state.aheadWanted) return; // asked again when the figure is drawn (render)
   const values = valuesOf(control);
   if (!values) return;
   const params = readParams(state.fig), width = drawingWidth(state);
@@ -472,6 +488,7 @@ function onReply(data) {
   if (state.superseded) { // the reader moved on and that figure was drawn from an answer ahead
     state.superseded = false;
     if (state.queued) send(state);
+    else if (state.aheadWanted) askAhead(state);
     return;
   }
   if (kind === "link") showNote(state, "");
@@ -627,6 +644,7 @@ function takeOver() {
     }
   }
   marks.firstFigure = performance.now();
+  for (const state of states) if (state.aheadWanted) askAhead(state); // waited for plotly
 }
 
 const states = demos.map((fig, index) => ({
