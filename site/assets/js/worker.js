@@ -192,6 +192,9 @@ async function boot({ indexURL, lockFileURL }) {
       stdout: () => {},
       stderr: (line) => console.warn("[python]", line),
     }), stdlibChecked]);
+  } catch (err) {
+    await stdlibChecked; // a standard library that failed its check is the reason, even if the interpreter stopped first
+    throw err;
   } finally {
     WebAssembly.Memory = NativeMemory;
     handOver.restore();
