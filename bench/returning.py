@@ -32,14 +32,10 @@ FIRST_PYTHON_RENDER = """async () => {
     return performance.now();
 }"""
 LIVE = "() => [...document.querySelectorAll('figure.demo')].every(f => ['ready', 'error'].includes(f.dataset.status))"
-# The service worker controls the page and holds the runtime and the page's scripts.
-KEPT = """async () => {
-    if (!navigator.serviceWorker.controller) return false;
-    const names = await caches.keys();
-    const paths = (await Promise.all(names.map(async (n) => (await (await caches.open(n)).keys()).map(r => r.url)))).flat();
-    return ['pyodide.asm.wasm', 'python_stdlib.zip', 'numpy-', 'headspace-', '/js/demos.', '/js/worker.']
-        .every(part => paths.some(p => p.includes(part)));
-}"""
+# The service worker has kept what the page used: it says so once every file is in its cache
+# (sw-register.js marks <html data-offline-copy="kept">). A predicate, not a promise: Playwright's
+# wait_for_function takes a returned promise as a truthy value and would not wait at all.
+KEPT = "() => document.documentElement.dataset.offlineCopy === 'kept'"
 
 
 def _launch(playwright, profile, chromium, args, service_workers):
@@ -95,7 +91,7 @@ def second_visit(playwright, chromium, args, base, counter, which: str, service_
         if which == "ours":
             page.wait_for_function(LIVE, timeout=BOOT_MS)
             if service_workers == "allow":  # registered once the figures are live, it copies what the page used
-                page.wait_for_function(KEPT, timeout=30_000, polling=250)
+                page.wait_for_function(KEPT, timeout=30_000)
         context.close()
         counter.clear()
         trace_file = str(Path(profile) / "trace.json")

@@ -101,7 +101,7 @@ def article_weight(playwright, chromium, args, base, article, counter) -> dict:
                 page = context.new_page()
                 page.goto(url)
                 page.wait_for_function(LIVE, timeout=LIVE_MS)
-                page.wait_for_function(KEPT, timeout=30_000, polling=250)
+                page.wait_for_function(KEPT, timeout=30_000)
             context.close()
         return out
     finally:

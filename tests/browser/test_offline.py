@@ -19,7 +19,8 @@ pytestmark = pytest.mark.browser
 ARTICLE = "/posts/polariser/"
 RUNTIME = ("/pyodide/", "/js/", "/css/", "/vendor/", "/models/")
 LIVE = "() => [...document.querySelectorAll('figure.demo')].every(f => f.dataset.status === 'ready')"
-# What the worker loads before Python runs: kept by the service worker once the page is live.
+# What the page and its worker load before Python runs: in the service worker's cache once it says
+# "kept". (Checked with evaluate: wait_for_function takes a returned promise as truthy at once.)
 KEPT = """async () => {
     const names = await caches.keys();
     if (names.length !== 1) return false;
@@ -53,7 +54,9 @@ def visit(playwright, profile, url, offline=False, args=()):
 def first_visit(playwright, profile, url):
     context, page, errors = visit(playwright, profile, url)
     page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=BOOT_MS)
-    page.wait_for_function(KEPT, timeout=30_000, polling=250)
+    # The service worker says when its copy is whole; closing the browser before could cut it short.
+    page.wait_for_function("() => document.documentElement.dataset.offlineCopy === 'kept'", timeout=30_000)
+    assert page.evaluate(KEPT), "the service worker said 'kept' without the files the page used"
     context.close()
     assert errors == []
 

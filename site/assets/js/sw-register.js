@@ -26,9 +26,19 @@ const loaded = new Promise((resolve) => {
   else addEventListener("load", resolve, { once: true });
 });
 
+// The service worker answers "kept" once the files are in its cache: the page is then readable
+// offline, and says so on <html data-offline-copy="kept">.
+function markKept(event) {
+  if (event.data && event.data.type === "kept") document.documentElement.dataset.offlineCopy = "kept";
+}
+
 async function keepThisVisit() {
   const registration = await navigator.serviceWorker.ready;
+  navigator.serviceWorker.addEventListener("message", markKept);
+  // A worker's script is not among the page's resource entries: demos.js's tag names it.
+  const worker = document.querySelector("script[data-worker]")?.dataset.worker;
   const urls = [location.href, ...performance.getEntriesByType("resource").map((e) => e.name)]
+    .concat(worker ? [new URL(worker, location.href).href] : [])
     .filter((u) => new URL(u).origin === location.origin);
   registration.active.postMessage({ type: "keep", urls });
 }
