@@ -293,11 +293,16 @@ yielder.port1.onmessage = async () => {
   if (!queue.items.length) aheadQueues.delete(key);
   else { aheadQueues.delete(key); aheadQueues.set(key, queue); } // pages take turns
   try {
-    const args = [item.name, JSON.stringify(item.params), ...(queue.width ? [queue.width] : [])];
-    queue.reply({ type: "ahead", key: item.key, json: booted.callDemo(...args) });
+    queue.reply({ type: "ahead", key: item.key, json: booted.callDemo(...callArgs(item.name, item.params, queue.width)) });
   } catch (err) { /* skipped: see above */ }
   yielder.port2.postMessage(null);
 };
+
+// headspace.runtime.call's arguments; a width lays the figure out for the page's drawing width
+// (headspace.demos._fit), none leaves Python's own layout.
+function callArgs(name, params, width) {
+  return [name, JSON.stringify(params), ...(width ? [width] : [])];
+}
 
 function readable(err) {
   // A Python exception's message ends with its last line ("ValueError: ...");
@@ -333,9 +338,7 @@ async function handle(data, reply, port) {
     }
     try {
       const t0 = performance.now();
-      // A width lays the figure out for the page's drawing width (headspace.demos._fit).
-      const args = [data.name, JSON.stringify(data.params), ...(data.width ? [data.width] : [])];
-      const json = await withModelFiles(booted, () => booted.callDemo(...args));
+      const json = await withModelFiles(booted, () => booted.callDemo(...callArgs(data.name, data.params, data.width)));
       reply({ type: "result", id: data.id, json, pythonMs: performance.now() - t0 });
     } catch (err) {
       reply({ type: "error", id: data.id, message: readable(err) });
