@@ -94,19 +94,21 @@ function sri(hex) {
   return "sha256-" + btoa(String.fromCharCode(...hex.match(/../g).map((h) => parseInt(h, 16))));
 }
 
-// Download the wheels and the standard library while Pyodide itself boots; loadPyodide and
+// Download the standard library and the wheels while Pyodide itself boots; loadPyodide and
 // loadPackage then find them in the HTTP cache (they are served immutable). loadPackage checks each
 // wheel's sha256; the standard library's (the lockfile's "stdlib" entry, beside it) is checked
-// here, and the promise this returns fails if it does not match.
+// here, and the promise this returns fails if it does not match. The wheels, needed only once the
+// interpreter runs, start when `wheelsAfter` settles (the interpreter's wasm is in): until then
+// they would take bandwidth from the download the boot waits for.
 const lockfiles = new Map(); // URL -> promise of the site lockfile's JSON
 function lockfile(url) {
   if (!lockfiles.has(url)) lockfiles.set(url, fetchOk(url).then((r) => r.json()));
   return lockfiles.get(url);
 }
 
-function prefetch(indexURL, lockFileURL) {
+function prefetch(indexURL, lockFileURL, wheelsAfter) {
   const lock = lockfile(lockFileURL);
-  lock.then((l) => Object.values(l.packages).map(
+  Promise.all([lock, wheelsAfter]).then(([l]) => Object.values(l.packages).map(
     (pkg) => fetch(new URL(pkg.file_name, indexURL)).then((r) => r.arrayBuffer()))).catch(() => {}); // loadPackage reports these
   return lock.then(async ({ stdlib }) => {
     try {
@@ -121,12 +123,14 @@ function prefetch(indexURL, lockFileURL) {
 // pyodide.asm.js have downloaded and run. Here the download and compile start at once, and while
 // loadPyodide runs, its fetch of that file gets this download and its instantiateStreaming this
 // module (the file is fetched once). If the early compile fails, Pyodide's own attempt runs on the
-// same response, as it would have (a broken wasm is reported as before).
+// same response, as it would have (a broken wasm is reported as before). `compiled` settles when
+// the module is compiled (or failed): the download is over by then.
 function compileEarly(indexURL) {
   const url = new URL("pyodide.asm.wasm", indexURL).href;
   const response = fetch(url);
   const module = response.then((r) => WebAssembly.compileStreaming(r.clone())).catch(() => null);
   return {
+    compiled: module.then(() => {}),
     handOver() {
       const [nativeFetch, nativeInstantiate] = [self.fetch, WebAssembly.instantiateStreaming];
       let fetched = false;
@@ -176,10 +180,16 @@ function startBoot(data) {
 
 async function boot({ indexURL, lockFileURL }) {
   progress(1);
-  const stdlibChecked = prefetch(indexURL, lockFileURL);
-  stdlibChecked.then(() => progress(2), () => {}); // awaited below
   const wasm = compileEarly(indexURL);
+  const stdlibChecked = prefetch(indexURL, lockFileURL, wasm.compiled);
+  stdlibChecked.then(() => progress(2), () => {}); // awaited below
+  // Pyodide's JavaScript half (1.2 MB, 130 ms to compile here; a worker's scripts are not compiled
+  // off the thread) is loaded by loadPyodide only after pyodide.mjs has run. Imported now, it is
+  // downloaded and compiled while the wasm still arrives; loadPyodide then finds it loaded (it
+  // sets globalThis._createPyodideModule). If it fails here, loadPyodide's own import reports it.
+  const runtimeScript = import(new URL("pyodide.asm.js", indexURL).href).catch(() => {});
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+  await runtimeScript;
   WebAssembly.Memory = CapturingMemory;
   const handOver = wasm.handOver();
   let pyodide;
