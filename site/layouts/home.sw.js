@@ -121,14 +121,11 @@ self.addEventListener("fetch", (event) => {
 // and model files the site lockfile and the models' manifest name) they are copied from the
 // browser's HTTP cache into this cache, without the network: a file the browser does not hold is
 // skipped ("only-if-cached"), so nothing is downloaded that the reader did not load.
-// When every file is in, the page is told how many this cache holds (it marks <html
-// data-offline-copy="kept">): closing the browser before then can leave the copy incomplete.
+// When every file is in, the page is told (it marks <html data-offline-copy="kept">): closing
+// the browser before then can leave the copy incomplete.
 self.addEventListener("message", (event) => {
   if (!(event.data && event.data.type === "keep" && Array.isArray(event.data.urls))) return;
-  event.waitUntil(keep(event.data.urls).then(async () => {
-    const held = (await (await caches.open(CACHE)).keys()).length;
-    if (event.source) event.source.postMessage({ type: "kept", files: held });
-  }));
+  event.waitUntil(keep(event.data.urls).then(() => event.source?.postMessage({ type: "kept" })));
 });
 
 async function keep(urls) {
