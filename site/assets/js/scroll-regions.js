@@ -2,10 +2,13 @@
 // scrolls must be reachable by keyboard and named for a screen reader (WCAG 2.1.1; axe's
 // scrollable-region-focusable), and only those that do scroll should add a tab stop: mark
 // exactly the overflowing ones, again whenever the column's width changes.
+//
+// Every region's width is read before any is marked: one layout of the page, not one per region.
+// They are marked at once, not first from the ResizeObserver: it says nothing of a region inside a
+// figure the browser skips off screen (content-visibility), which a keyboard could then tab past.
 const REGIONS = { ".katex-display": "Equation", "pre": "Code", ".attr": "Signature", ".output-scroll": "Table" };
 
-function mark(el, name) {
-  const scrolls = el.scrollWidth > el.clientWidth;
+function mark(el, name, scrolls) {
   el.classList.toggle("scrolls", scrolls);
   if (scrolls) {
     el.tabIndex = 0;
@@ -22,8 +25,10 @@ const names = new Map();
 for (const [selector, name] of Object.entries(REGIONS)) {
   for (const el of document.querySelectorAll(selector)) if (!names.has(el)) names.set(el, name);
 }
-const watch = new ResizeObserver((entries) => entries.forEach((e) => mark(e.target, names.get(e.target))));
-for (const [el, name] of names) {
-  mark(el, name);
-  watch.observe(el);
+function markAll(regions) {
+  const widths = regions.map((el) => [el, el.scrollWidth > el.clientWidth]);
+  for (const [el, scrolls] of widths) mark(el, names.get(el), scrolls);
 }
+markAll([...names.keys()]);
+const watch = new ResizeObserver((entries) => markAll(entries.map((e) => e.target)));
+for (const el of names.keys()) watch.observe(el);

@@ -8,9 +8,10 @@
 // browser's data saver, or if anything here fails, demos.js boots as it would without it.
 
 import { worker, indexURL, lockFileURL } from "@params";
+import { afterFirstPaint } from "./first-paint.js";
 
 const dataSaver = Boolean(navigator.connection && navigator.connection.saveData);
-if (window.SharedWorker && !dataSaver && (window.HEADSPACE_WORKER || "shared") === "shared") {
+if (window.SharedWorker && !dataSaver && (window.HEADSPACE_WORKER || "shared") === "shared") afterFirstPaint().then(() => {
   try {
     // The same address, type and name as demos.js's: one worker, one interpreter.
     const shared = new SharedWorker(worker, { type: "module", name: "headspace" });
@@ -19,4 +20,4 @@ if (window.SharedWorker && !dataSaver && (window.HEADSPACE_WORKER || "shared") =
       type: "warm", indexURL: new URL(indexURL, location.href).href, lockFileURL: new URL(lockFileURL, location.href).href,
     });
   } catch (err) { /* refused (a frame with storage blocked, say): demos.js falls back */ }
-}
+});
