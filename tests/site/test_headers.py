@@ -58,7 +58,7 @@ def test_every_page_and_worker_matches_exactly_one_policy(rules):
 
 def test_inline_scripts_are_exactly_those_the_policy_allows(rules):
     """A page's inline script runs only if the policy lists its sha256 (the head's warm.js, which
-    starts Python's worker before the page is parsed): a minifier that rewrote it, or a hash the
+    starts Python's worker at the first paint, before demos.js may have run): a minifier that rewrote it, or a hash the
     policy lacks, would leave the script blocked and Python starting late, with no test failing."""
     checked = set()
     for page in PUBLIC.rglob("*.html"):

@@ -11,7 +11,9 @@ const LIMIT_MS = 1500;
 export function afterFirstPaint() {
   return new Promise((resolve) => {
     const painted = () => performance.getEntriesByName("first-contentful-paint").length > 0;
-    if (!window.PerformanceObserver || painted()) return resolve();
+    // A browser without paint timing starts at once, as before (observing an unknown type
+    // would not throw: it would only wait out the limit).
+    if (!window.PerformanceObserver || !(PerformanceObserver.supportedEntryTypes || []).includes("paint") || painted()) return resolve();
     const timer = setTimeout(done, LIMIT_MS);
     const watch = new PerformanceObserver(() => { if (painted()) done(); });
     function done() {
@@ -22,7 +24,7 @@ export function afterFirstPaint() {
     try {
       watch.observe({ type: "paint", buffered: true });
     } catch (err) {
-      done(); // a browser without paint timing: start at once, as before
+      done(); // refused (an older browser's observe without "type"): start at once
     }
   });
 }

@@ -1,11 +1,13 @@
-// Starts Python's worker from the page's head, while the page still arrives (issue 13).
+// Starts Python's worker from the page's head as soon as the first frame is on screen (issue 13).
 //
-// demos.js runs only once the page has been parsed and laid out (150 to 250 ms into a cold load),
-// and the interpreter's download and compile then take most of a second. This script, in the
-// head, connects to the same SharedWorker first and asks it to start booting ("warm"); demos.js
-// connects later, sends its page's "boot" (models, demo modules) and hears the boot's progress
-// from the start. Where there is no SharedWorker, or the page runs a dedicated worker, under the
-// browser's data saver, or if anything here fails, demos.js boots as it would without it.
+// demos.js runs only once the page has been parsed and laid out, which on a long article can be
+// after the first paint; the interpreter's download and compile then take most of a second. This
+// script, in the head, waits for the first paint as demos.js does (first-paint.js: started any
+// earlier, the wasm compile held that frame back), then connects to the same SharedWorker and
+// asks it to start booting ("warm"); demos.js connects when it runs, sends its page's "boot"
+// (models, demo modules) and hears the boot's progress from the start. Where there is no
+// SharedWorker, or the page runs a dedicated worker, under the browser's data saver, or if
+// anything here fails, demos.js boots as it would without it.
 
 import { worker, indexURL, lockFileURL } from "@params";
 import { afterFirstPaint } from "./first-paint.js";
