@@ -18,7 +18,7 @@ import * as contract from "@params"; // site/data/contract.json, passed by Hugo'
 import { fromQuery, readParams, writeParams } from "./state.js";
 import { setupMenu } from "./share.js";
 import * as patch from "./patch.js";
-import { afterFirstPaint } from "./first-paint.js";
+import { afterFirstPaint, pageLoaded } from "./first-paint.js";
 
 const script = document.querySelector("script[data-worker]");
 // A boot slower than this (from the worker's start, after the first paint) is reported as a
@@ -715,8 +715,7 @@ if (states.length) {
   } else {
     bootWorker();
     // (at most PREFETCH_WAIT_MS after the first paint: a slow image may hold the load event back)
-    const loaded = new Promise((resolve) => (document.readyState === "complete" ? resolve() : addEventListener("load", resolve, { once: true })));
-    afterFirstPaint().then(() => Promise.race([loaded, new Promise((resolve) => setTimeout(resolve, PREFETCH_WAIT_MS))])).then(prefetchPlotly);
+    afterFirstPaint().then(() => Promise.race([pageLoaded(), new Promise((resolve) => setTimeout(resolve, PREFETCH_WAIT_MS))])).then(prefetchPlotly);
   }
   for (const state of states) {
     for (const intent of ["pointerover", "touchstart", "focusin"]) {

@@ -8,6 +8,7 @@
 // Cache Storage, on the same cores: 150 to 300 ms later to the first Python render (scripts/bench).
 
 import { sw, scope } from "@params";
+import { pageLoaded } from "./first-paint.js";
 
 function allLive() {
   const figures = [...document.querySelectorAll("figure.demo")];
@@ -20,11 +21,6 @@ function allLive() {
     for (const f of figures) watch.observe(f, { attributes: true, attributeFilter: ["data-status"] });
   });
 }
-
-const loaded = new Promise((resolve) => {
-  if (document.readyState === "complete") resolve();
-  else addEventListener("load", resolve, { once: true });
-});
 
 // The service worker answers "kept" once the files are in its cache: the page is then readable
 // offline, and says so on <html data-offline-copy="kept">.
@@ -45,7 +41,7 @@ async function keepThisVisit() {
 
 if ("serviceWorker" in navigator) {
   // updateViaCache "none": the browser checks sw.js itself on every visit, so a new build reaches readers.
-  Promise.all([loaded, allLive()])
+  Promise.all([pageLoaded(), allLive()])
     .then(() => navigator.serviceWorker.register(sw, { scope, updateViaCache: "none" }))
     .then(keepThisVisit)
     .catch((err) => console.info("headspace: no offline copy:", err.message)); // e.g. storage blocked in a frame
