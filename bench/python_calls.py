@@ -10,7 +10,9 @@ bench/results/python_calls.json; ``--compare`` prints another run's numbers besi
     python bench/python_calls.py [--moves 30] [--demos a,b] [--width 700] [--src] [--compare before.json]
 
 ``--src`` imports the package from py/src instead of the site's wheel (no rebuild needed); the
-site must have been built once (scripts/build) for the Pyodide runtime and lockfile.
+site must have been built once (scripts/build) for the Pyodide runtime and lockfile. Run it with
+the project's venv (``~/.cache/headspace/venv/bin/python``): its .pth puts this checkout's py/src
+and scripts/ on the path, as for every other script.
 """
 
 from __future__ import annotations
@@ -93,7 +95,6 @@ def run_in_pyodide(runs: list[dict], src: bool, width: int) -> dict:
         raise ValueError(f"{contract_path} is missing: build the site once (scripts/build)")
     contract = json.loads(contract_path.read_text())
     static = ROOT / "site" / "static"
-    sys.path.insert(0, str(ROOT / "py" / "src"))
     from headspace import store
     cmd = [node, str(NODE_SCRIPT), str(static / contract["pyodide_dir"]), str(static / contract["lockfile"]),
            str(store.SHIPPED)] + ([str(ROOT / "py" / "src")] if src else [])
@@ -143,7 +144,6 @@ def main(argv=None) -> int:
     parser.add_argument("--compare", help="a earlier python_calls.json to print beside this run")
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT / "py" / "src"))
     from headspace.demos import REGISTRY
     only = [d for d in args.demos.split(",") if d]
     unknown = sorted(set(only) - set(REGISTRY))

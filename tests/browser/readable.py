@@ -1,6 +1,7 @@
 """What "readable" means for a figure, measured in the browser: the checks test_readable.py runs
 on every page, importable on their own to list every problem on one page
-(``python tests/browser/readable.py /gallery/ 390 dark`` with the site built).
+(``~/.cache/headspace/venv/bin/python tests/browser/readable.py /gallery/ 390 dark`` with the
+site built; the venv's .pth puts this checkout's py/src and scripts/ on the path).
 
 A figure is readable when no two of its texts overlap, no text leaves its plot box, every text
 meets WCAG AA contrast (4.5:1) against the pixels behind it, and nothing on the page is wider
@@ -182,9 +183,6 @@ def page_problems(page) -> dict[str, list[str]]:
 
 def main(argv: list[str]) -> int:
     """List the problems of every figure on a page, as built and once live."""
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
     from playwright.sync_api import sync_playwright
     from sitebuild import devserver
     from sitebuild.browser import CHROMIUM, CHROMIUM_ARGS
