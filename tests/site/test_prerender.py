@@ -5,6 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
+from headspace.demos import REGISTRY
 from sitebuild import prerender
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -12,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_collect_pass_finds_every_shortcode_without_prerendered_data(tmp_path):
     site = tmp_path / "site"
-    shutil.copytree(ROOT / "site", site, ignore=shutil.ignore_patterns("public", "resources", "demos.json"))
+    shutil.copytree(ROOT / "site", site, ignore=shutil.ignore_patterns("public", "resources", "demos.json", "answers"))
     (tmp_path / "py").symlink_to(ROOT / "py")  # the models mount: ../py/src/headspace/models
     assert not (site / "data" / "demos.json").exists()
     uses = prerender.demo_uses(site)
@@ -24,3 +25,15 @@ def test_collect_pass_finds_every_shortcode_without_prerendered_data(tmp_path):
     for use in uses:  # Hugo's own key: the demo's name and its parameters as jsonify writes them
         assert use["key"] == use["name"] + json.dumps(use["params"] or {}, separators=(",", ":"), sort_keys=True)
         assert use["position"].strip('"').startswith(str(site / "content")) and ".md:" in use["position"]
+
+
+def test_every_demo_at_its_defaults_is_the_builds_exactly():
+    """Every demo at its defaults, computed in this process, gives what the build computed in its
+    own interpreter, with another hash seed (set and dict-of-set orders, ids, anything process-wide):
+    the build already ran each one fresh, so this check costs one run of each, not two."""
+    renders = json.loads((ROOT / "site" / "data" / "demos.json").read_text())["renders"]
+    for name in sorted(REGISTRY):
+        ours = json.loads(json.dumps(REGISTRY[name].run({})))
+        theirs = renders[name + "{}"]
+        assert (theirs["figure"], theirs["outputs"]) == (ours["figure"], ours["outputs"]), \
+            f"{name}: the build's interpreter computed another result"

@@ -92,6 +92,7 @@ def every_verdict(**setting):
     return {"checks": checks, "table": X.axiom_table(**setting)}
 
 
+@pytest.mark.slow  # the full run only (scripts/test --fast leaves it out)
 def test_table_is_deterministic_not_just_cached():
     """The same seed gives the same verdicts, down to the numbers in each detail: in this process
     with every cache cleared between the two calls (a warm cache would only repeat whatever the

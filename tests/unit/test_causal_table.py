@@ -43,6 +43,7 @@ def _sample():
     return out
 
 
+@pytest.mark.slow  # the full run only (scripts/test --fast leaves it out)
 @pytest.mark.parametrize("name,step,mode", _sample())
 def test_sampled_rows_equal_a_fresh_path_ablation(name, step, mode):
     fresh = causal.path_ablation(_shipped.weights(name, step), _shipped.eval_batch(name), mode)

@@ -214,6 +214,7 @@ def test_inclusion_swap_readers_tie_halfway(phi):
     assert a[0] == pytest.approx(a[1], abs=1e-7)
 
 
+@pytest.mark.slow  # the full run only (scripts/test --fast leaves it out)
 def test_random_subspaces_at_gpt2_sizes_every_seed_sits_near_chance():
     """Formalising Composition: 'at these sizes the mean stays close to chance', whatever the seed;
     Composition and Subspaces: 'the dots gather far from 0°'."""

@@ -115,6 +115,7 @@ def test_transform_model_refuses_a_wrong_shape_or_a_singular_T():
         S.transform_model(m, np.zeros((64, 64)))
 
 
+@pytest.mark.slow  # the full run only (scripts/test --fast leaves it out)
 def test_norm_symmetry_loss_curve_starts_at_zero_and_the_slider_reads_it():
     for stretch in NS.STRETCHES:
         losses = NS.loss_curve(RMS, stretch, 0)
@@ -138,6 +139,7 @@ def test_norm_symmetry_first_reorder_is_where_the_top_pair_changes():
                                model_scores(moved, RMS, "K", "frobenius"), rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow  # the full run only (scripts/test --fast leaves it out)
 def test_shrinking_one_direction_barely_moves_the_rms_model_growing_it_does():
     """The article's empirical answer: shrink one residual direction and the top pair changes while
     the loss moves by about a hundredth of a nat; grow it and the model breaks."""

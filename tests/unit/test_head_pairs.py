@@ -113,6 +113,7 @@ def traced_peak(call, repeats=3):
     return min(peaks)
 
 
+@pytest.mark.slow  # the full run only (scripts/test --fast leaves it out)
 def test_working_memory_does_not_grow_with_the_model():
     """At a fixed small budget the traced peak stays put while the weights grow eightfold."""
     peaks = {}
@@ -126,6 +127,7 @@ def test_working_memory_does_not_grow_with_the_model():
     assert peaks[16] < 0.2 * inputs
 
 
+@pytest.mark.slow  # the full run only (scripts/test --fast leaves it out)
 @pytest.mark.parametrize("metric", ["token", "whitened", "subspace"])
 def test_every_metric_works_in_memory_that_does_not_grow_with_the_model(metric):
     """token and whitened never move the whole weights to the new basis, subspace never holds QR
