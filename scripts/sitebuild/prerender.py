@@ -29,6 +29,7 @@ from pathlib import Path
 from headspace.demos import REGISTRY, format_outputs
 from . import values
 from headspace.demos._fit import WIDTHS, fit
+from .answers import answer_grid
 from .static_svg import render as render_svg
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,7 +72,11 @@ def main() -> int:
         # The figure laid out for each drawing width (_fit.py): a static SVG of each, and each
         # one's layout, which plotly draws with the same data before Python is ready.
         fits = {w: fit(out["figure"], w) for w in WIDTHS}
-        renders[key] = {"params": params, **out, "text": format_outputs(out["outputs"]),
+        # The controls answered from the build (answers.py), each with the step it moves by
+        # until Python is live (a slider's own step, or a coarser one; null for other kinds).
+        answered = {p.name: answer_grid(p.to_json(), params[p.name])[1] for p in demo.params
+                    if p.active(params) and answer_grid(p.to_json(), params[p.name])[0]}
+        renders[key] = {"params": params, **out, "text": format_outputs(out["outputs"]), "answered": answered,
                         "layouts": {str(w): f["layout"] for w, f in fits.items()},
                         "svg": "".join(render_svg(f, w, uid=f"{SVG_UID}{w}", css_class=f"w{w}")
                                        for w, f in fits.items())}

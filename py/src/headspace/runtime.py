@@ -30,7 +30,7 @@ from pathlib import Path
 
 from headspace import store
 
-__all__ = ["call", "load", "forget", "use_models"]
+__all__ = ["answer", "call", "import_demos", "load", "forget", "use_models"]
 
 _registry = None
 
@@ -122,3 +122,46 @@ def call(name: str, params_json: str, width: int | None = None) -> str:
     from headspace.demos import format_outputs
     result["text"] = format_outputs(result["outputs"])
     return json.dumps(result, separators=(",", ":"))
+
+
+def answer(name: str, params_json: str, width: int | None = None) -> str:
+    """``call``, with the failures the page acts on as data rather than as an exception whose
+    words it would have to read: ``{"error": {"kind": "parameter", "parameter", "message"}}`` for a
+    value the demo refused (the page marks that control), ``{"error": {"kind": "missing-model",
+    "path", "message"}}`` for a model file not downloaded yet (``path`` under the models' root: the
+    worker copies it and asks again). Any other exception is raised: it is a bug, not an answer.
+
+    >>> json.loads(answer("polarizer", '{"theta": 500}'))["error"]["parameter"]
+    'theta'
+    >>> answer("polarizer", '{"theta": 90}').startswith('{"figure"')
+    True
+    """
+    from headspace.demos._registry import ParameterError
+    try:
+        return call(name, params_json, width)
+    except ParameterError as exc:
+        error = {"kind": "parameter", "parameter": exc.param, "message": str(exc)}
+    except store.MissingModelFile as exc:
+        error = {"kind": "missing-model", "path": _under_models(exc.path), "message": str(exc)}
+    return json.dumps({"error": error}, separators=(",", ":"))
+
+
+def import_demos(modules: list[str] | None = None) -> str | None:
+    """``load(modules)``, with a model file the imports read but did not find given back as its
+    path under the models' root instead of raised: the worker downloads it and calls again. None
+    once every module is in.
+
+    >>> import_demos(["headspace.demos.polarizer"]) is None
+    True
+    """
+    try:
+        load(modules)
+    except store.MissingModelFile as exc:
+        return _under_models(exc.path)
+    return None
+
+
+def _under_models(path: Path) -> str:
+    """A model file's path relative to the models' root, as the worker fetches it from the site."""
+    root = store.models_dir()
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Stored", "SHIPPED", "models_dir", "read_manifest", "list_models", "read_config", "model_directory", "read_model",
+__all__ = ["MissingModelFile", "Stored", "SHIPPED", "models_dir", "read_manifest", "list_models", "read_config", "model_directory", "read_model",
            "read_checkpoints", "read_training_curve", "read_state_npz", "save_npz", "write_model"]
 
 MANIFEST = "manifest.json"
@@ -51,6 +51,15 @@ CHECKPOINTS = "checkpoints.npz"
 TRAINING_CURVE = "training_curve.json"
 #: The toy models shipped as package data.
 SHIPPED = Path(__file__).with_name("models")
+
+
+class MissingModelFile(ValueError):
+    """A model file that is not on disk (yet): the browser's worker downloads ``path`` (under the
+    models' root) and calls again. A ValueError, as every bad input here."""
+
+    def __init__(self, path: Path):
+        super().__init__(f"model file {path} is missing")
+        self.path = Path(path)
 
 
 @dataclass
@@ -298,7 +307,7 @@ def _read_file(directory: Path, filename: str, entry: dict | None) -> bytes:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise ValueError(f"model file {path} is missing") from None
+        raise MissingModelFile(path) from None
     if entry is not None:
         want = entry.get("files", {}).get(filename, {}).get("sha256")
         if want is None:

@@ -3,10 +3,12 @@
 // It runs as a SharedWorker where the browser has one (one interpreter for
 // every page of the site a reader has open, and for every figure a host page
 // embeds) or as a dedicated worker; each connected page talks to it through
-// its own port. The boundary is narrow (DESIGN.md): a page sends
-// {type: "boot"} once and then {type: "call", id, name, params, width?}; the worker
-// answers {type: "progress"}, {type: "ready"}, {type: "result", id, json} or {type: "error",
-// id?, message}. A page may also ask for figures ahead of the reader ({type: "ahead"}, below).
+// its own port. The boundary is narrow (DESIGN.md) and its messages are listed once, in
+// figure/python.js (the page's side) and docs/architecture.md: a page sends {type: "boot"} once
+// and then {type: "call", id, name, params, width?}; the worker answers {type: "progress"} (the
+// boot's step and the bytes of the runtime arrived so far), {type: "ready"}, {type: "result", id,
+// json} or {type: "error", id?, kind, message, parameter?}. A page may also ask for figures ahead
+// of the reader ({type: "ahead"}, below).
 // Only strings and plain objects cross; no PyProxy leaves this file. A page's
 // head may connect first and send {type: "warm", indexURL, lockFileURL} (warm.js): the boot
 // starts then, and the page's "boot" joins it.
@@ -67,20 +69,31 @@ function copyModelFile(pyodide, rel) {
   return copied.get(rel);
 }
 
-// Run a Python call; each time it needs a model file not copied yet, copy it and run it again.
+// Run a Python call (headspace.runtime.answer); each time it answers that a model file is missing
+// (as data: {"error": {"kind": "missing-model", "path"}}), copy the file and run it again. Returns
+// the answer's JSON: a result, or {"error": {...}} for the page.
 async function withModelFiles({ pyodide }, run) {
   for (let copies = 0; ; copies++) {
+    const json = run();
+    if (!json.startsWith('{"error":')) return json;
+    const { error } = JSON.parse(json);
+    if (error.kind !== "missing-model" || !modelsURL || copies >= 16) return json;
     try {
-      return run();
-    } catch (err) {
-      const missing = /model file \/models\/(\S+) is missing/.exec(String(err && err.message));
-      if (!missing || !modelsURL || copies >= 16) throw err;
-      try {
-        await copyModelFile(pyodide, missing[1]);
-      } catch (fetchErr) {
-        throw new Error(`the model file ${missing[1]} could not be downloaded: ${fetchErr.message}`);
-      }
+      await copyModelFile(pyodide, error.path);
+    } catch (fetchErr) {
+      throw new Error(`the model file ${error.path} could not be downloaded: ${fetchErr.message}`);
     }
+  }
+}
+
+// Import the page's demos; a model file an import reads and does not find is copied and the
+// import tried again.
+async function importWithModelFiles(booted, modules) {
+  for (let copies = 0; copies < 16; copies++) {
+    const path = booted.importDemos(modules);
+    if (!path) return;
+    if (!modelsURL) throw new Error(`model file ${path} is missing`);
+    await copyModelFile(booted.pyodide, path);
   }
 }
 
@@ -108,11 +121,12 @@ function lockfile(url) {
 
 function prefetch(indexURL, lockFileURL, wheelsAfter) {
   const lock = lockfile(lockFileURL);
-  Promise.all([lock, wheelsAfter]).then(([l]) => Object.values(l.packages).map(
-    (pkg) => fetch(new URL(pkg.file_name, indexURL)).then((r) => r.arrayBuffer()))).catch(() => {}); // loadPackage reports these
+  lock.then((l) => Object.keys(l.packages).forEach((name) => downloads.pending.add(name)), () => {});
+  Promise.all([lock, wheelsAfter]).then(([l]) => Object.entries(l.packages).map(([name, pkg]) =>
+    fetch(new URL(pkg.file_name, indexURL)).then((r) => counted(r, name).arrayBuffer()))).catch(() => {}); // loadPackage reports these
   return lock.then(async ({ stdlib }) => {
     try {
-      await fetchOk(new URL(stdlib.file_name, lockFileURL), { integrity: sri(stdlib.sha256) }).then((r) => r.arrayBuffer());
+      await fetchOk(new URL(stdlib.file_name, lockFileURL), { integrity: sri(stdlib.sha256) }).then((r) => counted(r, "stdlib").arrayBuffer());
     } catch (err) {
       throw new Error(`the standard library could not be downloaded or did not match the sha256 in pyodide-lock.json (${err.message})`);
     }
@@ -127,7 +141,7 @@ function prefetch(indexURL, lockFileURL, wheelsAfter) {
 // the module is compiled (or failed): the download is over by then.
 function compileEarly(indexURL) {
   const url = new URL("pyodide.asm.wasm", indexURL).href;
-  const response = fetch(url);
+  const response = fetch(url).then((r) => counted(r, "wasm"));
   const module = response.then((r) => WebAssembly.compileStreaming(r.clone())).catch(() => null);
   return {
     compiled: module.then(() => {}),
@@ -150,15 +164,54 @@ function compileEarly(indexURL) {
   };
 }
 
-// The boot's steps, for the page's "not live yet" line (known steps, not bytes: Pyodide's
-// loader does not report its downloads). Every page waiting for the boot hears each step, and a
-// page that joins late hears the steps it missed; "at" is when the step began (ms since the epoch).
+// The runtime's bytes as they arrive, for the page's progress line ("3.1 of 19.8 MB") and its stall
+// watch (a slow link is not a failure; no byte for a long time is): the wasm, the standard library
+// and the wheels are read through a counter; Pyodide's two scripts count once imported. `pending`
+// names the downloads not finished; when none is left, the download is over ("downloaded").
+const downloads = { bytes: 0, pending: new Set(["wasm", "stdlib"]), sentAt: 0 };
+
+function counted(response, label) {
+  if (!response.body || !response.ok) return response;
+  downloads.pending.add(label);
+  const counter = new TransformStream({
+    transform(chunk, controller) {
+      downloads.bytes += chunk.byteLength;
+      controller.enqueue(chunk);
+      if (performance.now() - downloads.sentAt > 250) tellBytes();
+    },
+    flush() {
+      downloads.pending.delete(label);
+      tellBytes();
+    },
+  });
+  return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function scriptBytes(url) {
+  const entry = performance.getEntriesByName(String(url))[0];
+  downloads.bytes += entry ? entry.decodedBodySize || 0 : 0;
+}
+
+// A progress message with the bytes so far, to the pages waiting (not kept for late pages: they get
+// the steps, each with the bytes at its start, and the next count).
+function tellBytes() {
+  downloads.sentAt = performance.now();
+  const last = bootSteps[bootSteps.length - 1];
+  if (!last) return;
+  const message = { ...last, ...byteCount() };
+  for (const reply of listeners) reply(message);
+}
+const byteCount = () => ({ bytes: downloads.bytes, downloaded: downloads.pending.size === 0 });
+
+// The boot's steps, for the page's "not live yet" line. Every page waiting for the boot hears each
+// step, and a page that joins late hears the steps it missed; "at" is when the step began (ms since
+// the epoch), "bytes" the runtime's bytes arrived by then.
 const STEPS = ["downloading Python", "starting the interpreter", "loading numpy", "importing the figures"];
 const bootSteps = []; // the progress messages of the boot under way
 const listeners = new Set(); // the reply functions of pages waiting for it
 
 function stepMessage(step) {
-  return { type: "progress", step, of: STEPS.length, what: STEPS[step - 1], at: performance.timeOrigin + performance.now() };
+  return { type: "progress", step, of: STEPS.length, what: STEPS[step - 1], at: performance.timeOrigin + performance.now(), ...byteCount() };
 }
 
 function progress(step) {
@@ -179,6 +232,7 @@ function startBoot(data) {
 }
 
 async function boot({ indexURL, lockFileURL }) {
+  Object.assign(downloads, { bytes: 0, pending: new Set(["wasm", "stdlib"]) }); // a boot after a failed one counts again
   progress(1);
   const wasm = compileEarly(indexURL);
   const stdlibChecked = prefetch(indexURL, lockFileURL, wasm.compiled);
@@ -187,8 +241,9 @@ async function boot({ indexURL, lockFileURL }) {
   // off the thread) is loaded by loadPyodide only after pyodide.mjs has run. Imported now, it is
   // downloaded and compiled while the wasm still arrives; loadPyodide then finds it loaded (it
   // sets globalThis._createPyodideModule). If it fails here, loadPyodide's own import reports it.
-  const runtimeScript = import(new URL("pyodide.asm.js", indexURL).href).catch(() => {});
+  const runtimeScript = import(new URL("pyodide.asm.js", indexURL).href).then(() => scriptBytes(new URL("pyodide.asm.js", indexURL)), () => {});
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+  scriptBytes(new URL("pyodide.mjs", indexURL));
   await runtimeScript;
   WebAssembly.Memory = CapturingMemory;
   const handOver = wasm.handOver();
@@ -230,12 +285,15 @@ async function boot({ indexURL, lockFileURL }) {
   // and forgotten if they arrive later (a SharedWorker may serve a page without model demos first).
   const runtime = pyodide.pyimport("headspace.runtime"); // a PyProxy, kept in this file
   return {
-    pyodide, callDemo: runtime.call, useModels: runtime.use_models,
+    pyodide, callDemo: runtime.answer, useModels: runtime.use_models,
+    // the path (under the models' root) of the file whose absence stopped the last import
     // The modules of the demos a page places, or (undefined) every demo; the registry stays in Python.
+    // Returns the path of a model file the imports need and did not find (else undefined).
     importDemos: (modules) => {
       const list = modules && pyodide.toPy(modules);
-      (list ? runtime.load(list) : runtime.load()).destroy();
+      const missing = list ? runtime.import_demos(list) : runtime.import_demos();
       list?.destroy();
+      return missing ?? undefined;
     },
   };
 }
@@ -268,7 +326,7 @@ async function ready(data, reply) {
   }
   reply(stepMessage(4));
   const modules = await demoModules(data);
-  await withModelFiles(booted, () => booted.importDemos(modules)); // at boot, not in the reader's first call
+  await importWithModelFiles(booted, modules); // at boot, not in the reader's first call
 }
 
 // ---------- figures computed ahead ----------
@@ -303,12 +361,13 @@ yielder.port1.onmessage = async () => {
   if (!queue.items.length) aheadQueues.delete(key);
   else { aheadQueues.delete(key); aheadQueues.set(key, queue); } // pages take turns
   try {
-    queue.reply({ type: "ahead", key: item.key, json: booted.callDemo(...callArgs(item.name, item.params, queue.width)) });
+    const json = booted.callDemo(...callArgs(item.name, item.params, queue.width));
+    if (!json.startsWith('{"error":')) queue.reply({ type: "ahead", key: item.key, json });
   } catch (err) { /* skipped: see above */ }
   yielder.port2.postMessage(null);
 };
 
-// headspace.runtime.call's arguments; a width lays the figure out for the page's drawing width
+// headspace.runtime.answer's arguments (call's, with refusals as data); a width lays the figure out for the page's drawing width
 // (headspace.demos._fit), none leaves Python's own layout.
 function callArgs(name, params, width) {
   return [name, JSON.stringify(params), ...(width ? [width] : [])];
@@ -343,15 +402,19 @@ async function handle(data, reply, port) {
   } else if (data.type === "call") {
     const booted = python && (await python.catch(() => null));
     if (!booted) {
-      reply({ type: "error", id: data.id, message: "Python is not ready yet" });
+      reply({ type: "error", id: data.id, kind: "not-ready", message: "Python is not ready yet" });
       return;
     }
     try {
       const t0 = performance.now();
       const json = await withModelFiles(booted, () => booted.callDemo(...callArgs(data.name, data.params, data.width)));
-      reply({ type: "result", id: data.id, json, pythonMs: performance.now() - t0 });
+      if (json.startsWith('{"error":')) {
+        const { error } = JSON.parse(json); // a parameter refused, or a model file still missing
+        reply({ type: "error", id: data.id, kind: error.kind === "parameter" ? "parameter" : "python",
+          message: error.message, ...(error.parameter ? { parameter: error.parameter } : {}) });
+      } else reply({ type: "result", id: data.id, json, pythonMs: performance.now() - t0 });
     } catch (err) {
-      reply({ type: "error", id: data.id, message: readable(err) });
+      reply({ type: "error", id: data.id, kind: "python", message: readable(err) });
     }
   }
 }

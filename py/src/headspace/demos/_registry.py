@@ -24,6 +24,15 @@ from ._outputs import Output, legacy
 KINDS = ("range", "number", "select", "checkbox", "matrix", "tokens")
 
 
+class ParameterError(ValueError):
+    """A value a demo refused: ``param`` names the parameter, so that the page marks that control
+    (the message says what was expected and what came)."""
+
+    def __init__(self, param: str, message: str):
+        super().__init__(message)
+        self.param = param
+
+
 @dataclass(frozen=True)
 class Param:
     """One control of a demo. ``kind`` picks the native HTML control:
@@ -83,24 +92,24 @@ class Param:
         name = self.name
         if self.kind in ("range", "number"):
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-                raise ValueError(f"parameter {name!r} must be a finite number; got {value!r}")
+                raise ParameterError(name, f"parameter {name!r} must be a finite number; got {value!r}")
             if (self.min is not None and value < self.min) or (self.max is not None and value > self.max):
-                raise ValueError(f"parameter {name!r} must be between {self.min} and {self.max}; got {value!r}")
+                raise ParameterError(name, f"parameter {name!r} must be between {self.min} and {self.max}; got {value!r}")
             return int(value) if isinstance(self.default, int) and float(value).is_integer() else float(value)
         if self.kind == "select":
             if value not in self.options:
-                raise ValueError(f"parameter {name!r} must be one of {list(self.options)}; got {value!r}")
+                raise ParameterError(name, f"parameter {name!r} must be one of {list(self.options)}; got {value!r}")
             return value
         if self.kind == "checkbox":
             if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"parameter {name!r} must be true or false; got {value!r}")
+                raise ParameterError(name, f"parameter {name!r} must be true or false; got {value!r}")
             return bool(value)
         if self.kind == "tokens":
             return self._tokens(value)
         arr = np.asarray(value, dtype=object)
         if arr.shape != tuple(self.shape) or not all(
                 isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in arr.flat):
-            raise ValueError(f"parameter {name!r} must be a {self.shape} matrix of finite numbers; got {value!r}")
+            raise ParameterError(name, f"parameter {name!r} must be a {self.shape} matrix of finite numbers; got {value!r}")
         return [[float(v) for v in row] for row in arr.tolist()]
 
     def _tokens(self, value) -> list[int]:
@@ -112,18 +121,18 @@ class Param:
         elif isinstance(value, (list, tuple)):
             items = list(value)
         else:
-            raise ValueError(f"parameter {name!r} must be token ids separated by spaces; got {value!r}")
+            raise ParameterError(name, f"parameter {name!r} must be token ids separated by spaces; got {value!r}")
         ids = []
         for i, item in enumerate(items, start=1):
             text = str(item)
             if isinstance(item, bool) or not (text.isdigit() or (text[:1] == "-" and text[1:].isdigit())):
-                raise ValueError(f"parameter {name!r}: token {i} must be a whole number from {lo} to {hi}; "
+                raise ParameterError(name, f"parameter {name!r}: token {i} must be a whole number from {lo} to {hi}; "
                                  f"got {text!r}")
             if not lo <= int(text) <= hi:
-                raise ValueError(f"parameter {name!r}: token {i} must be from {lo} to {hi}; got {int(text)}")
+                raise ParameterError(name, f"parameter {name!r}: token {i} must be from {lo} to {hi}; got {int(text)}")
             ids.append(int(text))
         if not 2 <= len(ids) <= most:
-            raise ValueError(f"parameter {name!r} must hold from 2 to {most} tokens; got {len(ids)}")
+            raise ParameterError(name, f"parameter {name!r} must hold from 2 to {most} tokens; got {len(ids)}")
         return ids
 
     def to_json(self) -> dict:
@@ -200,7 +209,7 @@ class Demo:
         known = {p.name: p for p in self.params}
         unknown = sorted(set(params) - set(known))
         if unknown:
-            raise ValueError(f"demo {self.name!r} has no parameter {unknown[0]!r}; "
+            raise ParameterError(unknown[0], f"demo {self.name!r} has no parameter {unknown[0]!r}; "
                              f"its parameters are {sorted(known)}")
         return {n: p.validate(params.get(n, p.default)) for n, p in known.items()}
 

@@ -1,0 +1,120 @@
+// Answers a figure can be drawn from without waiting: Python's (every call's answer is kept, and
+// the values of the control a reader reached for are asked for ahead), and the build's (each
+// control moved alone from the figure's starting settings, fetched from /answers/ as the reader
+// moves; scripts/sitebuild/answers.py).
+
+import { ANSWER_CHARS, same } from "./page.js";
+import { readParams } from "../state.js";
+
+// ---------- Python's answers, kept per page ----------
+const answers = new Map(); // answerKey -> Python's JSON
+let answerChars = 0;
+export const answerKey = (state, paramsKey, width) => `${state.index}@${width}:${paramsKey}`;
+export const kept = (key) => answers.get(key);
+export const keptFor = (index) => [...answers.keys()].filter((k) => k.startsWith(`${index}@`)).length;
+export function forgetAll() { answers.clear(); answerChars = 0; }
+
+export function keep(key, json) {
+  if (answers.has(key)) return;
+  answers.set(key, json);
+  answerChars += json.length;
+  for (const [old, text] of answers) { // the oldest dropped first
+    if (answerChars <= ANSWER_CHARS) break;
+    answers.delete(old);
+    answerChars -= text.length;
+  }
+}
+
+// ---------- values ahead: a control's other values, nearest the current one first ----------
+const AHEAD_VALUES = 400; // values asked for per control (every value of the sliders we have)
+const nearest = (at) => (a, b) => (a === at) - (b === at) || Math.abs(a - at) - Math.abs(b - at);
+/** A control's values as readParams reads them, nearest the current one first and the current one
+ * last; null for a control with no list of values (a number, a token text, a matrix). */
+export function valuesOf(control) {
+  if (control.type === "range") {
+    const snapped = rangeValues(control);
+    const at = Math.round((Number(control.value) - Number(control.min)) / (Number(control.step) || 1));
+    return snapped.map((_, k) => k).sort(nearest(at)).slice(0, AHEAD_VALUES).map((k) => snapped[k]);
+  }
+  if (control.tagName === "SELECT") {
+    const options = [...control.options];
+    return options.map((_, i) => i).sort(nearest(control.selectedIndex)).map((i) => JSON.parse(options[i].dataset.value));
+  }
+  if (control.type === "checkbox") return [!control.checked, control.checked];
+  return null;
+}
+
+// Every value of a range control, in order, as the browser snaps them to its step in decimal
+// ("0.3", not 0.1 * 3): asked of a probe once per control and bounds.
+const snappedValues = new WeakMap(), BOUNDS = ["min", "max", "step"];
+export function rangeValues(control, step = control.getAttribute("step") ?? "") {
+  const bounds = [control.getAttribute("min") ?? "", control.getAttribute("max") ?? "", String(step)];
+  const cache = snappedValues.get(control) || new Map();
+  snappedValues.set(control, cache);
+  const key = bounds.join("|");
+  if (cache.has(key)) return cache.get(key);
+  const probe = Object.assign(document.createElement("input"), { type: "range" });
+  BOUNDS.forEach((attr, i) => probe.setAttribute(attr, bounds[i]));
+  const lo = Number(bounds[0]), by = Number(bounds[2]) || 1;
+  const values = Array.from({ length: Math.floor((Number(bounds[1]) - lo) / by + 1e-9) + 1 }, (_, k) => {
+    probe.value = String(lo + k * by);
+    return Number(probe.value);
+  });
+  cache.set(key, values);
+  return values;
+}
+
+/** The items of an "ahead" request for ``control``'s values (those not kept yet), nearest first. */
+export function aheadItems(state, control, width) {
+  const name = control.getAttribute("name"), params = readParams(state.fig);
+  const items = [];
+  for (const value of valuesOf(control) || []) {
+    const key = answerKey(state, JSON.stringify({ ...params, [name]: value }), width);
+    if (!answers.has(key)) items.push({ key, name: state.name, params: { ...params, [name]: value } });
+  }
+  return items;
+}
+
+// ---------- the build's answers ----------
+// A figure with answers (data-answers: their folder) started from the parameters it was built
+// with (state.start). A setting that differs from them in one answered control alone is in a file
+// named by that control and the value's place on its grid: the slider's own step, or the coarser
+// one in data-answered; a select's option; a checkbox's 0 or 1.
+
+/** The address of the build's answer for ``params``, or null if the build has none. */
+export function buildAnswerURL(state, params) {
+  const folder = state.fig.dataset.answers;
+  if (!folder) return null;
+  const moved = Object.keys(params).filter((name) => !same(params[name], state.start[name]));
+  if (moved.length !== 1) return null;
+  const control = state.controls[moved[0]];
+  if (!control || !control.hasAttribute("data-answered") || control.disabled) return null;
+  const index = gridIndex(control, params[moved[0]]);
+  return index === null ? null : `${folder}${moved[0]}/${index}.json`;
+}
+
+function gridIndex(control, value) {
+  if (control.tagName === "SELECT") return control.selectedIndex;
+  if (control.type === "checkbox") return value ? 1 : 0;
+  if (control.type !== "range") return null;
+  const grid = rangeValues(control, answerStep(control));
+  const index = grid.findIndex((v) => v === value);
+  return index < 0 ? null : index;
+}
+
+/** The step of a slider's answers from the build: its own, or the coarser one data-answered names. */
+export const answerStep = (control) => control.dataset.answered || control.getAttribute("step");
+
+// Fetched answers, kept by address (a promise each), so a drag back and forth asks once.
+const fetched = new Map();
+export function fetchBuildAnswer(url) {
+  if (!fetched.has(url)) {
+    const answer = fetch(url, { priority: "high" }).then((r) => {
+      if (!r.ok) throw new Error(`${url} answered ${r.status}`);
+      return r.json();
+    });
+    answer.catch(() => fetched.delete(url)); // asked again next time
+    fetched.set(url, answer);
+  }
+  return fetched.get(url);
+}

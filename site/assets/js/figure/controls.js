@@ -1,0 +1,131 @@
+// A figure's controls: their readouts, the ones that do nothing in the current state, a play
+// button, a random token sequence, the answer grid a slider keeps to until Python is live, and a
+// vertical swipe that starts on a slider, which scrolls the page and leaves the slider alone.
+
+import { readParams } from "../state.js";
+import { same } from "./page.js";
+import { answerStep, rangeValues } from "./answers.js";
+
+export function updateReadouts(fig) {
+  for (const input of fig.querySelectorAll("input[type=range]")) {
+    const text = `${input.value}${input.dataset.unit || ""}`;
+    const readout = input.parentElement.querySelector(".readout");
+    if (readout) readout.textContent = text;
+    input.setAttribute("aria-valuetext", text); // a screen reader hears "30°", not "30"
+  }
+}
+
+// ---------- controls that do nothing in the current state ----------
+// The registry declares when a control does anything (Param.active_when, here data-active-when:
+// {param: {in: [values]}} or {param: {not: [values]}}); otherwise it is disabled and its note
+// (the build's, data-role="inactive") says why. Its value stays and is still sent to Python.
+export function applyActive(fig) {
+  const gated = fig.querySelectorAll("[data-active-when]");
+  if (!gated.length) return;
+  const params = readParams(fig);
+  for (const el of gated) {
+    const rules = JSON.parse(el.dataset.activeWhen);
+    const on = Object.entries(rules).every(([other, rule]) =>
+      ("in" in rule) === (rule.in || rule.not).some((v) => same(params[other], v)));
+    el.disabled = !on;
+    const note = document.getElementById(`${el.id}-why`);
+    if (note) note.hidden = on;
+    if (on) el.removeAttribute("aria-describedby");
+    else if (note) el.setAttribute("aria-describedby", note.id);
+    for (const play of fig.querySelectorAll(`[data-role="play"][data-for="${el.name}"]`)) play.disabled = !on;
+  }
+}
+
+// ---------- the answer grid ----------
+// A slider answered from the build on a coarser grid than its own step (data-answered holds that
+// step) keeps to the grid while the reader moves it by hand before Python is live: a touch or a
+// drag lands on the nearest grid value, and an arrow key moves one grid step. A value set another
+// way (a link, a test) is left as it is, and waits for Python.
+export function keepToGrid(slider, isLive) {
+  const coarse = slider.dataset.answered;
+  if (!coarse || coarse === slider.getAttribute("step")) return;
+  let byHand = false;
+  slider.addEventListener("pointerdown", () => { byHand = true; }, { passive: true });
+  addEventListener("pointerup", () => { byHand = false; }, { passive: true });
+  slider.addEventListener("input", () => {
+    if (!byHand || isLive()) return;
+    slider.value = String(nearestOnGrid(slider, Number(slider.value)));
+  }, { capture: true });
+  slider.addEventListener("keydown", (event) => {
+    const dir = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1 }[event.key];
+    if (!dir || isLive() || slider.disabled) return;
+    event.preventDefault();
+    const value = Number(slider.value), grid = rangeValues(slider, coarse);
+    const next = dir > 0 ? grid.find((v) => v > value) : grid.findLast((v) => v < value);
+    if (next === undefined) return;
+    slider.value = String(next);
+    slider.dispatchEvent(new Event("input", { bubbles: true }));
+    slider.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+}
+
+function nearestOnGrid(slider, value) {
+  const grid = rangeValues(slider, answerStep(slider));
+  return grid.reduce((best, v) => (Math.abs(v - value) < Math.abs(best - value) ? v : best), grid[0]);
+}
+
+// ---------- a swipe that starts on a slider ----------
+// On a touch screen a slider says it pans vertically (CSS: touch-action: pan-y), so a vertical
+// swipe scrolls the page. The browser has already moved the thumb to the touch point when it takes
+// the gesture over (pointercancel): the value from before the touch comes back, and no figure is
+// asked for the value the thumb jumped to.
+export function keepOnSwipe(slider, onRestore) {
+  let before = null;
+  slider.addEventListener("pointerdown", (event) => {
+    if (event.pointerType === "touch") before = slider.value;
+  }, { passive: true });
+  slider.addEventListener("pointercancel", () => {
+    if (before === null || slider.value === before) return void (before = null);
+    slider.value = before;
+    before = null;
+    onRestore();
+  }, { passive: true });
+  slider.addEventListener("pointerup", () => { before = null; }, { passive: true });
+}
+
+// ---------- animation: a play button steps an animated range parameter ----------
+const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
+export function setupPlay(state, button, { move, reach }) {
+  const input = state.fig.querySelector(`input[name="${button.dataset.for}"]`);
+  let timer = null;
+  const stop = () => { clearInterval(timer); timer = null; button.textContent = "Play"; button.setAttribute("aria-pressed", "false"); };
+  const start = () => {
+    button.textContent = "Pause"; button.setAttribute("aria-pressed", "true");
+    reach(input);
+    timer = setInterval(() => {
+      if (state.inFlight) return; // never queue frames faster than Python answers
+      const step = Number(input.step) || 1;
+      let v = Number(input.value) + step;
+      if (v > Number(input.max)) v = Number(input.min);
+      input.value = String(v);
+      move();
+    }, 80);
+  };
+  let pausedByReader = false; // a figure the reader paused never starts again by itself
+  button.addEventListener("click", () => {
+    pausedByReader = Boolean(timer);
+    return timer ? stop() : start();
+  });
+  state.stopAnimation = stop;
+  state.startAnimation = () => { if (!timer && !pausedByReader && !reducedMotion.matches) start(); };
+  reducedMotion.addEventListener("change", () => reducedMotion.matches && stop());
+}
+
+// ---------- a token sequence: "Random repeat" writes a random span twice ----------
+export function setupRandomTokens(state, button, move) {
+  const input = state.fig.querySelector(`input[name="${button.dataset.for}"]`);
+  button.addEventListener("click", () => {
+    const lo = Number(input.dataset.min), hi = Number(input.dataset.max);
+    const most = Number(input.dataset.length);
+    const token = () => lo + Math.floor(Math.random() * (hi - lo + 1));
+    const span = Array.from({ length: Math.min(12, Math.floor(most / 3)) }, token);
+    const prefix = Array.from({ length: Math.min(4, most - 2 * span.length) }, token);
+    input.value = [...prefix, ...span, ...span].join(" ");
+    move();
+  });
+}

@@ -1,0 +1,178 @@
+// Drawing a figure: the build's SVG drawings (the page's own, and answers from the build) and
+// Python's figures through plotly, which is loaded only once a reader reaches for a figure with a
+// mouse or the keyboard, or Python is live (on a phone, its 1.3 MB would only compete with the
+// runtime's download and the reader's first touches, which the build's drawings answer).
+
+import * as contract from "@params"; // site/data/contract.json, passed by Hugo's js.Build
+import * as patch from "../patch.js";
+import { marks, script } from "./page.js";
+import { setStatus } from "./status.js";
+
+// ---------- theme: plots follow the page's light or dark colours ----------
+let palette = null; // read once per colour scheme, not on every slider move
+export function forgetPalette() { palette = null; }
+function themed(layout) {
+  if (!palette) {
+    const css = getComputedStyle(document.documentElement);
+    palette = { fg: css.getPropertyValue("--fg").trim(), rule: css.getPropertyValue("--rule").trim() };
+  }
+  const { fg, rule } = palette;
+  const axis = (a) => ({ gridcolor: rule, zerolinecolor: rule, linecolor: rule, ...a, fixedrange: true });
+  // No drag-to-zoom or pan: a swipe that starts on a figure scrolls the page, and a drag on a
+  // laptop never strands the reader in an empty corner. Hover and tap still show values.
+  const out = { ...layout, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)", dragmode: false,
+    font: { family: "system-ui, sans-serif", color: fg, ...(layout.font || {}) }, autosize: !layout.width };
+  for (const key of Object.keys(out)) if (/^[xy]axis\d*$/.test(key)) out[key] = axis(out[key]);
+  if (!out.xaxis) out.xaxis = axis({});
+  if (!out.yaxis) out.yaxis = axis({});
+  return out;
+}
+const PLOT_CONFIG = { responsive: false, displayModeBar: false, scrollZoom: false, doubleClick: false };
+
+// ---------- the width a figure is drawn at ----------
+// Python lays each figure out for one of a few widths (headspace.demos._fit.WIDTHS): the widest
+// that fits the figure's column. The build drew a static SVG at each and kept each one's layout;
+// CSS shows the SVG this column takes, and plotly draws Python's figure at the same width.
+export function prerender(state) {
+  state.pre ||= JSON.parse(state.fig.querySelector('script[data-role="prerender"]').textContent);
+  return state.pre;
+}
+// The column's width comes from a ResizeObserver (state.room), read when layout is fresh anyway:
+// reading clientWidth on a slider move would lay out the whole page before the move is sent.
+export function drawingWidth(state) {
+  state.widths ||= Object.keys(prerender(state).layouts).map(Number).sort((a, b) => a - b);
+  const room = state.room ?? state.plot.clientWidth;
+  return state.widths.filter((w) => w <= room).pop() || state.widths[0];
+}
+
+// ---------- outputs and readouts ----------
+export function writeOutputs(state, outputs, text) {
+  for (const out of state.fig.querySelectorAll("output[data-output]")) {
+    out.dataset.value = JSON.stringify(outputs[out.dataset.output]);
+    out.innerHTML = text[out.dataset.output]; // Python's format_outputs: the same (escaped) HTML the build printed
+  }
+}
+
+// ---------- the build's drawings ----------
+/** Show a drawing the build made: ``svg`` an answer's (its clip ids still "HSFIGURE"), or null for
+ * the page's own drawing of the starting settings. It replaces whatever plotly drew. */
+export function showDrawing(state, svg) {
+  clearTimeout(state.settle);
+  if (state.shown && window.Plotly) Plotly.purge(state.plot);
+  state.shown = state.drawn = state.lastFigure = null;
+  state.plot.innerHTML = svg === null ? state.startDrawing : svg.replaceAll("HSFIGURE", `${state.fig.id}-`); // unique ids, as demo.html does
+  state.showing = svg === null ? "start" : "answer";
+}
+
+// ---------- Python's figures, through plotly ----------
+// Demos draw "ink" (the light scheme's text colour) for neutral marks; in the dark scheme those
+// marks take the page's text colour instead, found once per figure and recoloured in place.
+const INK = contract.ink;
+const inkPlaces = new WeakMap(); // figure -> [[object, key]] whose value was INK
+function inkOf(figure) {
+  let places = inkPlaces.get(figure);
+  if (!places) {
+    places = [];
+    const walk = (value) => {
+      if (!value || typeof value !== "object") return;
+      for (const key of Object.keys(value)) { // arrays too: per-bar colour lists
+        if (value[key] === INK) places.push([value, key]);
+        else walk(value[key]);
+      }
+    };
+    walk(figure.data);
+    walk(figure.layout);
+    inkPlaces.set(figure, places);
+  }
+  return places;
+}
+
+// While a reader drags, successive figures of a demo differ only in their data, and patch.js
+// writes the new data into plotly's SVG within a frame; plotly itself redraws when the structure
+// changes, and once the reader pauses, so that hover values are the shown figure's.
+const SETTLE_MS = window.HEADSPACE_SETTLE_MS || 200; // tests may lengthen it
+export function draw(state, figure, redraw = false) {
+  if (!window.Plotly) return loadPlotly().then(() => draw(state, figure, redraw));
+  for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
+  const layout = themed(figure.layout); // reads the palette
+  const ink = palette.fg.toLowerCase() !== INK ? palette.fg : INK;
+  if (ink !== INK || inkPlaces.has(figure)) for (const [object, key] of inkOf(figure)) object[key] = ink;
+  const frame = { data: figure.data, layout, snapshot: patch.layoutSnapshot(layout) };
+  clearTimeout(state.settle);
+  if (!redraw && state.shown && patch.patchFigure(state.plot, state.shown, frame)) {
+    state.shown = frame;
+    state.fig.dataset.patchCount = String(Number(state.fig.dataset.patchCount || 0) + 1); // tests and bench
+    state.settle = setTimeout(() => plot(state, state.shown), SETTLE_MS);
+    return;
+  }
+  if (patch.refusal) state.fig.dataset.patchRefused = patch.refusal; // why plotly drew it
+  return plot(state, frame, redraw);
+}
+
+export function plot(state, frame, fresh = false) {
+  state.drawn = state.shown = frame;
+  state.showing = "plotly";
+  return (fresh ? Plotly.newPlot : Plotly.react)(state.plot, frame.data, frame.layout, PLOT_CONFIG);
+}
+
+// ---------- plotly.js: loaded when wanted ----------
+let plotlyLoading = null;
+let onLoaded = () => {}, onFailed = () => {};
+/** What happens once plotly has loaded (the page redraws its figures) or could not be. */
+export function whenPlotly(loaded, failed) { onLoaded = loaded; onFailed = failed; }
+export function loadPlotly() {
+  if (!plotlyLoading) {
+    plotlyLoading = new Promise((resolve, reject) => {
+      if (window.Plotly) return resolve();
+      const tag = document.createElement("script");
+      tag.src = script.dataset.plotly;
+      tag.onload = () => resolve();
+      tag.onerror = () => reject(new Error("The drawing library (plotly.js) could not be loaded."));
+      document.head.append(tag);
+    });
+    plotlyLoading.then(() => onLoaded(), (err) => onFailed(err.message));
+  }
+  return plotlyLoading;
+}
+export const plotlyRequested = () => Boolean(plotlyLoading);
+
+// plotly's file is prefetched (the browser's lowest priority) once the page is on screen and
+// loaded, where a reader has a mouse: asked for while the page still arrived, it shared a slow
+// link with the page's own fonts and held back the largest paint.
+export function prefetchPlotly() {
+  if (plotlyLoading) return;
+  document.head.append(Object.assign(document.createElement("link"), { rel: "prefetch", href: script.dataset.plotly }));
+}
+
+/** The build's figure of the starting settings, laid out for this figure's drawing width. */
+export function prerendered(state) {
+  const pre = prerender(state);
+  state.width = drawingWidth(state);
+  return { data: pre.figure.data, layout: pre.layouts[state.width] };
+}
+
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+function offScreen(state) {
+  const box = state.fig.getBoundingClientRect();
+  return Math.max(0, box.top - innerHeight, -box.bottom); // px away from the viewport; 0 on screen
+}
+
+/** plotly redraws each figure still showing the build's drawing of its starting settings, the one
+ * the reader reached for first, then the rest nearest the screen first, one figure a task (all in
+ * one task held the page for most of a second on a long article). A figure showing an answer from
+ * the build keeps it until Python draws that setting. marks.firstFigure: every figure drawn. */
+export async function takeOver(states, first) {
+  const away = new Map(states.map((s) => [s, s === first ? -1 : offScreen(s)])); // one layout
+  const order = states.slice().sort((a, b) => away.get(a) - away.get(b));
+  for (const state of order) {
+    await nextTask(); // a reader's input or a Python result goes between two figures
+    if (state.lastFigure || state.showing !== "start") continue; // never draw over a newer drawing
+    try {
+      state.lastFigure = prerendered(state);
+      draw(state, state.lastFigure);
+    } catch (err) {
+      setStatus(state, "error", `The prerendered figure could not be drawn: ${err.message}`);
+    }
+  }
+  marks.firstFigure = performance.now();
+}

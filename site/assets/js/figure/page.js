@@ -1,0 +1,17 @@
+// What every part of the page script shares: the page's figures, its script tag's settings and
+// the timing marks that tests and benchmarks read (window.headspace.marks).
+
+export const script = document.querySelector("script[data-worker]");
+export const demos = [...document.querySelectorAll("figure.demo[data-demo]")];
+export const embedPage = document.body.classList.contains("embed");
+export const framed = embedPage && window.parent !== window; // an embed page inside another site's iframe
+// firstFigure, pythonReady, firstAnswer, boot1..boot4, workerKind, sharedWith (ms since navigation)
+export const marks = {};
+// Under the browser's data saver nothing of the runtime is fetched until the reader asks for it.
+export const saveData = Boolean(navigator.connection && navigator.connection.saveData);
+// A phone keeps fewer answers than a laptop: navigator.deviceMemory (GB, rounded; Chromium only)
+// where the browser tells, else a touch screen counts as a phone.
+const memoryGB = navigator.deviceMemory || (matchMedia("(pointer: coarse)").matches ? 2 : 8);
+export const ANSWER_CHARS = Math.min(32e6, memoryGB * 2e6); // about 2 MB of answers per GB, 32 MB at most
+// The same value for a control: numbers by value, everything else by its JSON.
+export const same = (a, b) => (typeof a === "number" && typeof b === "number" ? a === b : JSON.stringify(a) === JSON.stringify(b));

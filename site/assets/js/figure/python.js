@@ -1,0 +1,178 @@
+// The page's side of the worker (worker.js): opening it, its boot, and the one schema of messages
+// between them (docs/architecture.md, "Messages"). Page to worker:
+//   {type: "boot", indexURL, lockFileURL, modelsURL, needsModels, demos}
+//   {type: "call", id, name, params, width}      {type: "ahead", width, items: [{key, name, params}]}
+//   {type: "stats"}
+// Worker to page:
+//   {type: "progress", step, of, what, at, bytes, downloaded}  {type: "ready", ms, clients}
+//   {type: "result", id, json, pythonMs}                       {type: "ahead", key, json}
+//   {type: "error", id, kind, message, parameter?}   kind: "parameter" (the page marks that control),
+//       "python" (an exception: a bug), "not-ready"; without id, {fatal: true}: the boot failed
+//   {type: "stats", heapBytes, clients}
+//
+// The boot fails when it stops making progress, not after a fixed time: a slow link is not a
+// failure. While the runtime downloads, no byte for STALL_MS is; once it is in, starting the
+// interpreter and importing the package must finish within START_MS.
+
+import { demos, marks, script } from "./page.js";
+import { afterFirstPaint } from "../first-paint.js";
+import { boot as bootState } from "./status.js";
+
+const STALL_MS = window.HEADSPACE_STALL_MS || 20000; // tests may shorten them
+const START_MS = window.HEADSPACE_BOOT_LIMIT_MS || 60000;
+const TOTAL = Number(script?.dataset.runtimeBytes) || 0; // the runtime's bytes (the build's sum of its files)
+
+let worker = null;
+let booted = null; // promise resolved when Python is ready
+let nextId = 1;
+const pending = new Map(); // request id -> what the page passed with the call
+const statsWaiters = [];
+const handlers = { progress() {}, reply() {}, ahead() {}, lost() {} };
+
+/** What the page does with the worker's messages: progress, a reply to a call, an answer ahead,
+ * and the runtime lost after it had started (a crash). */
+export function listen(on) { Object.assign(handlers, on); }
+export const started = () => Boolean(booted);
+export const live = () => Boolean(marks.pythonReady) && Boolean(worker);
+
+// One interface over both kinds: post(message), onmessage, onerror, close().
+function openWorker(url, kind) {
+  if (kind === "shared" && window.SharedWorker) {
+    const shared = new SharedWorker(url, { type: "module", name: "headspace" });
+    const port = shared.port;
+    return {
+      kind: "shared", post: (m) => port.postMessage(m), close: () => port.close(),
+      set onmessage(f) { port.onmessage = f; }, set onerror(f) { shared.onerror = f; },
+    };
+  }
+  const dedicated = new Worker(url, { type: "module" });
+  return {
+    kind: "dedicated", post: (m) => dedicated.postMessage(m), close: () => dedicated.terminate(),
+    set onmessage(f) { dedicated.onmessage = f; }, set onerror(f) { dedicated.onerror = f; },
+  };
+}
+
+/** Close the worker: nothing is sent to it any more. */
+export function close() {
+  if (worker) worker.close();
+  worker = null;
+  pending.clear();
+}
+
+// The download's rate, over the last few seconds of progress reports.
+const samples = [];
+function rate(bytes) {
+  const now = performance.now();
+  samples.push([now, bytes]);
+  while (samples.length > 2 && now - samples[0][0] > 5000) samples.shift();
+  const [t0, b0] = samples[0];
+  return now - t0 > 500 ? ((bytes - b0) / (now - t0)) * 1000 : 0;
+}
+
+/** Start Python (once); resolves when it is ready, rejects with the reason it could not start. */
+export function boot() {
+  if (booted) return booted;
+  bootState.started = true;
+  booted = new Promise((resolve, reject) => {
+    let watchdog = null, lastBytes = -1, downloaded = false;
+    // No progress for too long: the download stalled, or the interpreter never started.
+    const watch = () => {
+      clearTimeout(watchdog);
+      watchdog = downloaded
+        ? setTimeout(() => reject(new Error(`Python did not start within ${START_MS / 1000} s of its download.`)), START_MS)
+        : setTimeout(() => reject(new Error(`Python's download stalled: nothing arrived for ${STALL_MS / 1000} s.`)), STALL_MS);
+    };
+    const message = {
+      type: "boot", indexURL: new URL(script.dataset.pyodide, location.href).href,
+      lockFileURL: new URL(script.dataset.lockfile, location.href).href,
+      modelsURL: new URL(script.dataset.models, location.href).href,
+      needsModels: demos.some((d) => d.hasAttribute("data-needs-models")),
+      demos: demos.map((d) => d.dataset.demo), // the worker imports only these demos' modules first
+    };
+    const connect = (kind) => {
+      let heard = false; // any message from the worker: it runs
+      try {
+        worker = openWorker(script.dataset.worker, kind);
+      } catch (err) {
+        if (kind !== "dedicated") return connect("dedicated");
+        clearTimeout(watchdog);
+        reject(new Error(`This browser cannot run the Python worker (${err.message}).`));
+        return;
+      }
+      marks.workerKind = worker.kind;
+      worker.onerror = (event) => {
+        event.preventDefault();
+        // A browser may refuse a SharedWorker (in another site's frame, with third-party storage
+        // blocked): fall back to a worker of our own.
+        if (worker.kind === "shared" && !heard) {
+          worker.close();
+          connect("dedicated");
+          return;
+        }
+        clearTimeout(watchdog);
+        const why = `The Python worker crashed: ${event.message || "it could not be loaded"}.`;
+        if (marks.pythonReady) handlers.lost(why); // after boot: nothing will answer any more
+        else reject(new Error(why));
+      };
+      worker.onmessage = ({ data }) => {
+        heard = true;
+        if (data.type === "ready") {
+          clearTimeout(watchdog);
+          marks.sharedWith = data.clients; // pages this interpreter serves (1 with a dedicated worker)
+          resolve(data.ms);
+        } else if (data.type === "progress") {
+          // when each boot step began (scripts/bench), perhaps before this page asked (warm.js)
+          marks[`boot${data.step}`] ||= data.at - performance.timeOrigin;
+          const moved = data.bytes !== lastBytes || !bootState.progress || data.step !== bootState.progress.step;
+          lastBytes = data.bytes;
+          if (data.downloaded && !downloaded) {
+            downloaded = true;
+            watch(); // the interpreter's time limit starts now
+          } else if (moved && !downloaded) watch();
+          bootState.progress = { ...data, total: TOTAL, rate: rate(data.bytes) };
+          handlers.progress();
+        } else if (data.type === "stats") {
+          for (const resolveStats of statsWaiters.splice(0)) resolveStats(data);
+        } else if (data.type === "ahead") {
+          handlers.ahead(data);
+        } else if (data.type === "error" && data.fatal) {
+          clearTimeout(watchdog);
+          reject(new Error(data.message + "."));
+        } else if (pending.has(data.id)) {
+          const call = pending.get(data.id);
+          pending.delete(data.id);
+          handlers.reply(call, data);
+        }
+      };
+      worker.post(message);
+    };
+    // The worker starts once the page's first frame is on screen (first-paint.js); the watch too.
+    afterFirstPaint().then(() => {
+      watch();
+      connect(window.HEADSPACE_WORKER || "shared");
+    });
+  });
+  booted.then(() => { marks.pythonReady = performance.now(); }, () => {});
+  return booted;
+}
+
+/** Ask Python for ``name`` at ``params`` laid out ``width`` px wide; ``call`` comes back with the reply. */
+export function call(call, name, params, width) {
+  const id = nextId++;
+  pending.set(id, { ...call, params, width, sent: performance.now() });
+  worker.post({ type: "call", id, name, params, width });
+}
+
+/** Replace this page's list of values asked for ahead (an empty list cancels it). */
+export function ahead(width, items) {
+  if (worker) worker.post({ type: "ahead", width, items });
+}
+
+/** The worker's wasm heap, for benchmarks. */
+export function stats() {
+  return boot().then(() => new Promise((resolve) => {
+    if (!worker) return resolve({ heapBytes: null }); // the worker is gone (a crash, say)
+    statsWaiters.push(resolve);
+    worker.post({ type: "stats" });
+  }));
+}
