@@ -2,13 +2,15 @@
 an emulated mobile link; how soon a reader's first touch of a figure is answered, and what it cost.
 
     scripts/bench --phone [--phone-articles polariser,...] [--phone-profiles slow4g,fast4g]
-                          [--phone-python-slow polariser,...]
+                          [--phone-python-slow polariser,...]   (profiles: slow4g, fast4g, desktop)
 
 A visit: a fresh browser context (empty caches, service workers blocked), 390 x 844 CSS px at 3x,
 touch, the page's main thread slowed 4x (sitebuild.browser.PHONE; the worker runs at full speed,
 Chromium cannot slow it), served by sitebuild.throttle through one downlink shared by the page
 and its worker (slow 4G: 1.6 Mbps, 150 ms; fast 4G: 9 Mbps, 60 ms), text gzipped as the deploy
-does. Measured from the page's behaviour only (the DOM contract in DESIGN.md and window.headspace):
+does; and, as a reference row, the same visit as a desktop reader makes it (1280 x 900, no slowdown,
+the same server unthrottled). Measured from the page's behaviour only (the DOM contract in
+DESIGN.md and window.headspace):
 
 - FCP: the page's first-contentful-paint entry.
 - first figure interactive: as soon as the page has painted (in the paint observer's own task),
@@ -48,8 +50,13 @@ from sitebuild import throttle
 from sitebuild.browser import PHONE, PHONE_CPU_SLOWDOWN, phone_page
 
 ROOT = Path(__file__).resolve().parent.parent
-PROFILES = ("slow4g", "fast4g")
-PYTHON_CAP_S = {"slow4g": 150, "fast4g": 90}  # from navigation start
+PROFILES = ("slow4g", "fast4g", "desktop")
+# A reference row: this machine as a desktop reader has it (no link throttling, no CPU slowdown,
+# 1280x900, no touch), through the same server so its bytes are counted the same way.
+DESKTOP = throttle.Profile("desktop", 10**12, 0.0)
+DESKTOP_PAGE = {"cpu_slowdown": 1, "viewport": {"width": 1280, "height": 900}, "device_scale_factor": 1,
+                "is_mobile": False, "has_touch": False}
+PYTHON_CAP_S = {"slow4g": 150, "fast4g": 90, "desktop": 60}  # from navigation start
 FIRST_CAP_S = 30  # first figure interactive, when Python live is not waited for
 FCP_CAP_S = 30
 FIGURE_WAIT_S = 4  # per other figure, before the next one is moved
@@ -118,8 +125,10 @@ PHONE_JS = r"""(() => {
     for (const i of Object.keys(P.history)) { out.history[i] = P.history[i].slice(P.taken[i]); P.taken[i] = P.history[i].length; }
     return out;
   };
-  const first = () => {  // the first figure with a control to move
-    const i = P.first = figs().findIndex(control);
+  const first = () => {  // the first figure with a control to move (waited for while the page is parsed)
+    const i = figs().findIndex(control);
+    if (i < 0 && document.readyState === 'loading') return void setTimeout(first, 20);
+    P.first = i;
     if (i < 0) return;
     const fig = figs()[i], box = fig.getBoundingClientRect();
     P.firstOnScreen = box.top < innerHeight && box.bottom > 0;
@@ -207,9 +216,9 @@ def r(x):
 class Visit:
     """One cold visit of one article through one link."""
 
-    def __init__(self, browser, server, article: str, native: Native):
+    def __init__(self, browser, server, article: str, native: Native, desktop: bool = False):
         self.server, self.article, self.native = server, article, native
-        self.page, self.cdp = phone_page(browser)
+        self.page, self.cdp = phone_page(browser, **(DESKTOP_PAGE if desktop else {}))
         self.page.add_init_script(PHONE_JS)
         self.figures: dict[int, Figure] = {}
         self.state: dict = {}
@@ -254,15 +263,14 @@ class Visit:
 
 def visit(browser, link: str, article: str, native: Native, python_wait: bool) -> dict:
     """A cold visit of ``article`` through a fresh server of ``link``: see the module docstring."""
-    server = throttle.serve(link)
-    v = Visit(browser, server, article, native)
+    server = throttle.serve(DESKTOP if link == "desktop" else link)
+    v = Visit(browser, server, article, native, desktop=link == "desktop")
     python_cap = PYTHON_CAP_S[link]
     try:
         v.page.goto(f"{server.url}/posts/{article}/", wait_until="commit", timeout=FCP_CAP_S * 1000)
         figures = None
         if not v.wait(lambda: v.state.get("fcp") is not None, FCP_CAP_S):
             raise RuntimeError(f"{article}: no first contentful paint within {FCP_CAP_S} s")
-        figures = v.page.evaluate("() => document.querySelectorAll('figure.demo').length")
         v.wait(lambda: v.state.get("first") is not None, FCP_CAP_S + 5)
         index = v.state.get("first")  # the first figure with a control to move (-1: none)
         python_done = lambda: bool(v.state.get("pythonReady") or v.state.get("errors"))  # noqa: E731
@@ -274,8 +282,10 @@ def visit(browser, link: str, article: str, native: Native, python_wait: bool) -
             return bool(v.state.get("errors")) or bool(live and v.elapsed() > live / 1000 + AFTER_LIVE_S)
         if index is not None and index >= 0:
             v.wait(first_done, python_cap if python_wait else FIRST_CAP_S)
-        # every other figure, in reading order, scrolled to and moved
-        for i in range(figures or 0):
+        # every other figure, in reading order, scrolled to and moved (counted once the page is parsed)
+        v.page.wait_for_function("() => document.readyState !== 'loading'", timeout=FCP_CAP_S * 1000)
+        figures = v.page.evaluate("() => document.querySelectorAll('figure.demo').length")
+        for i in range(figures):
             if i == index:
                 continue
             moved = v.page.evaluate("""i => { const f = document.querySelectorAll('figure.demo')[i];
@@ -309,7 +319,9 @@ def summarise(v: Visit, server, figures, python_wait, python_cap, heap) -> dict:
     latencies = [f["latency_ms"] for f in every if f["latency_ms"] is not None]
     return {
         "fcp_ms": r(fcp), "figures": figures, "first_on_screen": v.page.evaluate("() => window.__phone.firstOnScreen"),
+        # the page's script seen running (window.headspace): at the first move if it already was
         "page_script_at_ms": r(v.state.get("api")),
+        "first_moved_at_ms": r(first.moves[0]["t"]) if first and first.moves else None,
         "first_interactive_ms": r(first_ms), "first_interactive_after_fcp_ms": r(first_ms - fcp) if first_ms is not None else None,
         "every_figure": every, "figures_moved": sum(1 for f in every if f["moves"]),
         "figures_interactive": len(latencies), "worst_latency_ms": max(latencies) if latencies else None,
@@ -328,14 +340,17 @@ def run(playwright, chromium: str, args: list[str], articles=ARTICLES, profiles=
         python_slow=PYTHON_SLOW_ARTICLES) -> dict:
     """Every article through every profile, cold; returns the report (and prints each row)."""
     for name in profiles:
-        throttle.profile(name)  # an unknown name fails before anything runs
+        if name != "desktop":
+            throttle.profile(name)  # an unknown name fails before anything runs
     unknown = sorted(set(articles) - set(ARTICLES))
     if unknown:
         raise ValueError(f"unknown article(s) {unknown}; choose from: {', '.join(ARTICLES)}")
     native = Native()
     t0 = time.time()
     report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "load_average": os.getloadavg(),
-              "links": {n: {"bytes_per_s": throttle.profile(n).rate, "rtt_ms": throttle.profile(n).rtt * 1000} for n in profiles},
+              "links": {n: {"bytes_per_s": throttle.profile(n).rate, "rtt_ms": throttle.profile(n).rtt * 1000}
+                        for n in profiles if n != "desktop"},
+              "desktop_reference": {**DESKTOP_PAGE, "link": "unthrottled"},
               "compression": "gzip (level 6) for text: " + " ".join(throttle.devserver.COMPRESSIBLE)
                              + "; wasm, wheels, zips and models as they are, as the deploy's host",
               "phone": {**PHONE, "cpu_slowdown": PHONE_CPU_SLOWDOWN,
