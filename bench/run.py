@@ -13,7 +13,10 @@ Writes bench/results/bench.json and prints each figure with its ratio:
 - all-pair composition scores vs TransformerLens (bench/composition.py, run in
   its own venv when scripts/bench could set it up);
 - all-pair scores at Llama-2-7B shapes: time, memory beyond the inputs, and the
-  bare-matmul floor (bench/scale.py; --skip-scale leaves it out).
+  bare-matmul floor (bench/scale.py; --skip-scale leaves it out);
+- the phone (bench/phone.py; --phone alone, --skip-phone leaves it out): every article cold on an
+  emulated phone through slow and fast 4G, first paint to the first figure answering a touch,
+  every figure, Python live, bytes before each (also in bench/results/phone.json).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 from embeds import embeds_bench, print_embeds  # bench/ is this script's own folder
+import phone  # the phone section: throttled link, 4x CPU, touch
 from returning import FIRST_PYTHON_RENDER  # a slider move after Python is ready, to its repaint
 from weight import weight_bench  # page weight, TBT, Lighthouse, the returning reader
 from sitebuild import devserver
@@ -297,6 +301,9 @@ def main() -> None:
     parser.add_argument("--skip-weight", action="store_true", help="skip page weight, Lighthouse, the returning reader")
     parser.add_argument("--python-calls", action="store_true",
                         help="only Python's call per demo and control, in Pyodide under Node (bench/python_calls.py)")
+    parser.add_argument("--phone", action="store_true", help="measure only the phone section (bench/phone.py, about 15 min)")
+    parser.add_argument("--skip-phone", action="store_true", help="skip the phone section")
+    phone.add_arguments(parser)
     args = parser.parse_args()
     if args.python_calls:
         import python_calls
@@ -319,6 +326,11 @@ def main() -> None:
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            if args.phone:
+                report["phone"] = phone.bench(p, CHROMIUM, CHROMIUM_ARGS, args)
+                print(f"phone report written to {phone.write(report['phone'])}")
+                args.skip_composition = args.skip_scale = True
+                raise _Done
             if only:
                 report["slider"] = slider_latency(browser, base, args.moves, only)
                 for name, r in report["slider"].items():
@@ -376,6 +388,9 @@ def main() -> None:
             if not args.skip_embeds:
                 report["embeds"] = embeds_bench(p, CHROMIUM, CHROMIUM_ARGS, base, args.runs, BOOT_MS)
                 print_embeds(report["embeds"])
+            if not args.skip_phone:
+                report["phone"] = phone.bench(p, CHROMIUM, CHROMIUM_ARGS, args)
+                print(f"phone report written to {phone.write(report['phone'])}")
             browser.close()
     except _Done:
         pass

@@ -18,8 +18,8 @@ from hypothesis import settings
 settings.register_profile("headspace", derandomize=True, print_blob=True)
 settings.load_profile("headspace")
 
-from sitebuild import devserver
-from sitebuild.browser import CHROMIUM, CHROMIUM_ARGS
+from sitebuild import devserver, throttle
+from sitebuild.browser import CHROMIUM, CHROMIUM_ARGS, PHONE_CPU_SLOWDOWN, phone_page as _phone_page
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLIC = ROOT / "site" / "public"
@@ -38,6 +38,62 @@ def site_url():
     server = devserver.serve(0)
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
+
+
+@pytest.fixture
+def throttled_server():
+    """Factory: a server of site/public through an emulated mobile link (sitebuild.throttle): one
+    downlink shared by the page and its worker (Chromium's own network emulation does not reach a
+    worker's requests), a round trip before each response, text gzipped as the deploy does.
+
+    ``throttled_server("slow4g")`` or ``"fast4g"`` (Lighthouse's and DevTools' profiles), or
+    ``throttled_server(rate=50_000, rtt=0.3)`` (bytes a second, seconds: slower than slow 4G is
+    fine). Returns the server: ``.url``, and ``.traffic`` for what it sent
+    (``.total()``, ``.by_path()``, ``.before(time.time())``). Each is shut down after the test.
+    An unknown profile name raises ValueError naming the choices."""
+    servers = []
+
+    def make(link: str = "slow4g", *, rate: float | None = None, rtt: float = 0.0, compress: bool = True):
+        spec = throttle.Profile("test", rate, rtt) if rate is not None else throttle.profile(link)
+        servers.append(throttle.serve(spec, compress=compress))
+        return servers[-1]
+    yield make
+    for server in servers:
+        server.shutdown()
+
+
+@pytest.fixture
+def throttled_site_url(throttled_server):
+    """Factory: the base URL of a throttled server (arguments as ``throttled_server``).
+
+    A browser test of the page before Python is ready, on a phone over a slow link::
+
+        def test_first_move_answered_before_python(throttled_site_url, phone_page):
+            base = throttled_site_url(rate=100_000, rtt=0.3)  # slower than slow 4G
+            page = phone_page()  # fresh cache, 390x844, touch, main thread 4x slower
+            page.goto(f"{base}/posts/polariser/")
+            set_control(page.locator("figure.demo"), "theta", 73)  # tests/browser/test_polarizer.py
+            page.wait_for_function("() => document.querySelector('figure.demo').dataset.renderCount === '1'")
+    """
+    return lambda *args, **kwargs: throttled_server(*args, **kwargs).url
+
+
+@pytest.fixture
+def phone_page(browser):
+    """Factory: ``phone_page(cpu_slowdown=4, **context_options)``, a new page in a fresh context
+    emulating a phone (sitebuild.browser.PHONE: 390x844 at 3x, touch; service workers blocked
+    unless ``service_workers="allow"``), its main thread slowed by Chromium (the worker is not:
+    Chromium cannot slow a worker). ``page.cdp`` is its CDP session. Closed after the test."""
+    pages = []
+
+    def make(cpu_slowdown: float = PHONE_CPU_SLOWDOWN, **context_options):
+        page, cdp = _phone_page(browser, cpu_slowdown, **context_options)
+        page.cdp = cdp
+        pages.append(page)
+        return page
+    yield make
+    for page in pages:
+        page.context.close()
 
 
 @pytest.fixture(scope="session")

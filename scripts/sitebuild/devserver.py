@@ -109,12 +109,16 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def serve(port: int = 0, directory: Path = PUBLIC, compress: bool = False) -> http.server.ThreadingHTTPServer:
+def serve(port: int = 0, directory: Path = PUBLIC, compress: bool = False,
+          handler_base: type[Handler] = Handler, **attrs) -> http.server.ThreadingHTTPServer:
     """Start serving in a background thread; returns the server (``server.server_port``).
-    ``compress`` gzips text files as the deploy's host does (benchmarks)."""
+    ``compress`` gzips text files as the deploy's host does (benchmarks). ``handler_base`` (a
+    subclass of Handler) and ``attrs`` (its class attributes for this server) let sitebuild.throttle
+    serve the same files with the same headers through an emulated link."""
     if not (directory / "index.html").exists():
         raise SystemExit(f"{directory} has no index.html; run scripts/build first")
-    handler = type("SiteHandler", (Handler,), {"rules": header_rules(public=directory), "compress": compress})  # per server
+    handler = type("SiteHandler", (handler_base,),  # per server
+                   {"rules": header_rules(public=directory), "compress": compress, **attrs})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port),
                                              functools.partial(handler, directory=str(directory)))
     threading.Thread(target=server.serve_forever, daemon=True).start()

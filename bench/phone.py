@@ -1,0 +1,446 @@
+"""The phone section of scripts/bench (issue 32): every article, cold, on an emulated phone, through
+an emulated mobile link; how soon a reader's first touch of a figure is answered, and what it cost.
+
+    scripts/bench --phone [--phone-articles polariser,...] [--phone-profiles slow4g,fast4g]
+                          [--phone-python-slow polariser,...]   (profiles: slow4g, fast4g, desktop)
+
+A visit: a fresh browser context (empty caches, service workers blocked), 390 x 844 CSS px at 3x,
+touch, the page's main thread slowed 4x (sitebuild.browser.PHONE; the worker runs at full speed,
+Chromium cannot slow it), served by sitebuild.throttle through one downlink shared by the page
+and its worker (slow 4G: 1.6 Mbps, 150 ms; fast 4G: 9 Mbps, 60 ms), text gzipped as the deploy
+does; and, as a reference row, the same visit as a desktop reader makes it (1280 x 900, no slowdown,
+the same server unthrottled). Measured from the page's behaviour only (the DOM contract in
+DESIGN.md and window.headspace):
+
+- FCP: the page's first-contentful-paint entry.
+- first figure interactive: as soon as the page has painted (in the paint observer's own task),
+  the first figure's first control (a range, else a select, else a checkbox) is moved to another
+  valid value as a touch does (pointerover, pointerdown, touchstart, the value, input, pointerup,
+  touchend, change); if the page's script was not running yet (no window.headspace), it is moved
+  again once it is. Interactive is the first moment after the last move when every
+  ``output[data-output]``'s data-value equals the native outputs for the figure's parameters
+  (``window.headspace.params(fig)``, run natively with the registry here, numbers within 1e-9)
+  and its data-render-count is above what it was before the first move. Also as a difference to
+  FCP (target: within 2 s on slow 4G).
+- every figure interactive: each other figure in turn is scrolled to the middle of the screen and
+  its first control moved the same way; time from the move to its correct drawing. Each figure is
+  waited for at most FIGURE_WAIT_S before the next one is moved; it is still watched, so a late
+  answer (Python's) is reported with its time.
+- Python live: ``window.headspace.marks.pythonReady`` (ms from navigation start), or None if it did
+  not come within the profile's cap (PYTHON_CAP_S) or the page reported an error (kept).
+- bytes the server sent, as sent (gzipped text) and raw: before FCP, before first interactive,
+  before Python live, and in all by the end of the visit (by kind, as bench/weight.py counts);
+  the page's JS heap at the end (CDP Runtime.getHeapUsage, main thread).
+
+On slow 4G Python live is waited for only on PYTHON_SLOW_ARTICLES (its ~20 MB take about 100 s an
+article); elsewhere a visit ends once every figure was moved and waited for.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+from weight import ARTICLES, by_kind
+
+from sitebuild import throttle
+from sitebuild.browser import PHONE, PHONE_CPU_SLOWDOWN, phone_page
+
+ROOT = Path(__file__).resolve().parent.parent
+PROFILES = ("slow4g", "fast4g", "desktop")
+# A reference row: this machine as a desktop reader has it (no link throttling, no CPU slowdown,
+# 1280x900, no touch), through the same server so its bytes are counted the same way.
+DESKTOP = throttle.Profile("desktop", 10**12, 0.0)
+DESKTOP_PAGE = {"cpu_slowdown": 1, "viewport": {"width": 1280, "height": 900}, "device_scale_factor": 1,
+                "is_mobile": False, "has_touch": False}
+PYTHON_CAP_S = {"slow4g": 150, "fast4g": 90, "desktop": 60}  # from navigation start
+FIRST_CAP_S = 30  # first figure interactive, when Python live is not waited for
+FCP_CAP_S = 30
+FIGURE_WAIT_S = 4  # per other figure, before the next one is moved
+AFTER_LIVE_S = 20  # once Python is live, to let the moved figures be drawn by it
+PYTHON_SLOW_ARTICLES = ("polariser", "composition-and-subspaces")  # the note, and the heaviest article
+TOLERANCE = 1e-9  # native x86 numpy against Pyodide's wasm numpy (tests/support.py)
+POLL_S = 0.25
+
+# Installed before any of the page's scripts: watches every figure it moves, and moves the first
+# figure's first control right after the first contentful paint.
+PHONE_JS = r"""(() => {
+  if (window.top !== window) return;
+  const P = window.__phone = {timeOrigin: performance.timeOrigin, fcp: null, api: null, moves: [], history: {}, taken: {}};
+  const figs = () => [...document.querySelectorAll('figure.demo')];
+  const control = (fig) => {
+    const named = [...fig.querySelectorAll('.demo-controls [name]')];
+    return named.find(c => c.type === 'range') || named.find(c => c.tagName === 'SELECT')
+        || named.find(c => c.type === 'checkbox') || null;
+  };
+  const another = (el) => {  // a valid value a third of the range away (tests/browser/test_every_demo.py)
+    if (el.type === 'checkbox') { el.checked = !el.checked; return el.checked; }
+    if (el.tagName === 'SELECT') { el.selectedIndex = (el.selectedIndex + 1) % el.options.length; return el.value; }
+    const lo = Number(el.min), hi = Number(el.max), step = Number(el.step) || (hi - lo) / 10;
+    const n = Math.round((hi - lo) / step), k = Math.round((Number(el.value) - lo) / step);
+    el.value = String(lo + ((k + Math.max(1, Math.floor(n / 3))) % (n + 1)) * step);
+    return el.value;
+  };
+  const snapshot = (fig) => ({t: performance.now(), count: Number(fig.dataset.renderCount || 0), status: fig.dataset.status,
+    outputs: Object.fromEntries([...fig.querySelectorAll('output[data-output]')].map(o => [o.dataset.output, o.dataset.value]))});
+  const watch = (i) => {
+    if (P.history[i]) return;
+    const fig = figs()[i];
+    P.history[i] = [snapshot(fig)];
+    P.taken[i] = 0;
+    new MutationObserver(() => {
+      const s = snapshot(fig), last = P.history[i][P.history[i].length - 1];
+      if (s.count !== last.count || s.status !== last.status || JSON.stringify(s.outputs) !== JSON.stringify(last.outputs)) P.history[i].push(s);
+    }).observe(fig, {attributes: true, subtree: true, attributeFilter: ['data-render-count', 'data-value', 'data-status']});
+  };
+  const fire = (el, type, Kind, extra) => {
+    try { el.dispatchEvent(new Kind(type, {bubbles: true, cancelable: true, ...extra})); } catch (e) { /* no TouchEvent */ }
+  };
+  P.move = (i) => {
+    const fig = figs()[i], el = fig && control(fig);
+    if (!el) return null;
+    watch(i);
+    const box = fig.getBoundingClientRect();
+    const before = Number(fig.dataset.renderCount || 0);
+    const touch = {pointerType: 'touch', isPrimary: true, pointerId: 7};
+    fire(el, 'pointerover', PointerEvent, touch); fire(el, 'pointerdown', PointerEvent, touch);
+    fire(el, 'touchstart', window.TouchEvent || Event, {});
+    const value = another(el);
+    el.dispatchEvent(new Event('input', {bubbles: true}));
+    fire(el, 'pointerup', PointerEvent, touch); fire(el, 'touchend', window.TouchEvent || Event, {});
+    el.dispatchEvent(new Event('change', {bubbles: true}));
+    const api = Boolean(window.headspace && window.headspace.params);
+    const m = {figure: i, demo: fig.dataset.demo, control: el.name, value, t: performance.now(), before,
+      params: api ? window.headspace.params(fig) : null, onScreen: box.top < innerHeight && box.bottom > 0};
+    P.moves.push(m);
+    return m;
+  };
+  P.take = () => {  // what changed since the last call (keeps the page's work per poll small)
+    const out = {fcp: P.fcp, api: P.api, first: P.first, moves: P.moves.length, history: {},
+      pythonReady: (window.headspace && window.headspace.marks && window.headspace.marks.pythonReady) || null,
+      errors: figs().filter(f => f.dataset.status === 'error').map(f => (f.querySelector('[data-role=error]') || {}).textContent || 'error')};
+    for (const i of Object.keys(P.history)) { out.history[i] = P.history[i].slice(P.taken[i]); P.taken[i] = P.history[i].length; }
+    return out;
+  };
+  const first = () => {  // the first figure with a control to move (waited for while the page is parsed)
+    const i = figs().findIndex(control);
+    if (i < 0 && document.readyState === 'loading') return void setTimeout(first, 20);
+    P.first = i;
+    if (i < 0) return;
+    const fig = figs()[i], box = fig.getBoundingClientRect();
+    P.firstOnScreen = box.top < innerHeight && box.bottom > 0;
+    if (!P.firstOnScreen) fig.scrollIntoView({block: 'center'});  // a reader scrolls to it
+    P.move(i);
+    if (window.headspace) { P.api = P.moves[0].t; return; }
+    const again = () => {  // the page was not listening yet: move once more when it is
+      if (!window.headspace) return void setTimeout(again, 20);
+      P.api = performance.now();
+      P.move(i);
+    };
+    again();
+  };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.name === 'first-contentful-paint' && P.fcp === null) { P.fcp = e.startTime; first(); }
+  }).observe({type: 'paint', buffered: true});
+})();"""
+
+
+def json_close(got, want, tol: float = TOLERANCE) -> bool:
+    """Equal JSON trees, numbers within ``tol`` (tests/support.py's assert_json_close, as a bool)."""
+    if isinstance(want, dict):
+        return isinstance(got, dict) and set(got) == set(want) and all(json_close(got[k], want[k], tol) for k in want)
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want) and all(json_close(g, w, tol) for g, w in zip(got, want))
+    if isinstance(want, bool) or want is None or isinstance(want, str):
+        return got == want
+    return (isinstance(got, (int, float)) and not isinstance(got, bool)
+            and math.isclose(got, want, rel_tol=tol, abs_tol=tol))
+
+
+class Native:
+    """The registry's outputs, run here, for the parameters a figure holds (cached by parameters)."""
+
+    def __init__(self):
+        from headspace.demos import REGISTRY
+        self.registry = REGISTRY
+        self.cache: dict[str, dict] = {}
+
+    def outputs(self, demo: str, params: dict) -> dict:
+        key = demo + json.dumps(params, sort_keys=True)
+        if key not in self.cache:
+            self.cache[key] = self.registry[demo].run(params)["outputs"]
+        return self.cache[key]
+
+
+class Figure:
+    """One moved figure: its moves, what the page showed after them, when it was drawn correctly."""
+
+    def __init__(self, index: int):
+        self.index = index
+        self.moves: list[dict] = []
+        self.history: list[dict] = []
+        self.drawn: dict | None = None  # the snapshot that first showed the right answer
+
+    def check(self, native: Native) -> None:
+        if self.drawn or not self.moves or self.moves[-1]["params"] is None:
+            return
+        last, first = self.moves[-1], self.moves[0]
+        want = native.outputs(last["demo"], last["params"])
+        for s in self.history:
+            if s["t"] < last["t"] or s["count"] <= first["before"]:
+                continue
+            shown = {k: json.loads(v) for k, v in s["outputs"].items() if v is not None}
+            if set(shown) <= set(want) and all(json_close(v, want[k]) for k, v in shown.items()):
+                self.drawn = s
+                return
+
+    def report(self) -> dict:
+        m = self.moves[0] if self.moves else {}
+        out = {"demo": m.get("demo"), "control": m.get("control"), "moved_at_ms": r(m.get("t")),
+               "moves": len(self.moves), "on_screen": m.get("onScreen"),
+               "params": self.moves[-1]["params"] if self.moves else None,
+               "interactive_ms": r(self.drawn["t"]) if self.drawn else None,
+               "latency_ms": r(self.drawn["t"] - m["t"]) if self.drawn else None,
+               "status_when_drawn": self.drawn["status"] if self.drawn else None,
+               "last_seen": {k: self.history[-1][k] for k in ("t", "count", "status")} if self.history else None}
+        return out
+
+
+def r(x):
+    return None if x is None else round(x)
+
+
+class Visit:
+    """One cold visit of one article through one link."""
+
+    def __init__(self, browser, server, article: str, native: Native, desktop: bool = False):
+        self.server, self.article, self.native = server, article, native
+        self.page, self.cdp = phone_page(browser, **(DESKTOP_PAGE if desktop else {}))
+        self.page.add_init_script(PHONE_JS)
+        self.figures: dict[int, Figure] = {}
+        self.state: dict = {}
+        self.start = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def poll(self) -> dict:
+        """Take what the page recorded since the last poll; check every moved figure against native."""
+        try:
+            got = self.page.evaluate("() => window.__phone ? window.__phone.take() : null")
+        except Exception as err:  # the page is busy navigating; try again
+            return {"error": str(err)}
+        if not got:
+            return {}
+        self.state.update({k: got[k] for k in ("fcp", "api", "first", "pythonReady", "errors")})
+        if got["moves"] > sum(len(f.moves) for f in self.figures.values()):
+            for m in self.page.evaluate("() => window.__phone.moves"):
+                fig = self.figures.setdefault(m["figure"], Figure(m["figure"]))
+                if not any(x["t"] == m["t"] for x in fig.moves):
+                    fig.moves.append(m)
+        for i, entries in got["history"].items():
+            self.figures.setdefault(int(i), Figure(int(i))).history.extend(entries)
+        for fig in self.figures.values():
+            if fig.moves and fig.moves[-1]["params"] is None:  # moved before the page's script ran
+                fig.moves[-1]["params"] = self.page.evaluate("i => window.headspace && window.headspace.params("
+                                                             "document.querySelectorAll('figure.demo')[i])", fig.index)
+            fig.check(self.native)
+        return got
+
+    def wait(self, until, cap_s: float) -> bool:
+        """Poll until ``until()`` or ``cap_s`` seconds from the start of the visit."""
+        while self.elapsed() < cap_s:
+            self.poll()
+            if until():
+                return True
+            time.sleep(POLL_S)
+        self.poll()
+        return bool(until())
+
+
+def visit(browser, link: str, article: str, native: Native, python_wait: bool) -> dict:
+    """A cold visit of ``article`` through a fresh server of ``link``: see the module docstring."""
+    server = throttle.serve(DESKTOP if link == "desktop" else link)
+    v = Visit(browser, server, article, native, desktop=link == "desktop")
+    python_cap = PYTHON_CAP_S[link]
+    try:
+        v.page.goto(f"{server.url}/posts/{article}/", wait_until="commit", timeout=FCP_CAP_S * 1000)
+        figures = None
+        if not v.wait(lambda: v.state.get("fcp") is not None, FCP_CAP_S):
+            raise RuntimeError(f"{article}: no first contentful paint within {FCP_CAP_S} s")
+        v.wait(lambda: v.state.get("first") is not None, FCP_CAP_S + 5)
+        index = v.state.get("first")  # the first figure with a control to move (-1: none)
+        python_done = lambda: bool(v.state.get("pythonReady") or v.state.get("errors"))  # noqa: E731
+
+        def first_done() -> bool:
+            if index in v.figures and v.figures[index].drawn is not None:
+                return True
+            live = v.state.get("pythonReady")
+            return bool(v.state.get("errors")) or bool(live and v.elapsed() > live / 1000 + AFTER_LIVE_S)
+        if index is not None and index >= 0:
+            v.wait(first_done, python_cap if python_wait else FIRST_CAP_S)
+        # every other figure, in reading order, scrolled to and moved (counted once the page is parsed)
+        v.page.wait_for_function("() => document.readyState !== 'loading'", timeout=FCP_CAP_S * 1000)
+        figures = v.page.evaluate("() => document.querySelectorAll('figure.demo').length")
+        for i in range(figures):
+            if i == index:
+                continue
+            moved = v.page.evaluate("""i => { const f = document.querySelectorAll('figure.demo')[i];
+                f.scrollIntoView({block: 'center'}); return new Promise(r => requestAnimationFrame(() => r(window.__phone.move(i)))); }""", i)
+            if moved is None:
+                continue  # no range, select or checkbox to move
+            v.wait(lambda: i in v.figures and v.figures[i].drawn is not None, v.elapsed() + FIGURE_WAIT_S)
+        if python_wait:
+            v.wait(python_done, python_cap)
+            if v.state.get("pythonReady"):
+                v.wait(lambda: all(f.drawn for f in v.figures.values() if f.moves), v.elapsed() + AFTER_LIVE_S)
+        v.poll()
+        heap = v.cdp.send("Runtime.getHeapUsage")
+        out = summarise(v, server, figures, python_wait, python_cap, heap)
+    finally:
+        v.page.context.close()
+        server.shutdown()
+    return out
+
+
+def summarise(v: Visit, server, figures, python_wait, python_cap, heap) -> dict:
+    traffic = server.traffic
+    origin = v.page.evaluate("() => window.__phone.timeOrigin") / 1000  # s since the epoch, as the server's clock
+    at = lambda ms: None if ms is None else origin + ms / 1000  # noqa: E731
+    fcp = v.state.get("fcp")
+    first = v.figures.get(v.state.get("first"))
+    first_ms = first.drawn["t"] if first and first.drawn else None
+    python_ms = v.state.get("pythonReady")
+    bytes_at = lambda ms: traffic.before(at(ms)) if ms is not None else None  # noqa: E731
+    every = [v.figures[i].report() for i in sorted(v.figures)]
+    latencies = [f["latency_ms"] for f in every if f["latency_ms"] is not None]
+    return {
+        "fcp_ms": r(fcp), "figures": figures, "first_on_screen": v.page.evaluate("() => window.__phone.firstOnScreen"),
+        # the page's script seen running (window.headspace): at the first move if it already was
+        "page_script_at_ms": r(v.state.get("api")),
+        "first_moved_at_ms": r(first.moves[0]["t"]) if first and first.moves else None,
+        "first_interactive_ms": r(first_ms), "first_interactive_after_fcp_ms": r(first_ms - fcp) if first_ms is not None else None,
+        "every_figure": every, "figures_moved": sum(1 for f in every if f["moves"]),
+        "figures_interactive": len(latencies), "worst_latency_ms": max(latencies) if latencies else None,
+        "python_live_ms": r(python_ms), "python_waited": python_wait, "python_cap_s": python_cap if python_wait else None,
+        "errors": v.state.get("errors") or [],
+        "bytes_before_fcp": bytes_at(fcp), "bytes_before_first_interactive": bytes_at(first_ms),
+        "bytes_before_python_live": bytes_at(python_ms), "bytes_total": traffic.before(),
+        "bytes_total_by_kind": by_kind({p: b["sent"] for p, b in traffic.by_path().items()}),
+        "files_before_first_interactive": traffic.by_path(at(first_ms)) if first_ms is not None else None,
+        "js_heap_bytes": heap["usedSize"], "js_heap_total_bytes": heap["totalSize"],
+        "visit_s": round(v.elapsed(), 1),
+    }
+
+
+def run(playwright, chromium: str, args: list[str], articles=ARTICLES, profiles=PROFILES,
+        python_slow=PYTHON_SLOW_ARTICLES) -> dict:
+    """Every article through every profile, cold; returns the report (and prints each row)."""
+    for name in profiles:
+        if name != "desktop":
+            throttle.profile(name)  # an unknown name fails before anything runs
+    unknown = sorted(set(articles) - set(ARTICLES))
+    if unknown:
+        raise ValueError(f"unknown article(s) {unknown}; choose from: {', '.join(ARTICLES)}")
+    native = Native()
+    t0 = time.time()
+    report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "load_average": os.getloadavg(),
+              "links": {n: {"bytes_per_s": throttle.profile(n).rate, "rtt_ms": throttle.profile(n).rtt * 1000}
+                        for n in profiles if n != "desktop"},
+              "desktop_reference": {**DESKTOP_PAGE, "link": "unthrottled"},
+              "compression": "gzip (level 6) for text: " + " ".join(throttle.devserver.COMPRESSIBLE)
+                             + "; wasm, wheels, zips and models as they are, as the deploy's host",
+              "phone": {**PHONE, "cpu_slowdown": PHONE_CPU_SLOWDOWN,
+                        "cpu_slowdown_covers": "the page's main thread only; the worker (Python) runs at this machine's speed"},
+              "caps_s": {"python": PYTHON_CAP_S, "first_interactive_without_python_wait": FIRST_CAP_S,
+                         "per_other_figure": FIGURE_WAIT_S, "after_python_live": AFTER_LIVE_S},
+              "python_waited_on_slow4g": list(python_slow), "service_workers": "blocked", "articles": {}}
+    browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=args)
+    try:
+        for article in articles:
+            for link in profiles:
+                wait = link != "slow4g" or article in python_slow
+                try:
+                    row = visit(browser, link, article, native, wait)
+                except Exception as err:  # one article's failure is reported, the others still run
+                    row = {"error": f"{type(err).__name__}: {err}"}
+                report["articles"].setdefault(article, {})[link] = row
+                print_row(article, link, row)
+    finally:
+        browser.close()
+    report["load_average_after"] = os.getloadavg()
+    report["seconds"] = round(time.time() - t0)
+    return report
+
+
+def fmt_ms(ms) -> str:
+    return "    -   " if ms is None else f"{ms / 1000:6.1f} s"
+
+
+def fmt_bytes(b) -> str:
+    return "   -   " if b is None else f"{b['sent'] / 1e6:5.2f}/{b['raw'] / 1e6:5.2f} MB"
+
+
+def print_header() -> None:
+    print("phone: 390x844 touch, page CPU 4x, one shared link (text gzipped); bytes as sent/raw; cold; service workers blocked")
+    print(f"{'article':36s} {'link':6s} {'FCP':>8s} {'first interactive':>18s} {'(-FCP)':>8s} {'every figure':>16s} "
+          f"{'Python live':>11s}  {'before interactive':>18s} {'before live':>18s} {'total':>18s} {'heap':>7s}")
+
+
+def print_row(article: str, link: str, row: dict) -> None:
+    if "error" in row:
+        print(f"{article:36s} {link:6s} error: {row['error'][:300]}")
+        return
+    python = fmt_ms(row["python_live_ms"])
+    if row["python_live_ms"] is None:
+        python = (f"none<{row['python_cap_s']}s" if row["python_waited"] else "not waited")
+        if row["errors"]:
+            python = "error"
+    every = f"{row['figures_interactive']}/{row['figures_moved']}, worst {fmt_ms(row['worst_latency_ms']).strip()}"
+    print(f"{article:36s} {link:6s} {fmt_ms(row['fcp_ms'])} {fmt_ms(row['first_interactive_ms']):>18s} "
+          f"{fmt_ms(row['first_interactive_after_fcp_ms'])} {every:>16s} {python:>11s}  "
+          f"{fmt_bytes(row['bytes_before_first_interactive']):>18s} {fmt_bytes(row['bytes_before_python_live']):>18s} "
+          f"{fmt_bytes(row['bytes_total']):>18s} {row['js_heap_bytes'] / 1e6:5.1f}MB")
+    for e in row["errors"][:1]:
+        print(f"{'':44s}page said: {e[:200]}")
+
+
+def main(argv=None) -> None:
+    """Standalone: python bench/phone.py [--articles ...] (scripts/bench --phone builds first)."""
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+    from sitebuild.browser import CHROMIUM, CHROMIUM_ARGS
+    with sync_playwright() as p:
+        report = bench(p, CHROMIUM, CHROMIUM_ARGS, args)
+    print(f"phone report written to {write(report)}")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--phone-articles", default="", help=f"comma-separated (default every article: {','.join(ARTICLES)})")
+    parser.add_argument("--phone-profiles", default=",".join(PROFILES), help="comma-separated link profiles")
+    parser.add_argument("--phone-python-slow", default=",".join(PYTHON_SLOW_ARTICLES),
+                        help="articles whose Python live is waited for on slow 4G (about 100 s each)")
+
+
+def bench(playwright, chromium, args, options) -> dict:
+    split = lambda s: [x for x in s.split(",") if x]  # noqa: E731
+    print_header()
+    return run(playwright, chromium, args, articles=split(options.phone_articles) or ARTICLES,
+               profiles=split(options.phone_profiles), python_slow=split(options.phone_python_slow))
+
+
+def write(report: dict) -> Path:
+    path = ROOT / "bench" / "results" / "phone.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=1))
+    return path
+
+
+if __name__ == "__main__":
+    main()
