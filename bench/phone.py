@@ -316,6 +316,8 @@ def summarise(v: Visit, server, figures, python_wait, python_cap, heap) -> dict:
     python_ms = v.state.get("pythonReady")
     bytes_at = lambda ms: traffic.before(at(ms)) if ms is not None else None  # noqa: E731
     every = [v.figures[i].report() for i in sorted(v.figures)]
+    failed = [s["t"] for f in v.figures.values() for s in f.history if s["status"] == "error"]
+    error_ms = min(failed) if failed else None  # a watched figure first said it failed (a boot limit, say)
     latencies = [f["latency_ms"] for f in every if f["latency_ms"] is not None]
     return {
         "fcp_ms": r(fcp), "figures": figures, "first_on_screen": v.page.evaluate("() => window.__phone.firstOnScreen"),
@@ -326,7 +328,7 @@ def summarise(v: Visit, server, figures, python_wait, python_cap, heap) -> dict:
         "every_figure": every, "figures_moved": sum(1 for f in every if f["moves"]),
         "figures_interactive": len(latencies), "worst_latency_ms": max(latencies) if latencies else None,
         "python_live_ms": r(python_ms), "python_waited": python_wait, "python_cap_s": python_cap if python_wait else None,
-        "errors": v.state.get("errors") or [],
+        "errors": v.state.get("errors") or [], "error_at_ms": r(error_ms), "bytes_before_error": bytes_at(error_ms),
         "bytes_before_fcp": bytes_at(fcp), "bytes_before_first_interactive": bytes_at(first_ms),
         "bytes_before_python_live": bytes_at(python_ms), "bytes_total": traffic.before(),
         "bytes_total_by_kind": by_kind({p: b["sent"] for p, b in traffic.by_path().items()}),
@@ -386,26 +388,26 @@ def fmt_bytes(b) -> str:
 
 def print_header() -> None:
     print("phone: 390x844 touch, page CPU 4x, one shared link (text gzipped); bytes as sent/raw; cold; service workers blocked")
-    print(f"{'article':36s} {'link':6s} {'FCP':>8s} {'first interactive':>18s} {'(-FCP)':>8s} {'every figure':>16s} "
+    print(f"{'article':38s} {'link':7s} {'FCP':>8s} {'first interactive':>18s} {'(-FCP)':>8s} {'every figure':>16s} "
           f"{'Python live':>11s}  {'before interactive':>18s} {'before live':>18s} {'total':>18s} {'heap':>7s}")
 
 
 def print_row(article: str, link: str, row: dict) -> None:
     if "error" in row:
-        print(f"{article:36s} {link:6s} error: {row['error'][:300]}")
+        print(f"{article:38s} {link:7s} error: {row['error'][:300]}")
         return
     python = fmt_ms(row["python_live_ms"])
     if row["python_live_ms"] is None:
         python = (f"none<{row['python_cap_s']}s" if row["python_waited"] else "not waited")
         if row["errors"]:
-            python = "error"
+            python = f"error@{row['error_at_ms'] / 1000:.0f}s" if row.get("error_at_ms") else "error"
     every = f"{row['figures_interactive']}/{row['figures_moved']}, worst {fmt_ms(row['worst_latency_ms']).strip()}"
-    print(f"{article:36s} {link:6s} {fmt_ms(row['fcp_ms'])} {fmt_ms(row['first_interactive_ms']):>18s} "
+    print(f"{article:38s} {link:7s} {fmt_ms(row['fcp_ms'])} {fmt_ms(row['first_interactive_ms']):>18s} "
           f"{fmt_ms(row['first_interactive_after_fcp_ms'])} {every:>16s} {python:>11s}  "
           f"{fmt_bytes(row['bytes_before_first_interactive']):>18s} {fmt_bytes(row['bytes_before_python_live']):>18s} "
           f"{fmt_bytes(row['bytes_total']):>18s} {row['js_heap_bytes'] / 1e6:5.1f}MB")
     for e in row["errors"][:1]:
-        print(f"{'':44s}page said: {e[:200]}")
+        print(f"{'':47s}page said: {e[:200]}")
 
 
 def main(argv=None) -> None:

@@ -134,6 +134,7 @@ class Response:
     end: float | None = None
     sent: int = 0
     raw: int = 0
+    size: int = 0  # the body's bytes to send (gzipped for text); ``sent`` stops short of it if aborted
     aborted: bool = False  # the client closed the connection before the body's end
 
 
@@ -171,11 +172,13 @@ class Traffic:
         with self._lock:
             chosen = [(r, n) for when, r, n in self.slices if t is None or when < t]
         return {"sent": sum(n for _, n in chosen),
-                "raw": round(sum(n * r.raw / r.sent for r, n in chosen if r.sent))}
+                "raw": round(sum(n * r.raw / r.size for r, n in chosen if r.size))}
 
     def total(self) -> dict:
+        """Bytes sent in all (``raw`` in proportion for a body cut short), and how many responses."""
         with self._lock:
-            return {"sent": sum(r.sent for r in self.responses), "raw": sum(r.raw for r in self.responses),
+            return {"sent": sum(r.sent for r in self.responses),
+                    "raw": round(sum(r.sent * r.raw / r.size for r in self.responses if r.size)),
                     "responses": len(self.responses)}
 
     def by_path(self, t: float | None = None) -> dict[str, dict]:
@@ -186,7 +189,7 @@ class Traffic:
         for r, n in chosen:
             entry = out.setdefault(r.path, {"sent": 0, "raw": 0})
             entry["sent"] += n
-            entry["raw"] += n * r.raw / r.sent
+            entry["raw"] += n * r.raw / r.size
         return {path: {"sent": e["sent"], "raw": round(e["raw"])} for path, e in out.items()}
 
 
@@ -218,6 +221,7 @@ class ThrottledHandler(devserver.Handler):
         response = self._response
         # a gzip member ends with the uncompressed size (mod 2**32; our files are far smaller)
         response.raw = int.from_bytes(data[-4:], "little") if self._gzipped and len(data) >= 18 else len(data)
+        response.size = len(data)
         step = self.link.slice_bytes
         for i in range(0, len(data), step):
             piece = data[i:i + step]

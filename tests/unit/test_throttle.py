@@ -87,6 +87,15 @@ def test_bytes_before_a_moment(server):
     assert server.traffic.before()["sent"] == 200_000
 
 
+def test_a_gzipped_body_half_sent_counts_half_its_raw_size(server):
+    t0 = time.time()
+    fetch(server.url + "/page.js", {"Accept-Encoding": "gzip"})
+    (response,) = server.traffic.responses
+    response.sent = response.size // 2  # as if the browser had gone away half way
+    assert server.traffic.total()["raw"] == round(response.sent * 260_000 / response.size)  # about 130 kB
+    assert server.traffic.before(t0 + 60)["raw"] == 260_000  # (the slices: all of it)
+
+
 def test_profiles_are_lighthouses_and_devtools_numbers():
     assert PROFILES["slow4g"] == Profile("slow4g", 209_715, 0.15)  # 1.6 Mbps, Lighthouse's mobile default
     assert PROFILES["fast4g"] == Profile("fast4g", 1_179_648, 0.06)  # 9 Mbps
