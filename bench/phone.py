@@ -20,7 +20,7 @@ DESIGN.md and window.headspace):
   again once it is. Interactive is the first moment after the last move when every
   ``output[data-output]``'s data-value equals the native outputs for the figure's parameters
   (``window.headspace.params(fig)``, run natively with the registry here, numbers within 1e-9)
-  and its data-render-count is above what it was before the first move. Also as a difference to
+  and it was drawn again (data-render-count: by Python; data-answer-count: from the build). Also as a difference to
   FCP (target: within 2 s on slow 4G).
 - every figure interactive: each other figure in turn is scrolled to the middle of the screen and
   its first control moved the same way; time from the move to its correct drawing. Each figure is
@@ -71,6 +71,8 @@ PHONE_JS = r"""(() => {
   if (window.top !== window) return;
   const P = window.__phone = {timeOrigin: performance.timeOrigin, fcp: null, api: null, moves: [], history: {}, taken: {}};
   const figs = () => [...document.querySelectorAll('figure.demo')];
+  // figures drawn for a setting: by Python (data-render-count) or from the build's answers (data-answer-count)
+  const drawn = (fig) => Number(fig.dataset.renderCount || 0) + Number(fig.dataset.answerCount || 0);
   const control = (fig) => {
     const named = [...fig.querySelectorAll('.demo-controls [name]')];
     return named.find(c => c.type === 'range') || named.find(c => c.tagName === 'SELECT')
@@ -84,7 +86,7 @@ PHONE_JS = r"""(() => {
     el.value = String(lo + ((k + Math.max(1, Math.floor(n / 3))) % (n + 1)) * step);
     return el.value;
   };
-  const snapshot = (fig) => ({t: performance.now(), count: Number(fig.dataset.renderCount || 0), status: fig.dataset.status,
+  const snapshot = (fig) => ({t: performance.now(), count: drawn(fig), status: fig.dataset.status,
     outputs: Object.fromEntries([...fig.querySelectorAll('output[data-output]')].map(o => [o.dataset.output, o.dataset.value]))});
   const watch = (i) => {
     if (P.history[i]) return;
@@ -94,7 +96,7 @@ PHONE_JS = r"""(() => {
     new MutationObserver(() => {
       const s = snapshot(fig), last = P.history[i][P.history[i].length - 1];
       if (s.count !== last.count || s.status !== last.status || JSON.stringify(s.outputs) !== JSON.stringify(last.outputs)) P.history[i].push(s);
-    }).observe(fig, {attributes: true, subtree: true, attributeFilter: ['data-render-count', 'data-value', 'data-status']});
+    }).observe(fig, {attributes: true, subtree: true, attributeFilter: ['data-render-count', 'data-answer-count', 'data-value', 'data-status']});
   };
   const fire = (el, type, Kind, extra) => {
     try { el.dispatchEvent(new Kind(type, {bubbles: true, cancelable: true, ...extra})); } catch (e) { /* no TouchEvent */ }
@@ -104,7 +106,7 @@ PHONE_JS = r"""(() => {
     if (!el) return null;
     watch(i);
     const box = fig.getBoundingClientRect();
-    const before = Number(fig.dataset.renderCount || 0);
+    const before = drawn(fig);
     const touch = {pointerType: 'touch', isPrimary: true, pointerId: 7};
     fire(el, 'pointerover', PointerEvent, touch); fire(el, 'pointerdown', PointerEvent, touch);
     fire(el, 'touchstart', window.TouchEvent || Event, {});

@@ -172,10 +172,13 @@ DRAG_JS = """async ([index, ms]) => {
 }"""
 
 
-def open_gallery(browser, base):
-    """The gallery with Python ready: (context, page, the demo name of each figure in order)."""
+def open_gallery(browser, base, cpu_slowdown: float = 1):
+    """The gallery with Python ready: (context, page, the demo name of each figure in order).
+    ``cpu_slowdown``: the page's main thread that many times slower (the phone profile: 4)."""
     context = browser.new_context(reduced_motion="reduce", viewport={"width": 1100, "height": 900})
     page = context.new_page()
+    if cpu_slowdown != 1:
+        context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": cpu_slowdown})
     page.goto(f"{base}/gallery/")
     page.evaluate("() => window.headspace.ready()")
     # A reader's pointer reaches a figure: plotly loads and takes over every figure.
@@ -205,6 +208,16 @@ def print_drag(rates: dict) -> None:
         print(f"drag   {name:28s} {r['repaints_per_s']:5.1f} repaints/s (target >= 50)  {r['patched']}/{r['renders']} drawn in place ({r['control']})")
 
 
+def phone_sliders(browser, base, moves: int, only=None) -> dict:
+    """Slider to repaint on every demo with the page's main thread 4x slower (the phone profile's
+    CPU; Python in the worker runs at this machine's speed, Chromium slows pages only)."""
+    out = slider_latency(browser, base, moves, only, cpu_slowdown=phone.PHONE_CPU_SLOWDOWN)
+    for name, r in out.items():
+        print(f"phone slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms"
+                                              f"  (targets 33 / 50 ms at 4x CPU)  " + split(r)))
+    return out
+
+
 def split(r: dict) -> str:
     """Where a move's time went (median ms), as far as the page reports it."""
     parts = [("draw", "drawMs"), ("trip", "roundTripMs"), ("py", "pythonMs"), ("parse", "parseMs")]
@@ -213,8 +226,8 @@ def split(r: dict) -> str:
     return f"{times}  {r.get('ahead', 0)}/{r['moves']} ahead  {kinds}"
 
 
-def slider_latency(browser, base, moves: int, only=None) -> dict:
-    context, page, names = open_gallery(browser, base)
+def slider_latency(browser, base, moves: int, only=None, cpu_slowdown: float = 1) -> dict:
+    context, page, names = open_gallery(browser, base, cpu_slowdown)
     out = {}
     for i, name in enumerate(names):
         if only and name not in only:
@@ -329,6 +342,7 @@ def main() -> None:
             if args.phone:
                 report["phone"] = phone.bench(p, CHROMIUM, CHROMIUM_ARGS, args)
                 print(f"phone report written to {phone.write(report['phone'])}")
+                report["phone_slider"] = phone_sliders(browser, base, args.moves, only)
                 args.skip_composition = args.skip_scale = True
                 raise _Done
             if only:
@@ -391,6 +405,7 @@ def main() -> None:
             if not args.skip_phone:
                 report["phone"] = phone.bench(p, CHROMIUM, CHROMIUM_ARGS, args)
                 print(f"phone report written to {phone.write(report['phone'])}")
+                report["phone_slider"] = phone_sliders(browser, base, args.moves, only)
             browser.close()
     except _Done:
         pass

@@ -20,7 +20,7 @@
 
 import { fromQuery, readParams, writeParams } from "./state.js";
 import { setupMenu } from "./share.js";
-import { afterFirstPaint, pageLoaded } from "./first-paint.js";
+import { afterPageLoad } from "./first-paint.js";
 import { demos, embedPage, marks, same, saveData } from "./figure/page.js";
 import { advance, boot as bootState, refresh, say, sayRaw, showNote } from "./figure/status.js";
 import * as draw from "./figure/draw.js";
@@ -35,15 +35,13 @@ const states = demos.map((fig, index) => {
   return {
     fig, index, name: fig.dataset.demo, plot, life: "built", showing: "start", startDrawing: plot.innerHTML,
     // the settings and outputs the build drew: a reader who moves back to them gets that drawing again
-    start: null, startOutputs: Object.fromEntries(outputs.map((o) => [o.dataset.output, [o.dataset.value, o.innerHTML]])),
+    startOutputs: Object.fromEntries(outputs.map((o) => [o.dataset.output, [o.dataset.value, o.innerHTML]])),
     controls: Object.fromEntries([...fig.querySelectorAll(".demo-controls [name]")].map((c) => [c.getAttribute("name"), c])),
-    inFlight: false, queued: null, lastFigure: null, lastKey: JSON.stringify(readParams(fig)),
+    start: readParams(fig, { asBuilt: true }), answered: Boolean(fig.dataset.answers),
+    inFlight: false, queued: null, lastFigure: null,
   };
 });
-for (const state of states) {
-  state.start = draw.prerender(state).params || readParams(state.fig);
-  state.answered = Boolean(state.fig.dataset.answers);
-}
+for (const state of states) state.lastKey = JSON.stringify(state.start);
 
 // ---------- a reader's move ----------
 function request(state, again = false) {
@@ -291,7 +289,6 @@ draw.whenPlotly(async () => {
 }, (message) => failAll(message));
 
 // ---------- start ----------
-const PREFETCH_WAIT_MS = 3000;
 if (states.length) {
   if (saveData) {
     for (const state of states) {
@@ -300,10 +297,9 @@ if (states.length) {
     }
   } else {
     bootPython();
-    // plotly is fetched ahead only where a reader has a mouse (at most PREFETCH_WAIT_MS after the first
-    // paint: a slow image may hold the load event back); on a touch screen it waits for Python.
+    // plotly is fetched ahead only where a reader has a mouse; on a touch screen it waits for Python.
     if (matchMedia("(pointer: fine)").matches) {
-      afterFirstPaint().then(() => Promise.race([pageLoaded(), new Promise((resolve) => setTimeout(resolve, PREFETCH_WAIT_MS))])).then(draw.prefetchPlotly);
+      afterPageLoad().then(draw.prefetchPlotly);
     }
   }
   for (const state of states) {
@@ -349,6 +345,9 @@ if (states.length) {
     for (const intent of ["pointerover", "focusin"]) state.fig.addEventListener(intent, reach, { passive: true });
     for (const button of state.fig.querySelectorAll('[data-role="play"]')) setupPlay(state, button, { move: () => request(state), reach: (c) => askAhead(state, c) });
     for (const button of state.fig.querySelectorAll('[data-role="random-tokens"]')) setupRandomTokens(state, button, () => request(state));
+    // A control moved before this script ran (a slow phone), or restored by the browser (back,
+    // reload): that setting, not the build's.
+    if (!state.link && JSON.stringify(readParams(state.fig)) !== state.lastKey) move();
   }
   // Animations start when their figure comes into view (never under reduced motion).
   const near = new IntersectionObserver((entries) => {
@@ -405,5 +404,5 @@ window.headspace = {
   answered: (fig) => answers.keptFor(demos.indexOf(fig)), // kept answers
   busy: () => states.some((s) => s.inFlight), // a call is on its way to Python
   marks,
-  stats: () => python.stats(),
+  stats: () => bootPython().then(python.stats, python.stats),
 };

@@ -1,5 +1,6 @@
 // When the page can take background work: once its first contentful frame is on screen
-// (afterFirstPaint; Python's worker starts then, not before) and once it has loaded (pageLoaded).
+// (afterFirstPaint) and once it has loaded (pageLoaded); Python's worker starts after both
+// (afterPageLoad).
 //
 // Why wait for the first paint: compiling the interpreter's 10 MB of wasm fills every core of a
 // small machine for most of a second. Started while the first frame was on its way to the
@@ -38,4 +39,13 @@ export function afterFirstPaint() {
       done(); // refused (an older browser's observe without "type"): start at once
     }
   });
+}
+
+// Resolves once the page's own files are in (the load event), at most LOADED_LIMIT_MS after the
+// first paint (a slow image may hold the load event back). Python's runtime starts then: started
+// at the first paint, its 18 MB shared a phone's slow link with the page's own script, fonts and
+// the first answers from the build, which a reader's first touch waits for.
+const LOADED_LIMIT_MS = 3000;
+export function afterPageLoad() {
+  return afterFirstPaint().then(() => Promise.race([pageLoaded(), new Promise((resolve) => setTimeout(resolve, LOADED_LIMIT_MS))]));
 }

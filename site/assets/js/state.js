@@ -8,21 +8,25 @@
 // control it names and leaves every check to Python: the registry's own
 // validation names an unknown parameter or a bad value.
 
-/** Every control's current value, as the worker receives it: {name: value}. */
-export function readParams(fig) {
+/** Every control's current value, as the worker receives it: {name: value}. ``asBuilt``: the
+ * values the page arrived with (the build's), whatever the reader or the browser did since. */
+export function readParams(fig, { asBuilt = false } = {}) {
   const params = {};
+  const value = (el) => (asBuilt ? el.defaultValue : el.value);
   for (const el of fig.querySelectorAll(".demo-controls [name]")) {
     const name = el.getAttribute("name");
     if (el.tagName === "FIELDSET") {
       const rows = [];
       for (const cell of el.querySelectorAll("input[data-row]")) {
-        (rows[+cell.dataset.row] ||= [])[+cell.dataset.col] = Number(cell.value);
+        (rows[+cell.dataset.row] ||= [])[+cell.dataset.col] = Number(value(cell));
       }
       params[name] = rows;
-    } else if (el.type === "checkbox") params[name] = el.checked;
-    else if (el.dataset.kind === "tokens") params[name] = el.value; // Python checks it and names a bad token
-    else if (el.tagName === "SELECT") params[name] = JSON.parse(el.selectedOptions[0].dataset.value);
-    else params[name] = Number(el.value);
+    } else if (el.type === "checkbox") params[name] = asBuilt ? el.defaultChecked : el.checked;
+    else if (el.dataset.kind === "tokens") params[name] = value(el); // Python checks it and names a bad token
+    else if (el.tagName === "SELECT") {
+      const option = asBuilt ? [...el.options].find((o) => o.defaultSelected) || el.options[0] : el.selectedOptions[0];
+      params[name] = JSON.parse(option.dataset.value);
+    } else params[name] = Number(value(el));
   }
   return params;
 }

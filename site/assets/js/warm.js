@@ -1,4 +1,4 @@
-// Starts Python's worker from the page's head as soon as the first frame is on screen (issue 13).
+// Starts Python's worker from the page's head once the page is on screen and loaded (issue 13, 32).
 //
 // demos.js runs only once the page has been parsed and laid out, which on a long article can be
 // after the first paint; the interpreter's download and compile then take most of a second. This
@@ -10,10 +10,10 @@
 // anything here fails, demos.js boots as it would without it.
 
 import { worker, indexURL, lockFileURL } from "@params";
-import { afterFirstPaint } from "./first-paint.js";
+import { afterPageLoad } from "./first-paint.js";
 
 const dataSaver = Boolean(navigator.connection && navigator.connection.saveData);
-if (window.SharedWorker && !dataSaver && (window.HEADSPACE_WORKER || "shared") === "shared") afterFirstPaint().then(() => {
+if (window.SharedWorker && !dataSaver && (window.HEADSPACE_WORKER || "shared") === "shared") afterPageLoad().then(() => {
   try {
     // The same address, type and name as demos.js's: one worker, one interpreter.
     const shared = new SharedWorker(worker, { type: "module", name: "headspace" });

@@ -15,7 +15,7 @@
 // interpreter and importing the package must finish within START_MS.
 
 import { demos, marks, script } from "./page.js";
-import { afterFirstPaint } from "../first-paint.js";
+import { afterPageLoad } from "../first-paint.js";
 import { boot as bootState } from "./status.js";
 
 const STALL_MS = window.HEADSPACE_STALL_MS || 20000; // tests may shorten them
@@ -146,8 +146,8 @@ export function boot() {
       };
       worker.post(message);
     };
-    // The worker starts once the page's first frame is on screen (first-paint.js); the watch too.
-    afterFirstPaint().then(() => {
+    // The worker starts once the page is on screen and its own files are in (first-paint.js); the watch too.
+    afterPageLoad().then(() => {
       watch();
       connect(window.HEADSPACE_WORKER || "shared");
     });
@@ -168,11 +168,11 @@ export function ahead(width, items) {
   if (worker) worker.post({ type: "ahead", width, items });
 }
 
-/** The worker's wasm heap, for benchmarks. */
+/** The worker's wasm heap, for benchmarks (once booted). */
 export function stats() {
-  return boot().then(() => new Promise((resolve) => {
+  return new Promise((resolve) => {
     if (!worker) return resolve({ heapBytes: null }); // the worker is gone (a crash, say)
     statsWaiters.push(resolve);
     worker.post({ type: "stats" });
-  }));
+  });
 }
