@@ -8,8 +8,9 @@
   /download/, and for the browser without the models (the worker fetches those only on pages that
   need them).
 - The site's runtime in one content-hashed folder, /pyodide/headspace/<hash>/ (so it may be cached
-  as immutably as everything under /pyodide/): numpy trimmed to what headspace imports, numpy,
-  headspace and Pyodide's standard library compiled to bytecode by Pyodide's own CPython
+  as immutably as everything under /pyodide/): numpy trimmed to what headspace imports, Pyodide's
+  standard library trimmed to the modules its Python imports (stdlib.py: the rule), numpy,
+  headspace and that standard library compiled to bytecode by Pyodide's own CPython
   (bytecode.py), and a site-specific pyodide-lock.json listing each with its own sha256 (numpy's
   with the official sha256 it was checked against before trimming).
 - The same runtime as Pyodide ships it, in a folder of its own: the official numpy wheel, our wheel
@@ -34,7 +35,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from sitebuild import bytecode
+from sitebuild import bytecode, stdlib
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("HEADSPACE_CACHE", Path.home() / ".cache" / "headspace"))
@@ -144,7 +145,14 @@ NUMPY_UNUSED = ("numpy/f2py/", "numpy/testing/", "numpy/typing/", "numpy/_pyinst
                 "numpy/polynomial/", "numpy/ma/", "numpy/doc/", "numpy/_core/include/", "numpy/_core/lib/",
                 "numpy/random/lib/", "numpy/random/_examples/", "numpy/_core/_operand_flag_tests.",
                 "numpy/_core/_rational_tests.", "numpy/_core/_struct_ufunc_tests.", "numpy/_core/_umath_tests.",
-                "numpy/_core/_simd.", "numpy/linalg/lapack_lite.")
+                "numpy/_core/_simd.", "numpy/linalg/lapack_lite.",
+                # numpy's lazily loaded namespaces (np.char, np.strings, np.ctypeslib, np.matlib) and
+                # modules only a user imports by name: nothing in numpy's import graph or headspace
+                # names them (measured under Pyodide: none is imported by any demo)
+                "numpy/char/", "numpy/strings/", "numpy/_core/defchararray.", "numpy/_core/strings.",
+                "numpy/ctypeslib.", "numpy/matlib.", "numpy/lib/recfunctions.", "numpy/lib/user_array.",
+                "numpy/lib/_user_array_impl.", "numpy/compat/", "numpy/_utils/_pep440.", "numpy/_configtool.",
+                "numpy/_typing/_add_docstring.", "numpy/_typing/_extended_precision.")
 NUMPY_UNUSED_SUFFIXES = (".pyi", ".pxd", ".pyx", ".h", "py.typed", "meson.build")
 
 
@@ -211,7 +219,8 @@ def main() -> None:
     np_bc, hs_bc, stdlib_bc = bytecode.sourceless([
         bytecode.Archive(official_numpy, SITE_PACKAGES, numpy_unused, repr((NUMPY_UNUSED, NUMPY_UNUSED_SUFFIXES))),
         bytecode.Archive(wheel, SITE_PACKAGES),
-        bytecode.Archive(NPM / "pyodide" / STDLIB, "/lib/python312.zip/"),
+        # Only the modules the browser's Python needs: stdlib.py gives the rule and the reasons.
+        bytecode.Archive(NPM / "pyodide" / STDLIB, "/lib/python312.zip/", stdlib.drop, stdlib.rule()),
     ], CACHE)
     np_more = {k: v for k, v in np_info.items() if k not in ("name", "version", "file_name", "sha256", "imports")}
     site_lockfile = write_runtime_set([np_bc, hs_bc, stdlib_bc], lock, {

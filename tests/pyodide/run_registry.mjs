@@ -39,5 +39,14 @@ function run(name, params) {
 }
 const info = JSON.parse(pyodide.runPython(
   'import json, sys, numpy, headspace; json.dumps({"python": sys.version.split()[0], "numpy": numpy.__version__, "file": headspace.__file__})'));
+// The standard library it runs on (the site's is trimmed: stdlib.py), and a traceback as Pyodide
+// formats a Python error for the page.
+info.stdlib = JSON.parse(pyodide.runPython(
+  'import importlib.util, json; json.dumps({m: importlib.util.find_spec(m) is not None for m in ["json", "traceback", "unittest", "xml"]})'));
+try {
+  runtime.call("polarizer", JSON.stringify({ theta: 400 }));
+} catch (err) {
+  info.traceback = String(err.message);
+}
 const results = cases.map(({ name, params }) => ({ name, params, ...run(name, params) }));
 process.stdout.write(JSON.stringify({ info, results }));

@@ -166,3 +166,31 @@ def test_use_it_page_example_prints_what_the_page_says(venv, tmp_path):
     expected = [m.group(1).rstrip() for m in re.finditer(r"# -> (.*)", code)]
     assert len(expected) >= 5
     assert run(venv, "-c", code, cwd=tmp_path).splitlines() == expected
+
+
+def test_standard_library_holds_the_measured_modules():
+    """The site's standard library is Pyodide's, compiled, with only the modules stdlib.py keeps (the
+    ones measured as imported, and its margin); the modules left out are gone, folders included."""
+    from sitebuild import stdlib
+    lock, folder = site_runtime()
+    names = zipfile.ZipFile(folder / lock["stdlib"]["file_name"]).namelist()
+    modules = {n[:-4].replace("/", ".").removesuffix(".__init__") for n in names if n.endswith(".pyc")}
+    official = zipfile.ZipFile(ROOT / "node_modules" / "pyodide" / "python_stdlib.zip").namelist()
+    assert modules == {n[:-3].replace("/", ".").removesuffix(".__init__") for n in official
+                       if n.endswith(".py") and not stdlib.drop(n)}
+    assert modules == stdlib.kept()
+    # What Pyodide's boot and a traceback need; what no demo imports.
+    assert {"_pyodide._base", "pyodide._package_loader", "traceback", "linecache", "json", "zipfile"} <= modules
+    assert not modules & {"unittest", "xml", "multiprocessing", "pydoc", "tkinter"}
+    assert not [n for n in names if n.startswith(("unittest/", "xml/", "site-packages/"))]
+
+
+def test_numpy_leaves_out_its_lazily_loaded_namespaces():
+    """np.char, np.strings, np.ctypeslib, np.matlib and modules only a user imports by name are not
+    in the browser's numpy: no demo reaches them."""
+    lock, folder = site_runtime()
+    names = zipfile.ZipFile(folder / Path(lock["packages"]["numpy"]["file_name"]).name).namelist()
+    gone = ("numpy/char/", "numpy/strings/", "numpy/_core/defchararray", "numpy/ctypeslib", "numpy/matlib",
+            "numpy/lib/recfunctions", "numpy/compat/")
+    assert not [n for n in names if n.startswith(gone)]
+    assert "numpy/random/mtrand.cpython-312-wasm32-emscripten.so" in names  # numpy.random imports it
