@@ -26,11 +26,13 @@ if (modelsDir && existsSync(modelsDir)) {
   pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: modelsDir }, "/models");
   pyodide.runPython('import os; os.environ["HEADSPACE_MODELS"] = "/models"');
 }
-// The same entry point as the browser's worker: headspace.runtime.call(name, params_json) -> JSON.
+// The same entry point as the browser's worker: headspace.runtime.answer(name, params_json) -> JSON,
+// a refused parameter given back as data ({"error": {"kind": "parameter", "message"}}).
 const runtime = pyodide.pyimport("headspace.runtime");
 function run(name, params) {
   try {
-    return { outputs: JSON.parse(runtime.call(name, JSON.stringify(params))).outputs };
+    const answer = JSON.parse(runtime.answer(name, JSON.stringify(params)));
+    return answer.error ? { error: answer.error.message } : { outputs: answer.outputs };
   } catch (err) {
     const last = String(err.message).trim().split("\n").pop(); // "ValueError: parameter ..."
     if (!last.startsWith("ValueError: ")) throw err;

@@ -64,7 +64,7 @@ def test_pyodide_runs_the_sites_trimmed_standard_library(pyodide_results):
     tb = info["traceback"]
     assert tb.startswith("Traceback (most recent call last):"), tb
     assert '/site-packages/headspace/demos/_registry.py", line ' in tb, tb
-    assert tb.rstrip().endswith("ValueError: parameter 'theta' must be between 0 and 180; got 400"), tb
+    assert tb.rstrip().endswith("ParameterError: parameter 'theta' must be between 0 and 180; got 400"), tb  # a ValueError
 
 
 def test_same_outputs_as_native(pyodide_results):

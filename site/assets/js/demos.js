@@ -63,6 +63,7 @@ function request(state, again = false) {
       return;
     }
     state.missed = true; // a call: the values ahead are asked for again, nearest this one first
+    if (state.life === "refused") advance(state, "ask"); // a new input after a refusal: being checked
     if (!state.inFlight) send(state);
     return;
   }
@@ -223,6 +224,7 @@ function bootPython() {
     bootState.announced = true;
     for (const state of states) refresh(state); // "loading", and the line says how far the boot is
     booting.then(() => {
+      bootState.live = true;
       for (const s of states) {
         if (s.link) sendLink(s); // stays "loading" until Python has checked the link
         else {

@@ -141,7 +141,10 @@ function prefetch(indexURL, lockFileURL, wheelsAfter) {
 // the module is compiled (or failed): the download is over by then.
 function compileEarly(indexURL) {
   const url = new URL("pyodide.asm.wasm", indexURL).href;
-  const response = fetch(url).then((r) => counted(r, "wasm"));
+  const response = fetch(url);
+  // Counted on a clone of its own: compiled from a response the fetch itself made (its clone keeps
+  // the address), V8 finds the module it compiled on an earlier visit beside the HTTP cache's entry.
+  response.then((r) => drain(counted(r.clone(), "wasm")), () => {});
   const module = response.then((r) => WebAssembly.compileStreaming(r.clone())).catch(() => null);
   return {
     compiled: module.then(() => {}),
@@ -185,6 +188,11 @@ function counted(response, label) {
     },
   });
   return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+async function drain(response) {
+  const reader = response.body.getReader();
+  while (!(await reader.read()).done);
 }
 
 function scriptBytes(url) {

@@ -5,7 +5,8 @@
 //
 //   built     the build's drawing of the figure's starting settings (the page as it arrived)
 //   answered  the build's drawing of the setting the reader moved to (an answer from the build)
-//   asking    the reader's setting needs Python, which has not started yet; the last drawing stays
+//   asking    the reader's setting waits for Python (not started yet, or checking a new input after
+//             a refusal); the last drawing stays
 //   live      Python's figure of the current setting, drawn by plotly
 //   refused   Python refused the reader's input; the last good drawing stays, with the reason
 //   failed    the runtime failed (no wasm, a crash, a stalled download); answers from the build
@@ -23,7 +24,7 @@ const NEXT = {
   answered: { answer: "answered", back: "built", ask: "asking", ready: "asking", drawn: "live", refuse: "refused", fail: "failed" },
   asking: { answer: "answered", back: "built", ask: "asking", ready: "asking", drawn: "live", refuse: "refused", fail: "failed" },
   live: { ask: "live", ready: "live", drawn: "live", refuse: "refused", fail: "failed" },
-  refused: { answer: "answered", back: "built", ask: "refused", ready: "refused", drawn: "live", refuse: "refused", fail: "failed" },
+  refused: { answer: "answered", back: "built", ask: "asking", ready: "refused", drawn: "live", refuse: "refused", fail: "failed" },
   failed: { answer: "failed", back: "failed", ask: "failed", ready: "failed", drawn: "failed", refuse: "failed", fail: "failed" },
 };
 

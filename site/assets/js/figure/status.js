@@ -6,7 +6,7 @@ import { framed, marks } from "./page.js";
 import * as life from "./life.js";
 
 // The runtime's progress, as the worker reports it: {step, of, what, bytes, total, rate}.
-export const boot = { progress: null, started: false };
+export const boot = { progress: null, started: false, live: false };
 
 /** Move ``state`` (a figure) on by ``event``; data-life, data-status and the line follow. */
 export function advance(state, event, message) {
@@ -50,7 +50,7 @@ function lineText(state) {
   const where = progressText();
   switch (state.life) {
     case "live": return null;
-    case "asking": return `Catching up when Python is live${where}.`;
+    case "asking": return boot.live ? "" : `Catching up when Python is live${where}.`;
     case "answered": return `Precomputed for this setting; Python${where}.`;
     case "built":
       if (!boot.started) return undefined; // the build's sentence (or the data saver's) stays
