@@ -6,6 +6,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${HEADSPACE_CACHE:-$HOME/.cache/headspace}"
 VENV="$CACHE/venv"
 PY="$VENV/bin/python"
+# This checkout's package and build tools come first, whichever checkout the shared venv's .pth last
+# pointed at (two clones set up at once: each script runs its own code).
+export PYTHONPATH="$ROOT/py/src:$ROOT/scripts${PYTHONPATH:+:$PYTHONPATH}"
 mkdir -p "$CACHE"
 
 say() { printf '\033[1m[headspace]\033[0m %s\n' "$*" >&2; }
