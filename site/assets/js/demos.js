@@ -82,11 +82,11 @@ function fromTheBuild(state, params, key) {
     }
     return advance(state, "back");
   }
-  const url = answers.buildAnswerURL(state, params);
-  if (!url) return advance(state, "ask");
-  answers.fetchBuildAnswer(url).then((answer) => {
+  const where = answers.buildAnswerURL(state, params);
+  if (!where) return advance(state, "ask");
+  answers.fetchBuildAnswer(where.url).then((answer) => {
     if (state.lastKey !== key || python.live()) return; // the reader moved on, or Python answers now
-    if (!Object.keys(params).every((name) => same(answer.params[name], params[name]))) return advance(state, "ask");
+    if (!same(answer.params[where.name], params[where.name])) return advance(state, "ask"); // another grid: a stale build
     draw.showDrawing(state, answer.svg);
     draw.writeOutputs(state, answer.outputs, answer.text);
     state.fig.dataset.answerCount = String(Number(state.fig.dataset.answerCount || 0) + 1); // tests and bench

@@ -81,7 +81,8 @@ export function aheadItems(state, control, width) {
 // named by that control and the value's place on its grid: the slider's own step, or the coarser
 // one in data-answered; a select's option; a checkbox's 0 or 1.
 
-/** The address of the build's answer for ``params``, or null if the build has none. */
+/** Where the build's answer for ``params`` is ({url, name}: its file, and the one control moved
+ * from the start), or null if the build has none. */
 export function buildAnswerURL(state, params) {
   const folder = state.fig.dataset.answers;
   if (!folder) return null;
@@ -90,7 +91,7 @@ export function buildAnswerURL(state, params) {
   const control = state.controls[moved[0]];
   if (!control || !control.hasAttribute("data-answered") || control.disabled) return null;
   const index = gridIndex(control, params[moved[0]]);
-  return index === null ? null : `${folder}${moved[0]}/${index}.json`;
+  return index === null ? null : { url: `${folder}${moved[0]}/${index}.json`, name: moved[0] };
 }
 
 function gridIndex(control, value) {
