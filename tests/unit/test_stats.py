@@ -134,3 +134,33 @@ def test_interval_bad_input(kwargs, words):
 def test_paired_bad_input():
     with pytest.raises(ValueError, match="statistic_b must be a function"):
         stats.paired_difference([1.0, 2.0], np.mean, None)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_vectorised_spearman_equals_the_generic_bootstrap(seed):
+    rng = np.random.default_rng(seed)
+    effects = rng.normal(np.linspace(0, 1, 16), 0.5, (20, 16))
+    x_a, x_b = rng.normal(size=16), np.round(rng.normal(size=16))        # x_b has ties
+    fast = stats.spearman_interval(x_a, effects, resamples=300, seed=seed)
+    slow = stats.interval(effects, lambda b: stats.spearman(x_a, b.mean(0)), resamples=300, seed=seed)
+    assert np.allclose(fast, slow, atol=1e-12)
+    fast_d = stats.spearman_difference(x_a, x_b, effects, level=0.9, resamples=300, seed=seed)
+    slow_d = stats.paired_difference(effects, lambda b: stats.spearman(x_a, b.mean(0)),
+                                     lambda b: stats.spearman(x_b, b.mean(0)), level=0.9, resamples=300, seed=seed)
+    assert np.allclose(fast_d, slow_d, atol=1e-12)
+
+
+def test_row_ranks_with_ties():
+    m = np.array([[3.0, 1.0, 3.0, 2.0], [1.0, 1.0, 1.0, 2.0]])
+    assert stats._row_ranks(m).tolist() == [slow_ranks(row) for row in m.tolist()]
+
+
+@pytest.mark.parametrize("args, words", [
+    (([1.0, 2.0, 3.0], [[1.0, 2.0], [3.0, 4.0]]), "x must have one value per item"),
+    (([1.0, 1.0], [[1.0, 2.0], [3.0, 4.0]]), "x must not be constant"),
+    (([1.0, 2.0], [1.0, 2.0]), r"per_batch must have shape \[n_batches, n\]"),
+    (([1.0, 2.0], [[1.0, 1.0], [2.0, 2.0]]), "must not average to a constant"),
+])
+def test_spearman_interval_bad_input(args, words):
+    with pytest.raises(ValueError, match=words):
+        stats.spearman_interval(*args)

@@ -29,7 +29,8 @@ import numpy as np
 
 from headspace._validate import as_array
 
-__all__ = ["spearman", "bootstrap", "interval", "paired_difference", "distinguishable", "Interval"]
+__all__ = ["spearman", "bootstrap", "interval", "paired_difference", "distinguishable", "Interval",
+           "spearman_interval", "spearman_difference"]
 
 #: Resamples per bootstrap unless asked otherwise: the 2.5% and 97.5% percentiles of 2000 draws
 #: move by about 0.01 between seeds for a rank correlation over 16 pairs.
@@ -56,13 +57,24 @@ def _ranks(v: np.ndarray) -> np.ndarray:
     """Ranks 1..n of ``v``, ties given the mean of the ranks they span (average ranks)."""
     order = np.argsort(v, kind="stable")
     sorted_v = v[order]
-    # runs of equal values in sorted order: each run's first and last position
-    starts = np.flatnonzero(np.r_[True, sorted_v[1:] != sorted_v[:-1]])
-    ends = np.r_[starts[1:], v.size]
-    mean_rank = (starts + ends + 1) / 2.0                 # mean of positions start+1 .. end (1-based)
+    new = np.empty(v.size, dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_v[1:], sorted_v[:-1], out=new[1:])
     ranks = np.empty(v.size)
-    ranks[order] = np.repeat(mean_rank, ends - starts)
+    if new.all():                                          # no ties: the inverse permutation
+        ranks[order] = np.arange(1.0, v.size + 1)
+        return ranks
+    starts = np.flatnonzero(new)                           # each run of equal values: first position
+    ends = np.append(starts[1:], v.size)
+    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)   # mean of start+1 .. end
     return ranks
+
+
+def _row_ranks(m: np.ndarray) -> np.ndarray:
+    """Average ranks of each row of ``m`` [rows, n]: 1 + how many are smaller + half the others equal."""
+    below = (m[:, None, :] < m[:, :, None]).sum(-1)
+    equal = (m[:, None, :] == m[:, :, None]).sum(-1)
+    return 1.0 + below + (equal - 1) / 2.0
 
 
 def spearman(x, y) -> float:
@@ -99,6 +111,7 @@ def _mean(per_batch: np.ndarray) -> float:
 
 
 def _check(per_batch, statistic, resamples, seed, level=None):
+    """``per_batch`` as a checked array and ``statistic`` (the mean when None); checks the options."""
     arr = as_array("per_batch", per_batch)
     if arr.ndim < 1 or arr.shape[0] < 2:
         raise ValueError(f"per_batch must have at least 2 batches on its first axis; got shape {list(arr.shape)}")
@@ -198,3 +211,77 @@ def distinguishable(per_batch, statistic_a: Callable, statistic_b: Callable, lev
     """
     d = paired_difference(per_batch, statistic_a, statistic_b, level, resamples, seed)
     return not d.contains(0.0)
+
+
+def _spearman_draws(xs: list[np.ndarray], per_batch, resamples: int, seed: int, level) -> tuple:
+    """Checked inputs of the vectorised Spearman bootstrap: the rank-centred ``xs`` [k, n], the
+    mean of ``per_batch`` over all batches [n], and over each resample's batches [resamples, n]."""
+    arr, _ = _check(per_batch, None, resamples, seed, level)
+    if arr.ndim != 2:
+        raise ValueError(f"per_batch must have shape [n_batches, n] (one measurement of each of n items "
+                         f"per batch); got {list(arr.shape)}")
+    centred = []
+    for i, x in enumerate(xs):
+        name = "x" if len(xs) == 1 else ("x_a", "x_b")[i]
+        x = as_array(name, x, ndim=1)
+        if x.size != arr.shape[1] or x.size < 2:
+            raise ValueError(f"{name} must have one value per item of per_batch, n = {arr.shape[1]} >= 2; "
+                             f"got length {x.size}")
+        if np.all(x == x[0]):
+            raise ValueError(f"{name} must not be constant (a constant has no ranks to correlate); "
+                             f"got every value equal to {x[0]}")
+        r = _ranks(x)
+        centred.append(r - r.mean())
+    means = arr[_draws(arr.shape[0], resamples, seed)].mean(axis=1)
+    return np.stack(centred), arr.mean(axis=0), means
+
+
+def _spearman_rows(centred: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Spearman of each rank-centred x [k, n] with each row of ``rows`` [r, n]: [r, k]."""
+    ranks = _row_ranks(rows)
+    ranks -= ranks.mean(axis=1, keepdims=True)
+    norms = np.sqrt((ranks * ranks).sum(axis=1))
+    if np.any(norms == 0):
+        raise ValueError("per_batch must not average to a constant on any resample (no ranks to correlate); "
+                         "got a constant mean")
+    return np.clip((ranks @ centred.T) / norms[:, None] / np.sqrt((centred * centred).sum(axis=1)), -1.0, 1.0)
+
+
+def spearman_interval(x, per_batch, level: float = 0.95, resamples: int = RESAMPLES, seed: int = 0) -> Interval:
+    """Spearman of a fixed ``x`` [n] with the batch mean of ``per_batch`` [n_batches, n], with its interval.
+
+    Why: the common case of the articles, a weight score (fixed) against path ablation measured on
+    each batch. It equals ``interval(per_batch, lambda b: spearman(x, b.mean(0)), ...)`` on the
+    same resamples, computed for all of them at once (ranks by comparison counts), which is
+    about a hundred times faster than a loop of ``spearman`` calls.
+
+    >>> import numpy as np
+    >>> effects = np.random.default_rng(0).normal(np.arange(8.0), 3.0, (20, 8))
+    >>> r = spearman_interval(np.arange(8.0), effects)
+    >>> slow = interval(effects, lambda b: spearman(np.arange(8.0), b.mean(0)))
+    >>> bool(np.allclose(r, slow))
+    True
+    """
+    centred, whole, means = _spearman_draws([x], per_batch, resamples, seed, level)
+    estimate = float(_spearman_rows(centred, whole[None])[0, 0])
+    return Interval(estimate, *_percentiles(_spearman_rows(centred, means)[:, 0], level))
+
+
+def spearman_difference(x_a, x_b, per_batch, level: float = 0.95, resamples: int = RESAMPLES,
+                        seed: int = 0) -> Interval:
+    """Spearman of ``x_a`` minus that of ``x_b``, each with the batch mean of ``per_batch``, paired.
+
+    Why: two scores judged against the same measurement share its batch-to-batch noise; the
+    difference on each resample keeps it out (see ``paired_difference``, which this equals).
+    ``not spearman_difference(...).contains(0)`` says the two rank correlations differ.
+
+    >>> import numpy as np
+    >>> effects = np.random.default_rng(0).normal(np.arange(8.0), 3.0, (20, 8))
+    >>> d = spearman_difference(np.arange(8.0), np.arange(8.0)[::-1], effects)
+    >>> d.lo > 0                          # the true order beats the reversed one on every resample
+    True
+    """
+    centred, whole, means = _spearman_draws([x_a, x_b], per_batch, resamples, seed, level)
+    est = _spearman_rows(centred, whole[None])[0]
+    per = _spearman_rows(centred, means)
+    return Interval(float(est[0] - est[1]), *_percentiles(per[:, 0] - per[:, 1], level))
