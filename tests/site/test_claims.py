@@ -1,0 +1,101 @@
+"""The claims the articles make in words about their numbers, checked on the numbers the build wrote.
+
+scripts/sitebuild/values.py fails the build only on claims that are exact (a count, an identity,
+an ordering of weights). A claim about noisy estimates holds within an interval, and a new batch
+or a retrained model may break it; values.py asserts none of those. This file does: each test
+names the sentence it guards, and fails when the article must be rewritten.
+
+Reads site/data/values.json, which scripts/build (sitebuild.prerender) writes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+VALUES = ROOT / "site" / "data" / "values.json"
+
+
+@pytest.fixture(scope="module")
+def difficult() -> dict:
+    if not VALUES.is_file():
+        pytest.fail(f"{VALUES} is missing: run scripts/build first")
+    return json.loads(VALUES.read_text(encoding="utf-8"))["difficult"]
+
+
+def interval(v: dict, name: str) -> tuple[float, float, float]:
+    return v[f"{name}_lo"], v[name], v[f"{name}_hi"]
+
+
+RHOS = ["rho_plain_identity", "rho_plain_default", "rho_rms_frobenius", "rho_token", "rho_rms_token"]
+DIFFERENCES = ["rho_plain_change", "rho_plain_token_minus_frobenius", "rho_rms_token_minus_frobenius"]
+
+
+@pytest.mark.parametrize("name", RHOS + DIFFERENCES)
+def test_each_interval_holds_its_estimate(difficult, name):
+    lo, est, hi = interval(difficult, name)
+    assert lo <= est <= hi, (name, lo, est, hi)
+
+
+def test_the_intervals_rest_on_enough_batches(difficult):
+    """"We measure it on 20 independent batches ... bootstrap interval over the batches"."""
+    assert difficult["eval_batches"] >= 20 and 0.9 <= difficult["interval_level"] < 1
+
+
+def test_plain_top_pair_is_a_near_tie(difficult):
+    """"leads the runner-up ... by only 0.7%": the top K pair of attn-only-2l is a near-tie."""
+    assert 0 < difficult["plain_top_lead"] < 0.02
+    assert 0 < difficult["rms_top_lead"] < 0.05          # "As on the plain model, the top is a near-tie"
+
+
+def test_default_T_costs_frobenius_agreement_beyond_noise(difficult):
+    """"Their difference ... excludes zero: the loss of agreement is real, not batch noise"."""
+    lo, est, hi = interval(difficult, "rho_plain_change")
+    assert hi < 0, (lo, est, hi)
+
+
+def test_token_and_frobenius_are_not_distinguishable_on_the_plain_model(difficult):
+    """"The interval holds zero: on this model the batches do not tell the two scores apart"."""
+    lo, est, hi = interval(difficult, "rho_plain_token_minus_frobenius")
+    assert lo <= 0 <= hi, (lo, est, hi)
+
+
+def test_frobenius_ranks_better_on_the_rms_model(difficult):
+    """"On the RMS model the Frobenius score does rank better" (the paired interval excludes zero)."""
+    lo, est, hi = interval(difficult, "rho_rms_token_minus_frobenius")
+    assert hi < 0, (lo, est, hi)
+
+
+def test_single_batches_vary(difficult):
+    """"One batch alone is a poor judge": single batches span more than the pooled interval."""
+    assert difficult["rho_plain_batch_min"] < difficult["rho_plain_identity_lo"]
+    assert difficult["rho_plain_batch_max"] > difficult["rho_plain_identity_hi"]
+
+
+def test_shrinking_one_direction_worsens_agreement(difficult):
+    """"The paired interval of the fall excludes zero for N of the directions": the prose says the
+    ranking worsens; it must do so beyond noise for most directions, at both conditions."""
+    n = difficult["n_seeds"]
+    assert difficult["shrink_med_drops"] >= n // 2 + 1 and difficult["shrink_100_drops"] >= n // 2 + 1
+    assert difficult["rho_shrink_med_max"] <= difficult["rho_rms_frobenius_hi"]
+    assert difficult["rho_shrink_100_min"] < difficult["rho_shrink_med_min"]
+
+
+def test_shrunk_model_ablates_like_the_original(difficult):
+    """"its own path ablation ... ranks the pairs almost the same way"."""
+    assert difficult["shrunk_own_agreement"] >= 0.95
+
+
+def test_loss_over_every_position_hides_the_repeated_half(difficult):
+    """"That mean is dominated by the first half ... On the repeated half ... the largest change is"."""
+    assert difficult["rms_first_half_loss"] > difficult["rms_loss"] > difficult["rms_repeat_loss"]
+    assert difficult["shrink_max_repeat_pct"] > 2 * difficult["shrink_max_pct"]
+    assert difficult["shrink_max_repeat_pct"] < 0.05     # "small, but not nothing"
+
+
+def test_most_shrunk_tops_stay_in_the_writers_row(difficult):
+    """"For 8 of the 10 directions the new top is another reader of 0.2"."""
+    assert difficult["shrink_same_row"] > difficult["n_seeds"] // 2
