@@ -224,6 +224,24 @@ def test_axiom_3_as_posed_cannot_be_met(delta):
         assert not all(wants), m
 
 
+@pytest.mark.parametrize("delta", [5.0, 10.0, 30.0])
+def test_axiom_3_contradiction_needs_unweighted_angles(delta):
+    """Formalising Composition credits the impossibility to reading Axiom 3 by unweighted angles:
+    a score that weighs directions by their singular values (frobenius) lets the faint direction
+    fade with eps, so it is continuous through the rank drop and its order for small eps is the
+    order of the limits (no contradiction), while the angle-only subspace score jumps at eps = 0."""
+    ex0 = X.axiom_3_as_posed_counterexample(eps=0.0, delta=delta)
+    B = ex0["B"]
+    limits = [C.composition_score(ex0[k], B, "frobenius") for k in ("limit_1", "limit_2")]
+    for eps in (1e-3, 1e-6):
+        ex = X.axiom_3_as_posed_counterexample(eps=eps, delta=delta)
+        fro = [C.composition_score(ex[k], B, "frobenius") for k in ("A_1", "A_2")]
+        np.testing.assert_allclose(fro, limits, atol=10 * eps)         # continuous at the rank drop
+        assert (fro[0] > fro[1]) == (limits[0] > limits[1])             # the same order as the limits
+        sub = C.composition_score(ex["A_2"], B, "subspace")
+        assert abs(sub - C.composition_score(ex0["limit_2"], B, "subspace")) > 0.1   # angles alone jump
+
+
 # --------------------------------------------------------------------------- exhibits for the article
 
 def test_identity_paradox_exhibit():

@@ -10,8 +10,9 @@ the part of x in R, the column space of the reader B (a later head's ``W_Q W_K^T
 The axioms, restated so that each can be met (see ``AXIOMS``): Axiom 1 in Lieberum's own kernel
 reading (seed 002), which every change of residual basis preserves; Axiom 1 in the strict
 geometric reading (W inside R) as a named variant, ``"1-strict"``, kept to show that it cannot
-coexist with Axiom 4 (``inclusion_swap``); Axiom 2; Axiom 3 at fixed rank (as first posed, with
-continuity in the entries, no score can meet it: ``axiom_3_as_posed_counterexample``); and Snell's
+coexist with Axiom 4 (``inclusion_swap``); Axiom 2; Axiom 3 at fixed rank (read as continuity in
+the entries plus strict monotonicity in unweighted principal angles across a change of rank, our
+formalisation, no score can meet it: ``axiom_3_as_posed_counterexample``); and Snell's
 Axiom 4 (seed 000).
 
 How each verdict is known (``Verdict.known``): "counterexample" (a trial broke it: that is a
@@ -319,8 +320,10 @@ def axiom_3(metric, *, trials=32, seed=0, d_model=8, d_head=2, d_vocab=None, con
     """Axiom 3, restated at fixed rank: C is continuous in each head's factors and strictly grows
     when the write space turns towards the read space.
 
-    As first posed (continuous in the matrix entries, strictly monotone in the principal angles) no
-    score can meet it: ``axiom_3_as_posed_counterexample``. Heads live at fixed rank d_head, so here
+    Read as continuous in the matrix entries and strictly monotone in the unweighted principal
+    angles across a change of rank (our formalisation; Lieberum states the axiom in words, and his
+    SVD view weighs directions by singular values) no score can meet it:
+    ``axiom_3_as_posed_counterexample``. Heads live at fixed rank d_head, so here
     continuity means: a pair of rank-d_head heads and the same pair with each head's two factors
     moved by 1e-8 of their norm score within 1e-5. Monotonicity: every principal angle between W
     and R no larger and one smaller (by 5-10 degrees, A's input side fixed) must score strictly
@@ -498,7 +501,7 @@ def inclusion_swap(phi=45.0, d_model=3):
 
 
 def axiom_3_as_posed_counterexample(eps=1e-3, delta=10.0):
-    """Two writers per ``eps`` whose limits contradict Axiom 3 as first posed: no score meets it.
+    """Two writers per ``eps`` whose limits contradict Axiom 3 read by unweighted angles: no score meets that.
 
     In three dimensions, B reads ``R = span(e_1, e_2)`` (kernel ``e_3``), and with ``n = cos(delta)
     e_3 + sin(delta) e_2`` (90 - delta degrees from R):
