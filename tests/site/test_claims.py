@@ -76,7 +76,7 @@ def test_single_batches_vary(difficult):
 
 
 def test_shrinking_one_direction_worsens_agreement(difficult):
-    """"The paired interval of the fall excludes zero for N of the directions": the prose says the
+    """"it excludes zero for N of the 10 directions": the prose says the
     ranking worsens; it must do so beyond noise for most directions, at both conditions."""
     n = difficult["n_seeds"]
     assert difficult["shrink_med_drops"] >= n // 2 + 1 and difficult["shrink_100_drops"] >= n // 2 + 1
