@@ -453,6 +453,22 @@ def _lead(scores) -> tuple[int, int, float, float]:
     return int(order[0]), int(order[1]), float(scores[order[0]]), float(scores[order[1]])
 
 
+def activation_whitened(m, mode: str = "K") -> np.ndarray:
+    """``whitened`` for every later pair of the folded model ``m``, with ``gram`` the covariance of
+    what layer 1's heads read (the residual stream after layer 0, through the norm if the model has
+    one) over every position of the evaluation batch: the runtime-statistics way out."""
+    from headspace.demos import _shipped
+    from headspace.head_pairs import all_composition_scores
+
+    toks = _shipped._eval_batch(m.config["d_vocab"], m.config["n_ctx"])      # the evaluation batch
+    resid = m.embed(toks)
+    x = m.layer_input(resid, 0)
+    _, out = m.attend(0, x, x, x)
+    read = m.layer_input(resid + out.sum(axis=1) + m.b_O[0], 1).reshape(-1, m.config["d_model"])
+    gram = np.cov(read, rowvar=False)
+    return _shipped.later_pairs(all_composition_scores(m.W_Q, m.W_K, m.W_V, m.W_O, mode, "whitened", gram=gram))
+
+
 def difficult() -> dict:
     """site/content/posts/why-measuring-composition-is-difficult.md"""
     from headspace import symmetry
@@ -584,6 +600,12 @@ def difficult() -> dict:
            "difficult: for K-composition whitened equals token")
     tok_rms = _shipped.later_pairs(_shipped.scores(rms, None, "K", "token"))
     per_batch_fro = [spearman(fro_before, e) for e in eff_plain]
+    # the runtime-statistics route: whitened with gram = the covariance of what layer 1 reads on the
+    # evaluation batch; it moves with the basis (recomputed on a transformed model, it gives the same scores)
+    act_plain, act_rms = activation_whitened(m), activation_whitened(r)
+    moved = symmetry.transform_model(m, symmetry.rotation(d, 40.0, seed=1) @ ns.stretch_matrix(d, "all directions", 10.0, 0))
+    _holds(np.allclose(activation_whitened(moved), act_plain, rtol=1e-7, atol=1e-12),
+           "difficult: whitened with the activation covariance is unchanged by a change of basis")
     tr = _outputs("transform-rules")
     return {
         "d_model": d, "n_pairs": n_pairs, "comparisons": n_pairs * (n_pairs - 1) // 2,
@@ -636,6 +658,14 @@ def difficult() -> dict:
         **_diff("rho_plain_token_minus_frobenius", tok_plain, fro_before, eff_plain),
         **_rho("rho_rms_token", tok_rms, eff_rms),
         **_diff("rho_rms_token_minus_frobenius", tok_rms, rms_fro, eff_rms),
+        # whitened with gram = the activation covariance (layer 1's input, evaluation batch), K, both
+        # models, and its paired differences with frobenius and with token
+        **_rho("rho_activation", act_plain, eff_plain),
+        **_diff("rho_plain_activation_minus_frobenius", act_plain, fro_before, eff_plain),
+        **_diff("rho_plain_activation_minus_token", act_plain, tok_plain, eff_plain),
+        **_rho("rho_rms_activation", act_rms, eff_rms),
+        **_diff("rho_rms_activation_minus_frobenius", act_rms, rms_fro, eff_rms),
+        **_diff("rho_rms_activation_minus_token", act_rms, tok_rms, eff_rms),
         # frobenius's Spearman on single batches of the plain model: lowest and highest
         "rho_plain_batch_min": min(per_batch_fro), "rho_plain_batch_max": max(per_batch_fro),
         # transform-rules at its defaults

@@ -99,3 +99,33 @@ def test_loss_over_every_position_hides_the_repeated_half(difficult):
 def test_most_shrunk_tops_stay_in_the_writers_row(difficult):
     """"For 8 of the 10 directions the new top is another reader of 0.2"."""
     assert difficult["shrink_same_row"] > difficult["n_seeds"] // 2
+
+
+ACTIVATION = ["rho_activation", "rho_rms_activation", "rho_plain_activation_minus_frobenius",
+              "rho_plain_activation_minus_token", "rho_rms_activation_minus_frobenius",
+              "rho_rms_activation_minus_token"]
+
+
+@pytest.mark.parametrize("name", ACTIVATION)
+def test_each_activation_interval_holds_its_estimate(difficult, name):
+    lo, est, hi = interval(difficult, name)
+    assert lo <= est <= hi, (name, lo, est, hi)
+
+
+def test_activation_whitened_is_not_distinguishable_on_the_plain_model(difficult):
+    """"on this model the three cannot be told apart": both paired intervals hold zero."""
+    for name in ("rho_plain_activation_minus_frobenius", "rho_plain_activation_minus_token"):
+        lo, est, hi = interval(difficult, name)
+        assert lo <= 0 <= hi, (name, lo, est, hi)
+
+
+def test_activation_whitened_beats_token_on_the_rms_model(difficult):
+    """"That is better than `token` beyond the noise"."""
+    lo, est, hi = interval(difficult, "rho_rms_activation_minus_token")
+    assert lo > 0, (lo, est, hi)
+
+
+def test_activation_whitened_against_frobenius_on_the_rms_model_reaches_zero(difficult):
+    """"its interval ... reaches zero: a gain, if there is one, that these batches cannot confirm"."""
+    lo, est, hi = interval(difficult, "rho_rms_activation_minus_frobenius")
+    assert lo <= 0.0 + 1e-12 and hi > 0, (lo, est, hi)
