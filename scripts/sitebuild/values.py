@@ -334,6 +334,14 @@ def formalising() -> dict:
         _holds(np.allclose(ex["angles_before"], (0, phi)) and np.allclose(ex["angles_after"], (phi, 0)),
                "the basis change swaps the two angles exactly")
         out[f"{name}_phi"], out[f"{name}_condition"] = phi, ex["condition"]
+        # the smallest stretch that puts the writer inside D's read space: condition tan(45 + phi/2),
+        # and the writer's angle to B's read space after it (below phi: not inside, strict A1 breaks)
+        low = inclusion_swap(phi, smallest=True)
+        _holds(low["angles_after"][1] == 0.0 and 0 < low["angles_after"][0] < phi
+               and abs(low["condition"] - math.tan(math.radians(45 + phi / 2))) < 1e-9
+               and low["condition"] < ex["condition"],
+               "the smallest stretch, tan(45 + phi/2), puts the writer inside D and not inside B")
+        out[f"{name}_smallest_condition"], out[f"{name}_smallest_angle"] = low["condition"], low["angles_after"][0]
     # the basis change that keeps a rank-1 writer and swaps two readers (no value: the article proves
     # with it that a score of two heads meeting Axiom 4 must tie them); frobenius, svd_bound and
     # subspace tell the two readers apart, so the change reverses their order
