@@ -129,3 +129,20 @@ def test_activation_whitened_against_frobenius_on_the_rms_model_reaches_zero(dif
     """"its interval ... reaches zero: a gain, if there is one, that these batches cannot confirm"."""
     lo, est, hi = interval(difficult, "rho_rms_activation_minus_frobenius")
     assert lo <= 0.0 + 1e-12 and hi > 0, (lo, est, hi)
+
+
+@pytest.fixture(scope="module")
+def values() -> dict:
+    if not VALUES.is_file():
+        pytest.fail(f"{VALUES} is missing: run scripts/build first")
+    return json.loads(VALUES.read_text(encoding="utf-8"))
+
+
+def test_random_smallest_angle_is_an_expectation_with_a_spread(values):
+    """Composition and Subspaces: "on average X ± SE ... even means of 20 draws range from .. to ..":
+    the standard error is small, and single blocks of draws stray well beyond it."""
+    v = values["subspaces"]
+    mean, se = v["gpt2_random_smallest_angle"], v["gpt2_random_smallest_se"]
+    assert v["random_subspace_draws"] >= 1000 and se < 0.05
+    assert v["gpt2_random_block_min"] < mean - 5 * se and v["gpt2_random_block_max"] > mean + 5 * se
+    assert 45 < mean < 90                                   # "not perpendicular, but nowhere near aligned"
