@@ -171,6 +171,47 @@ def _later(s) -> np.ndarray:
     return np.asarray(s)[0, :, 1, :].ravel()
 
 
+def _prev_by_query(m, toks, l: int, h: int) -> np.ndarray:
+    """Head (l, h)'s mean attention to the previous token, by query position: entry k is query k + 1."""
+    return np.diagonal(m.attention_patterns(toks)[:, l, h], offset=-1, axis1=-2, axis2=-1).mean(0)
+
+
+def _prev_limits(per_query: np.ndarray) -> tuple[int, int]:
+    """(the last query position where the head still works, >= 90%; the first of the tail where it
+    fails, <= 15%, from there on) of a ``_prev_by_query`` curve."""
+    return int(np.argmax(per_query < 0.9)), int(np.nonzero(per_query > 0.15)[0].max()) + 2
+
+
+#: Training sequences whose demand for a previous-token description is counted: the first
+#: TRAINING_SEQUENCES the shipped training script drew (scripts/train_models.py, copying_batch with
+#: its data rng), 32 optimiser steps of 32.
+TRAINING_SEQUENCES = 1024
+
+
+def _training_demand(spec_index: int = 0) -> np.ndarray:
+    """``[n_ctx]``: for each position q, the share of training sequences in which the bigram ending
+    at q (tokens q - 1, q) comes back later, so that an induction head finds the copy by the key at
+    q, which only a description of the token before q lets it match."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "train_models.py"
+    spec = importlib.util.spec_from_file_location("train_models", path)
+    tm = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("train_models", tm)           # its dataclasses look their module up
+    spec.loader.exec_module(sys.modules["train_models"])
+    tm = sys.modules["train_models"]
+    s = tm.SPECS[spec_index]
+    x = tm.copying_batch(np.random.default_rng([s.seed, 0]), TRAINING_SEQUENCES, s.n_ctx, s.d_vocab, s.p_copy)
+    n = s.n_ctx
+    used = np.zeros((x.shape[0], n), dtype=bool)
+    for q in range(1, n - 1):
+        later = (x[:, q:n - 1] == x[:, [q - 1]]) & (x[:, q + 1:] == x[:, [q]])   # (j-1, j) for j > q
+        used[:, q] = later.any(axis=1)
+    return used.mean(axis=0)
+
+
 def measuring() -> dict:
     """site/content/posts/measuring-composition.md"""
     from headspace.composition import METRICS, random_baseline
@@ -197,6 +238,16 @@ def measuring() -> dict:
     q_v_base = {m: _later(_outputs("composition-scores", model=plain, mode=m, metric="frobenius_baseline")["scores"])
                 for m in "QV"}
     prev_scores, ind_scores = head_scores(_shipped.weights(plain, None))
+    # the previous-token head by query position: on the evaluation batch (second half repeats the
+    # first) and on as many sequences of random tokens that never repeat on purpose
+    pm = _shipped.weights(plain, None)
+    toks = _shipped.eval_batch(plain)
+    noise = np.random.default_rng(2).integers(0, cfg["d_vocab"], toks.shape)
+    by_query, by_query_noise = _prev_by_query(pm, toks, l1, h1), _prev_by_query(pm, noise, l1, h1)
+    good_until, fails_from = _prev_limits(by_query)
+    _holds(_prev_limits(by_query_noise) == (good_until, fails_from),
+           "measuring: the previous-token head works up to the same position on sequences that do not repeat")
+    demand = _training_demand()
     r_prev, r_ind = _shipped.roles(rms)
     rms_prev_scores, _ = head_scores(_shipped.weights(rms, None))
     runner_up = sorted(range(cfg["n_heads"]), key=lambda h: -rms_prev_scores[0, h])[1]
@@ -236,6 +287,20 @@ def measuring() -> dict:
         "phase_lo": curve["phase_change_steps"][0], "phase_hi": curve["phase_change_steps"][1],
         # the two heads: names and attention scores
         "prev": _head(prev), "ind": _head(ind), "prev_attention": float(prev_scores[l1, h1]),
+        # the previous-token head by query position (entry k is query k + 1): where it works and
+        # where it fails, on the evaluation batch and on random sequences without a repeat
+        "prev_good_until": good_until, "prev_fails_from": fails_from,
+        "prev_good_lo": float(by_query[:good_until].min()), "prev_good_hi": float(by_query[:good_until].max()),
+        "prev_tail_max": float(by_query[fails_from - 1:].max()),
+        "prev_noise_good_lo": float(by_query_noise[:good_until].min()),
+        "prev_noise_tail_max": float(by_query_noise[fails_from - 1:].max()),
+        # training data: the share of training sequences that need a previous-token description at a
+        # position (its bigram recurs later), at its most, and at the first position where the head fails;
+        # the share of all such needs that lie in the failing tail
+        "training_sequences": TRAINING_SEQUENCES,
+        "demand_peak": float(demand.max()), "demand_peak_at": int(demand.argmax()),
+        "demand_at_fail": float(demand[fails_from]),
+        "demand_tail_share": float(demand[fails_from:].sum() / demand.sum()),
         "induction_lo": float(ind_scores[1].min()), "induction_hi": float(ind_scores[1].max()),
         # the pair's K frobenius over training: start, peak, end, and the loss at those steps
         "k_step0": fro[0], "k_peak": fro[peak], "k_peak_step": steps[peak], "k_final": fro[-1],

@@ -146,3 +146,31 @@ def test_random_smallest_angle_is_an_expectation_with_a_spread(values):
     assert v["random_subspace_draws"] >= 1000 and se < 0.05
     assert v["gpt2_random_block_min"] < mean - 5 * se and v["gpt2_random_block_max"] > mean + 5 * se
     assert 45 < mean < 90                                   # "not perpendicular, but nowhere near aligned"
+
+
+def test_copying_score_near_one_while_a_third_of_tokens_raise_another(values):
+    """Primer: "copying scores are all at least 0.999..." yet "for only 63% to 66% of tokens is the logit
+    a token raises most its own ... about a third of the tokens raising some other token's logit more"."""
+    v = values["primer"]
+    assert v["copy_layer1_min"] > 0.999
+    assert 0.25 < 1 - v["ov_diag_layer1_max"] <= 1 - v["ov_diag_layer1_min"] < 0.42
+
+
+def test_previous_token_head_is_positional(values):
+    """Measuring: the head works up to one position and fails after it, on repeating and on
+    non-repeating sequences alike; its average hides that."""
+    v = values["measuring"]
+    assert v["prev_good_lo"] > 0.9 and v["prev_noise_good_lo"] > 0.9
+    assert v["prev_tail_max"] < 0.15 and v["prev_noise_tail_max"] < 0.15
+    assert v["prev_fails_from"] - v["prev_good_until"] <= 5
+    assert v["prev_fails_from"] == values["primer"]["prev_fails_from"]
+    assert v["prev_tail_max"] < v["prev_attention"] < v["prev_good_lo"]
+
+
+def test_training_data_need_late_previous_tokens(values):
+    """Measuring and Primer: "Late needs are rarer, not rare": the need at the failing position is
+    below the peak but is more than a third of sequences, and the tail holds a real share."""
+    v = values["measuring"]
+    assert v["training_sequences"] >= 1000
+    assert 0.33 < v["demand_at_fail"] < v["demand_peak"]
+    assert 0.1 < v["demand_tail_share"] < 0.5
