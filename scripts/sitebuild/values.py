@@ -244,9 +244,7 @@ def measuring() -> dict:
     toks = _shipped.eval_batch(plain)
     noise = np.random.default_rng(2).integers(0, cfg["d_vocab"], toks.shape)
     by_query, by_query_noise = _prev_by_query(pm, toks, l1, h1), _prev_by_query(pm, noise, l1, h1)
-    good_until, fails_from = _prev_limits(by_query)
-    _holds(_prev_limits(by_query_noise) == (good_until, fails_from),
-           "measuring: the previous-token head works up to the same position on sequences that do not repeat")
+    good_until, fails_from = _prev_limits(by_query)      # on random sequences: tests/site/test_claims.py
     demand = _training_demand()
     r_prev, r_ind = _shipped.roles(rms)
     rms_prev_scores, _ = head_scores(_shipped.weights(rms, None))
