@@ -13,7 +13,10 @@ each one calls ``headspace`` (mostly a registry demo, run exactly as the page
 runs it), so the prose cannot drift from the code. The few inputs that come
 from outside the library are named constants with their source. Where the
 prose makes a claim about a whole range (the same transmission at every
-angle), the function checks the claim and fails the build if it breaks.
+angle), the function checks the claim and fails the build if it breaks. It checks only claims
+that are exact (counts, identities, orders of weights); a claim about noisy estimates (a rank
+correlation with path ablation on data) holds within an interval, which the build reports
+(``headspace.stats``) and tests/site/test_claims.py checks.
 
 tests/site/test_numbers.py fails on a bare number in an article's prose and
 on a value that no article uses. To state a new number: add one line to the
@@ -23,6 +26,7 @@ article's function below, with a comment saying what it is, and write
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from fractions import Fraction
@@ -73,14 +77,27 @@ def polariser() -> dict:
     }
 
 
-RANDOM_SUBSPACE_DRAWS = 20
+#: Seeded pairs of random subspaces behind the expected smallest angle, drawn in blocks (the
+#: figure's own 20 draws are one block; the spread of block means shows why one block misleads).
+RANDOM_SUBSPACE_DRAWS, RANDOM_SUBSPACE_BLOCK = 1000, 20
 
 
-def _smallest_random_angle(n: int, k: int) -> float:
-    """Mean over seeded draws of the smallest principal angle between two random k-dim subspaces of R^n."""
+def _smallest_random_angles(n: int, k: int) -> np.ndarray:
+    """The smallest principal angle (degrees) between two random k-dim subspaces of R^n, for each of
+    RANDOM_SUBSPACE_DRAWS seeded draws. A Gaussian subspace is uniform and the angles do not change
+    under a rotation, so one of the two may as well be the first k coordinates: the cosine is the
+    largest singular value of the first k rows of Q_R, by batched QR (a pair at a time through
+    ``axioms.principal_angles`` took seconds on a loaded machine; the build checks two draws against it)."""
     rng = np.random.default_rng(0)
-    return float(np.mean([axioms.principal_angles(rng.standard_normal((n, k)), rng.standard_normal((n, k)))[0]
-                          for _ in range(RANDOM_SUBSPACE_DRAWS)]))
+    out = []
+    for _ in range(RANDOM_SUBSPACE_DRAWS // RANDOM_SUBSPACE_BLOCK):
+        R = rng.standard_normal((RANDOM_SUBSPACE_BLOCK, n, k))
+        cos = np.linalg.svd(np.linalg.qr(R)[0][:, :k], compute_uv=False)[:, 0]
+        out.append(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
+        if len(out) == 1:
+            _holds(np.allclose(out[0][:2], [axioms.principal_angles(np.eye(n)[:, :k], R[i])[0] for i in range(2)],
+                               atol=1e-9), "subspaces: the batched smallest angle is principal_angles'")
+    return np.concatenate(out)
 
 
 def subspaces() -> dict:
@@ -100,6 +117,8 @@ def subspaces() -> dict:
     rs = REGISTRY["random-subspaces"].resolve({})
     _holds((rs["n"], rs["k"]) == (GPT2_SMALL["d_model"], GPT2_SMALL["d_head"]),
            "the random-subspaces figure opens at GPT-2 small's d_model and d_head")
+    smallest = _smallest_random_angles(GPT2_SMALL["d_model"], GPT2_SMALL["d_head"])
+    blocks = smallest.reshape(-1, RANDOM_SUBSPACE_BLOCK).mean(axis=1)
     return {
         # points on the ruler of y values in the projection-1d-2d figure
         "ruler_points": len(ruler["x"]),
@@ -131,9 +150,14 @@ def subspaces() -> dict:
         "gpt2_d_head": GPT2_SMALL["d_head"],
         # expected mean cos^2 of the principal angles between random head-sized subspaces: k / n
         "gpt2_random_cos2": str(Fraction(GPT2_SMALL["d_head"], GPT2_SMALL["d_model"])),
-        # mean smallest principal angle (degrees) between random head-sized subspaces of GPT-2's stream
-        "gpt2_random_smallest_angle": _smallest_random_angle(GPT2_SMALL["d_model"], GPT2_SMALL["d_head"]),
-        "random_subspace_draws": RANDOM_SUBSPACE_DRAWS,
+        # expected smallest principal angle (degrees) between random head-sized subspaces of GPT-2's
+        # stream: the mean over the draws, its standard error, the spread of single draws, and the
+        # lowest and highest mean of a block of RANDOM_SUBSPACE_BLOCK draws
+        "gpt2_random_smallest_angle": float(smallest.mean()),
+        "gpt2_random_smallest_se": float(smallest.std(ddof=1) / np.sqrt(smallest.size)),
+        "gpt2_random_smallest_sd": float(smallest.std(ddof=1)),
+        "gpt2_random_block_min": float(blocks.min()), "gpt2_random_block_max": float(blocks.max()),
+        "random_subspace_draws": RANDOM_SUBSPACE_DRAWS, "random_subspace_block": RANDOM_SUBSPACE_BLOCK,
     }
 
 
@@ -145,6 +169,47 @@ def _head(pair) -> str:
 def _later(s) -> np.ndarray:
     """Every earlier-later pair of a two-layer score array [2, n_heads, 2, n_heads], flattened."""
     return np.asarray(s)[0, :, 1, :].ravel()
+
+
+def _prev_by_query(m, toks, l: int, h: int) -> np.ndarray:
+    """Head (l, h)'s mean attention to the previous token, by query position: entry k is query k + 1."""
+    return np.diagonal(m.attention_patterns(toks)[:, l, h], offset=-1, axis1=-2, axis2=-1).mean(0)
+
+
+def _prev_limits(per_query: np.ndarray) -> tuple[int, int]:
+    """(the last query position where the head still works, >= 90%; the first of the tail where it
+    fails, <= 15%, from there on) of a ``_prev_by_query`` curve."""
+    return int(np.argmax(per_query < 0.9)), int(np.nonzero(per_query > 0.15)[0].max()) + 2
+
+
+#: Training sequences whose demand for a previous-token description is counted: the first
+#: TRAINING_SEQUENCES the shipped training script drew (scripts/train_models.py, copying_batch with
+#: its data rng), 32 optimiser steps of 32.
+TRAINING_SEQUENCES = 1024
+
+
+def _training_demand(spec_index: int = 0) -> np.ndarray:
+    """``[n_ctx]``: for each position q, the share of training sequences in which the bigram ending
+    at q (tokens q - 1, q) comes back later, so that an induction head finds the copy by the key at
+    q, which only a description of the token before q lets it match."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "train_models.py"
+    spec = importlib.util.spec_from_file_location("train_models", path)
+    tm = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("train_models", tm)           # its dataclasses look their module up
+    spec.loader.exec_module(sys.modules["train_models"])
+    tm = sys.modules["train_models"]
+    s = tm.SPECS[spec_index]
+    x = tm.copying_batch(np.random.default_rng([s.seed, 0]), TRAINING_SEQUENCES, s.n_ctx, s.d_vocab, s.p_copy)
+    n = s.n_ctx
+    used = np.zeros((x.shape[0], n), dtype=bool)
+    for q in range(1, n - 1):
+        later = (x[:, q:n - 1] == x[:, [q - 1]]) & (x[:, q + 1:] == x[:, [q]])   # (j-1, j) for j > q
+        used[:, q] = later.any(axis=1)
+    return used.mean(axis=0)
 
 
 def measuring() -> dict:
@@ -173,6 +238,14 @@ def measuring() -> dict:
     q_v_base = {m: _later(_outputs("composition-scores", model=plain, mode=m, metric="frobenius_baseline")["scores"])
                 for m in "QV"}
     prev_scores, ind_scores = head_scores(_shipped.weights(plain, None))
+    # the previous-token head by query position: on the evaluation batch (second half repeats the
+    # first) and on as many sequences of random tokens that never repeat on purpose
+    pm = _shipped.weights(plain, None)
+    toks = _shipped.eval_batch(plain)
+    noise = np.random.default_rng(2).integers(0, cfg["d_vocab"], toks.shape)
+    by_query, by_query_noise = _prev_by_query(pm, toks, l1, h1), _prev_by_query(pm, noise, l1, h1)
+    good_until, fails_from = _prev_limits(by_query)      # on random sequences: tests/site/test_claims.py
+    demand = _training_demand()
     r_prev, r_ind = _shipped.roles(rms)
     rms_prev_scores, _ = head_scores(_shipped.weights(rms, None))
     runner_up = sorted(range(cfg["n_heads"]), key=lambda h: -rms_prev_scores[0, h])[1]
@@ -212,6 +285,20 @@ def measuring() -> dict:
         "phase_lo": curve["phase_change_steps"][0], "phase_hi": curve["phase_change_steps"][1],
         # the two heads: names and attention scores
         "prev": _head(prev), "ind": _head(ind), "prev_attention": float(prev_scores[l1, h1]),
+        # the previous-token head by query position (entry k is query k + 1): where it works and
+        # where it fails, on the evaluation batch and on random sequences without a repeat
+        "prev_good_until": good_until, "prev_fails_from": fails_from,
+        "prev_good_lo": float(by_query[:good_until].min()), "prev_good_hi": float(by_query[:good_until].max()),
+        "prev_tail_max": float(by_query[fails_from - 1:].max()),
+        "prev_noise_good_lo": float(by_query_noise[:good_until].min()),
+        "prev_noise_tail_max": float(by_query_noise[fails_from - 1:].max()),
+        # training data: the share of training sequences that need a previous-token description at a
+        # position (its bigram recurs later), at its most, and at the first position where the head fails;
+        # the share of all such needs that lie in the failing tail
+        "training_sequences": TRAINING_SEQUENCES,
+        "demand_peak": float(demand.max()), "demand_peak_at": int(demand.argmax()),
+        "demand_at_fail": float(demand[fails_from]),
+        "demand_tail_share": float(demand[fails_from:].sum() / demand.sum()),
         "induction_lo": float(ind_scores[1].min()), "induction_hi": float(ind_scores[1].max()),
         # the pair's K frobenius over training: start, peak, end, and the loss at those steps
         "k_step0": fro[0], "k_peak": fro[peak], "k_peak_step": steps[peak], "k_final": fro[-1],
@@ -330,6 +417,14 @@ def formalising() -> dict:
         _holds(np.allclose(ex["angles_before"], (0, phi)) and np.allclose(ex["angles_after"], (phi, 0)),
                "the basis change swaps the two angles exactly")
         out[f"{name}_phi"], out[f"{name}_condition"] = phi, ex["condition"]
+        # the smallest stretch that puts the writer inside D's read space: condition tan(45 + phi/2),
+        # and the writer's angle to B's read space after it (below phi: not inside, strict A1 breaks)
+        low = inclusion_swap(phi, smallest=True)
+        _holds(low["angles_after"][1] == 0.0 and 0 < low["angles_after"][0] < phi
+               and abs(low["condition"] - math.tan(math.radians(45 + phi / 2))) < 1e-9
+               and low["condition"] < ex["condition"],
+               "the smallest stretch, tan(45 + phi/2), puts the writer inside D and not inside B")
+        out[f"{name}_smallest_condition"], out[f"{name}_smallest_angle"] = low["condition"], low["angles_after"][0]
     # the basis change that keeps a rank-1 writer and swaps two readers (no value: the article proves
     # with it that a score of two heads meeting Axiom 4 must tie them); frobenius, svd_bound and
     # subspace tell the two readers apart, so the change reverses their order
@@ -402,19 +497,85 @@ def formalising() -> dict:
 
 SYMMETRY_SEEDS = range(10)  # the seeds of norm-symmetry's slider: every direction the reader can pick
 
+#: Path ablation for the rank correlations of "Why difficult": EVAL_BATCHES independent batches
+#: (heads.repeated_tokens, seeds 1 to EVAL_BATCHES) of BATCH_SEQUENCES sequences each. Twenty is
+#: the fewest the bootstrap needs; eight sequences a batch keep both models' 20 path ablations to
+#: about a second (32 a batch took 7 s a model). The correlation is the one of the mean effect
+#: over all batches; its interval resamples batches (headspace.stats).
+EVAL_BATCHES, BATCH_SEQUENCES = 20, 8
+#: The central share of the bootstrap that an interval reports.
+LEVEL = 0.95
+
+
+@functools.lru_cache(maxsize=None)
+def batch_effects(name: str, mode: str = "K") -> np.ndarray:
+    """``[EVAL_BATCHES, n_pairs]``: path ablation of shipped model ``name`` on each batch, later pairs."""
+    from headspace.causal import path_ablation
+    from headspace.demos import _shipped
+    from headspace.heads import repeated_tokens
+
+    m = _shipped.weights(name, None)
+    cfg = m.config
+    return np.stack([_shipped.later_pairs(path_ablation(
+        m, repeated_tokens(cfg["d_vocab"], cfg["n_ctx"], batch=BATCH_SEQUENCES, seed=seed), mode))
+        for seed in range(1, EVAL_BATCHES + 1)])
+
+
+def _rho(prefix: str, scores, effects) -> dict:
+    """``{prefix: rho, prefix_lo: .., prefix_hi: ..}``: Spearman of ``scores`` with the mean of
+    ``effects`` over batches, and its bootstrap interval over batches."""
+    from headspace.stats import spearman_interval
+
+    r = spearman_interval(scores, effects, level=LEVEL)
+    return {prefix: r.estimate, f"{prefix}_lo": r.lo, f"{prefix}_hi": r.hi}
+
+
+def _diff(prefix: str, a, b, effects) -> dict:
+    """The paired interval of Spearman(a) - Spearman(b) over the same batch resamples."""
+    from headspace.stats import spearman_difference
+
+    d = spearman_difference(a, b, effects, level=LEVEL)
+    return {prefix: d.estimate, f"{prefix}_lo": d.lo, f"{prefix}_hi": d.hi}
+
+
+def _lead(scores) -> tuple[int, int, float, float]:
+    """(index of the top score, of the runner-up, their values) of a flat score array."""
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    return int(order[0]), int(order[1]), float(scores[order[0]]), float(scores[order[1]])
+
+
+def activation_whitened(m, mode: str = "K") -> np.ndarray:
+    """``whitened`` for every later pair of the folded model ``m``, with ``gram`` the covariance of
+    what layer 1's heads read (the residual stream after layer 0, through the norm if the model has
+    one) over every position of the evaluation batch: the runtime-statistics way out."""
+    from headspace.demos import _shipped
+    from headspace.head_pairs import all_composition_scores
+
+    toks = _shipped._eval_batch(m.config["d_vocab"], m.config["n_ctx"])      # the evaluation batch
+    resid = m.embed(toks)
+    x = m.layer_input(resid, 0)
+    _, out = m.attend(0, x, x, x)
+    read = m.layer_input(resid + out.sum(axis=1) + m.b_O[0], 1).reshape(-1, m.config["d_model"])
+    gram = np.cov(read, rowvar=False)
+    return _shipped.later_pairs(all_composition_scores(m.W_Q, m.W_K, m.W_V, m.W_O, mode, "whitened", gram=gram))
+
 
 def difficult() -> dict:
     """site/content/posts/why-measuring-composition-is-difficult.md"""
     from headspace import symmetry
     from headspace.axioms import ordering_flips
+    from headspace.causal import path_ablation
     from headspace.demos import _shipped
     from headspace.demos import norm_symmetry as ns
-    from headspace.demos.metric_agreement import agreement
     from headspace.demos import residual_basis as rbasis
     from headspace.demos.residual_basis import mean_loss
+    from headspace.heads import repeated_tokens
+    from headspace.model import cross_entropy
+    from headspace.stats import spearman, spearman_difference, spearman_interval
 
     plain, rms = _shipped.MODEL_NAMES
     cfg = _shipped.weights(plain, None).config
+    n_heads = cfg["n_heads"]
     rb = {m: _outputs("residual-basis", model=plain, metric=m) for m in _shipped.SCORE_OPTIONS}
     flips = {m: ordering_flips(_shipped.later_pairs(o["scores_before"]), _shipped.later_pairs(o["scores_after"]))
              for m, o in rb.items()}
@@ -428,41 +589,114 @@ def difficult() -> dict:
     loss_after, worst_logit = rbasis.symmetry_rounding(
         (plain, *(defaults[k] for k in ("rotation", "log_condition", "shear", "permute", "seed"))))
     worst = abs(loss_after - rb["frobenius"]["loss_before"])
-    # a stretch over all directions of the plain model: where the top K pair first changes, per seed
+
+    # -- the plain model: a stretch over all directions, where the top K pair first changes, per frame
     m = _shipped.weights(plain, None)
     d = cfg["d_model"]
-    plain_first = [ns.first_reorder(np.stack([ns._frobenius(m, ns.stretch_matrix(d, "all directions", 10.0 ** lc, s), "K")
-                                              for lc in ns.FINE])) for s in SYMMETRY_SEEDS]
+    (_, h1), _ = _shipped.roles(plain)
+    plain_curves = [np.stack([_shipped.later_pairs(ns._frobenius(m, ns.stretch_matrix(d, "all directions", 10.0 ** lc, s), "K"))
+                              for lc in ns.FINE]) for s in SYMMETRY_SEEDS]
+    plain_first = [ns.first_reorder(c) for c in plain_curves]
     plain_moved = [c for c in plain_first if c is not None]
-    # the RMS model: a rotation times a scalar moves the loss only through the norm's eps
+    top, second, top_score, second_score = _lead(plain_curves[0][0])
+    _holds(top // n_heads == h1 and second // n_heads == h1,
+           "difficult: the plain model's two highest K scores are both readers of the previous-token head")
+    # every top, at every condition up to 100 and in every frame, is a reader of the previous-token head
+    _holds(all(np.all(c.argmax(axis=1) // n_heads == h1) for c in plain_curves),
+           "difficult: under the stretch the plain model's top K pair stays in the previous-token head's row")
+    # what does degrade: the rank agreement with path ablation (path ablation itself is invariant)
+    eff_plain = batch_effects(plain)
+    fro_before = _shipped.later_pairs(rb["frobenius"]["scores_before"])
+    fro_after = _shipped.later_pairs(rb["frobenius"]["scores_after"])
+
+    # -- the RMS model: a rotation times a scalar moves the loss only through the norm's eps
     r = _shipped.weights(rms, None)
+    (_, rh1), _ = _shipped.roles(rms)
     base, _ = mean_loss(r, rms)
     scaled, _ = mean_loss(symmetry.transform_model(r, 2.5 * symmetry.rotation(d, 40.0, seed=1)), rms)
     rotated, _ = mean_loss(symmetry.transform_model(r, symmetry.rotation(d, 40.0, seed=1)), rms)
+    toks = _shipped.eval_batch(rms)
+    half = toks.shape[1] // 2                       # loss positions half.. predict the repeated half
+
+    def losses(model) -> tuple[float, float]:
+        """(mean loss over every position, over the repeated half) on the site's batch: one pass."""
+        ce = cross_entropy(model.logits(toks), toks)
+        return float(ce.mean()), float(ce[:, half:].mean())
+
+    base_all, base_repeat = losses(r)
+    _holds(abs(base_all - base) < 1e-12, "difficult: the RMS model's loss is the figure's")
 
     def first_reorders(stretch, mode):
-        return [_outputs("norm-symmetry", stretch=stretch, mode=mode, seed=s)["first_reorder_condition"]
-                for s in SYMMETRY_SEEDS]
+        """norm-symmetry's first_reorder_condition for each seed (its own functions: the demo's
+        output would also compute a loss curve per seed, 21 forward passes, that no value needs)."""
+        return [ns.first_reorder(ns.score_curve(rms, stretch, s, mode)) for s in SYMMETRY_SEEDS]
 
-    def sweep(stretch):
-        """K: where the top pair first changes, each direction's loss curve, and the loss change
-        exactly where the top pair changes (one forward pass per direction)."""
-        firsts = first_reorders(stretch, "K")
-        curves = [ns.loss_curve(rms, stretch, s) for s in SYMMETRY_SEEDS]
-        at = [mean_loss(symmetry.transform_model(r, ns.stretch_matrix(d, stretch, f, s)), rms)[0] - base
-              for s, f in zip(SYMMETRY_SEEDS, firsts) if f]
-        return firsts, curves, at
+    shrink_curves = [ns.score_curve(rms, "shrink one direction", s, "K") for s in SYMMETRY_SEEDS]
 
-    shrink_k, shrink_curves, shrink_at = sweep("shrink one direction")
-    grow_k, _, grow_at = sweep("grow one direction")
-    all_k, _, all_at = sweep("all directions")
+    def loss_at_reorders(stretch, firsts):
+        """The loss change (every position) exactly where the top pair changes, per moved direction."""
+        return [mean_loss(symmetry.transform_model(r, ns.stretch_matrix(d, stretch, f, s)), rms)[0] - base
+                for s, f in zip(SYMMETRY_SEEDS, firsts) if f]
+
+    shrink_k = [ns.first_reorder(c) for c in shrink_curves]
+    grow_k, all_k = first_reorders("grow one direction", "K"), first_reorders("all directions", "K")
     shrink_q = first_reorders("shrink one direction", "Q")
     shrink_v = first_reorders("shrink one direction", "V")
-    shrink_max = max(max(abs(x) for c in shrink_curves for x in c), max(abs(x) for x in shrink_at))
     _holds(all(f is not None for f in shrink_k), "difficult: shrinking one direction reorders the top K pair for every seed")
-    rho = agreement(plain, None, "K")
-    _holds(max(rho["token"], rho["whitened"]) <= rho["frobenius"],
-           "difficult: on attn-only-2l's own basis the symmetry-free scores rank K pairs no better than frobenius")
+    # shrinking: the loss change over the slider's whole range and where the top pair changes, over
+    # every position and over the repeated half (where the induction circuit acts)
+    change_all, change_repeat = [], []
+    for s, f in zip(SYMMETRY_SEEDS, shrink_k):
+        for cond in [10.0 ** lc for lc in ns.GRID] + [f]:
+            a, rep = losses(symmetry.transform_model(r, ns.stretch_matrix(d, "shrink one direction", cond, s)))
+            change_all.append(abs(a - base_all))
+            change_repeat.append(abs(rep - base_repeat))
+    shrink_max = max(change_all)
+    # where the top pair first changes under shrinking: is the new top another reader of the same writer?
+    rms_fro = _shipped.later_pairs(_shipped.scores(rms, None, "K", "frobenius"))
+    rtop, rsecond, rtop_score, rsecond_score = _lead(rms_fro)
+    _holds(rtop // n_heads == rh1 and rsecond // n_heads == rh1,
+           "difficult: the RMS model's two highest K scores are both readers of its previous-token head")
+
+    def new_top_row(curve):
+        """The writer of the pair that first takes the top along a score curve that reorders."""
+        tops = curve.reshape(len(curve), -1).argmax(axis=1)          # flat [layer, head, layer, head]
+        return int(np.unravel_index(tops[np.flatnonzero(tops != tops[0])[0]], curve.shape[1:])[1])
+
+    same_row = sum(new_top_row(c) == rh1 for c in shrink_curves)
+    # the rank agreement with path ablation after shrinking, at the median first-reorder condition
+    # and at 100, for each direction; judged against the unshrunk model's path ablation
+    eff_rms = batch_effects(rms)
+    shrink_median = float(np.median(shrink_k))
+    def shrunk(cond):
+        rhos, drops = [], 0
+        for s in SYMMETRY_SEEDS:
+            sc = _shipped.later_pairs(ns._frobenius(r, ns.stretch_matrix(d, "shrink one direction", cond, s), "K"))
+            rhos.append(spearman_interval(sc, eff_rms, level=LEVEL))
+            drops += spearman_difference(sc, rms_fro, eff_rms, level=LEVEL).hi < 0
+        return rhos, drops
+
+    rho_med, drops_med = shrunk(shrink_median)
+    rho_100, drops_100 = shrunk(100.0)
+    # the shrunk model's own path ablation (condition 100, the first batch) ranks the pairs as the
+    # unshrunk model's does, within this rank correlation
+    batch1 = repeated_tokens(cfg["d_vocab"], cfg["n_ctx"], batch=BATCH_SEQUENCES, seed=1)
+    own_agreement = min(spearman(_shipped.later_pairs(path_ablation(
+        symmetry.transform_model(r, ns.stretch_matrix(d, "shrink one direction", 100.0, s)), batch1, "K")),
+        eff_rms[0]) for s in SYMMETRY_SEEDS)
+
+    # -- three ways forward: K rank agreement with path ablation, final weights, both models
+    tok_plain = _shipped.later_pairs(_shipped.scores(plain, None, "K", "token"))
+    _holds(np.allclose(tok_plain, _shipped.later_pairs(_shipped.scores(plain, None, "K", "whitened")), rtol=1e-9),
+           "difficult: for K-composition whitened equals token")
+    tok_rms = _shipped.later_pairs(_shipped.scores(rms, None, "K", "token"))
+    per_batch_fro = [spearman(fro_before, e) for e in eff_plain]
+    # the runtime-statistics route: whitened with gram = the covariance of what layer 1 reads on the
+    # evaluation batch; it moves with the basis (recomputed on a transformed model, it gives the same scores)
+    act_plain, act_rms = activation_whitened(m), activation_whitened(r)
+    moved = symmetry.transform_model(m, symmetry.rotation(d, 40.0, seed=1) @ ns.stretch_matrix(d, "all directions", 10.0, 0))
+    _holds(np.allclose(activation_whitened(moved), act_plain, rtol=1e-7, atol=1e-12),
+           "difficult: whitened with the activation covariance is unchanged by a change of basis")
     tr = _outputs("transform-rules")
     return {
         "d_model": d, "n_pairs": n_pairs, "comparisons": n_pairs * (n_pairs - 1) // 2,
@@ -474,21 +708,57 @@ def difficult() -> dict:
         "worst_logit_change": _power_of_ten(worst_logit),
         "flips_frobenius": flips["frobenius"], "flips_svd_bound": flips["svd_bound"],
         "flips_subspace": flips["subspace"], "flips_baseline": flips["frobenius_baseline"],
-        # a stretch over all directions of the plain model
+        # a stretch over all directions of the plain model; its top two K pairs before the stretch
         "plain_top_moves": len(plain_moved), "plain_top_smallest": min(plain_moved),
+        "plain_prev": f"0.{h1}", "plain_top_score": top_score, "plain_second_score": second_score,
+        "plain_top_lead": top_score / second_score - 1,
+        # Spearman of frobenius with path ablation (K, plain model), before and after the default T,
+        # and the paired interval of the change
+        **_rho("rho_plain_identity", fro_before, eff_plain),
+        **_rho("rho_plain_default", fro_after, eff_plain),
+        **_diff("rho_plain_change", fro_after, fro_before, eff_plain),
         # the RMS model
-        "rms_loss": base,
+        "rms_loss": base, "rms_repeat_loss": base_repeat,
+        "rms_first_half_loss": float(cross_entropy(r.logits(toks), toks)[:, :half - 1].mean()),
         "rms_rotation_change": _power_of_ten(max(abs(rotated - base), 1e-300)),
         "rms_scale_change": abs(scaled - base),
-        "shrink_median": float(np.median([f for f in shrink_k if f])),
+        "rms_prev": f"0.{rh1}", "rms_top_score": rtop_score, "rms_second_score": rsecond_score,
+        "rms_top_lead": rtop_score / rsecond_score - 1, "shrink_same_row": same_row,
+        "shrink_median": shrink_median,
         "shrink_smallest": min(f for f in shrink_k if f),
-        "shrink_max_loss": shrink_max, "shrink_max_pct": shrink_max / base,
+        "shrink_max_loss": shrink_max, "shrink_max_pct": shrink_max / base_all,
+        "shrink_max_repeat_pct": max(change_repeat) / base_repeat,
         "shrink_q_reorders": sum(f is not None for f in shrink_q),
         "shrink_v_reorders": sum(f is not None for f in shrink_v),
-        "grow_reorders": sum(f is not None for f in grow_k), "grow_min_loss": min(grow_at),
-        "all_reorders": sum(f is not None for f in all_k), "all_min_loss": min(all_at),
-        # rank agreement with path ablation, K, final weights of the plain model
-        "rho_frobenius": rho["frobenius"], "rho_token": rho["token"], "rho_whitened": rho["whitened"],
+        "grow_reorders": sum(f is not None for f in grow_k), "grow_min_loss": min(loss_at_reorders("grow one direction", grow_k)),
+        "all_reorders": sum(f is not None for f in all_k), "all_min_loss": min(loss_at_reorders("all directions", all_k)),
+        # Spearman of frobenius with path ablation (K, RMS model): unshrunk, and after shrinking one
+        # direction (lowest and highest estimate over the directions, lowest lo and highest hi)
+        **_rho("rho_rms_frobenius", rms_fro, eff_rms),
+        "rho_shrink_med_min": min(x.estimate for x in rho_med), "rho_shrink_med_max": max(x.estimate for x in rho_med),
+        "rho_shrink_med_lo": min(x.lo for x in rho_med), "rho_shrink_med_hi": max(x.hi for x in rho_med),
+        "rho_shrink_100_min": min(x.estimate for x in rho_100), "rho_shrink_100_max": max(x.estimate for x in rho_100),
+        "rho_shrink_100_lo": min(x.lo for x in rho_100), "rho_shrink_100_hi": max(x.hi for x in rho_100),
+        "shrink_med_drops": int(drops_med), "shrink_100_drops": int(drops_100),
+        "shrunk_own_agreement": own_agreement,
+        # the batches behind every interval
+        "eval_batches": EVAL_BATCHES, "batch_sequences": BATCH_SEQUENCES, "interval_level": LEVEL,
+        # rank agreement with path ablation, K, final weights: token (= whitened for K) and frobenius,
+        # both models, with the paired interval of their difference
+        **_rho("rho_token", tok_plain, eff_plain),
+        **_diff("rho_plain_token_minus_frobenius", tok_plain, fro_before, eff_plain),
+        **_rho("rho_rms_token", tok_rms, eff_rms),
+        **_diff("rho_rms_token_minus_frobenius", tok_rms, rms_fro, eff_rms),
+        # whitened with gram = the activation covariance (layer 1's input, evaluation batch), K, both
+        # models, and its paired differences with frobenius and with token
+        **_rho("rho_activation", act_plain, eff_plain),
+        **_diff("rho_plain_activation_minus_frobenius", act_plain, fro_before, eff_plain),
+        **_diff("rho_plain_activation_minus_token", act_plain, tok_plain, eff_plain),
+        **_rho("rho_rms_activation", act_rms, eff_rms),
+        **_diff("rho_rms_activation_minus_frobenius", act_rms, rms_fro, eff_rms),
+        **_diff("rho_rms_activation_minus_token", act_rms, tok_rms, eff_rms),
+        # frobenius's Spearman on single batches of the plain model: lowest and highest
+        "rho_plain_batch_min": min(per_batch_fro), "rho_plain_batch_max": max(per_batch_fro),
         # transform-rules at its defaults
         "toy_before": tr["frobenius_before"], "toy_after": tr["frobenius_after"],
     }

@@ -225,6 +225,24 @@ def test_axiom_3_as_posed_cannot_be_met(delta):
         assert not all(wants), m
 
 
+@pytest.mark.parametrize("delta", [5.0, 10.0, 30.0])
+def test_axiom_3_contradiction_needs_unweighted_angles(delta):
+    """Formalising Composition credits the impossibility to reading Axiom 3 by unweighted angles:
+    a score that weighs directions by their singular values (frobenius) lets the faint direction
+    fade with eps, so it is continuous through the rank drop and its order for small eps is the
+    order of the limits (no contradiction), while the angle-only subspace score jumps at eps = 0."""
+    ex0 = X.axiom_3_as_posed_counterexample(eps=0.0, delta=delta)
+    B = ex0["B"]
+    limits = [C.composition_score(ex0[k], B, "frobenius") for k in ("limit_1", "limit_2")]
+    for eps in (1e-3, 1e-6):
+        ex = X.axiom_3_as_posed_counterexample(eps=eps, delta=delta)
+        fro = [C.composition_score(ex[k], B, "frobenius") for k in ("A_1", "A_2")]
+        np.testing.assert_allclose(fro, limits, atol=10 * eps)         # continuous at the rank drop
+        assert (fro[0] > fro[1]) == (limits[0] > limits[1])             # the same order as the limits
+        sub = C.composition_score(ex["A_2"], B, "subspace")
+        assert abs(sub - C.composition_score(ex0["limit_2"], B, "subspace")) > 0.1   # angles alone jump
+
+
 # --------------------------------------------------------------------------- exhibits for the article
 
 def test_identity_paradox_exhibit():
@@ -287,3 +305,38 @@ def test_frobenius_axiom_3_counterexample():
     assert np.all(np.diff(sub) > 0) and sub[-1] == pytest.approx(1.0)
     assert np.all(np.diff(fro) < 0)
     assert fro[0] == pytest.approx(0.4596, abs=1e-4) and fro[-1] == pytest.approx(0.0705, abs=1e-4)
+
+
+@pytest.mark.parametrize("phi", [30.0, 45.0, 60.0])
+def test_inclusion_swap_smallest_stretch(phi):
+    """Formalising: the smallest condition number that puts the writer inside D's read space is
+    tan(45 + phi/2); the construction reaches it, and no SPD G = T T^T of smaller condition turns
+    e_1 by phi (random search against the bound, which is where the exact swap's S is not tight)."""
+    low, exact = X.inclusion_swap(phi, d_model=4, smallest=True), X.inclusion_swap(phi, d_model=4)
+    c = np.tan(np.deg2rad(45 + phi / 2))
+    assert low["condition"] == pytest.approx(c, rel=1e-12) and low["condition"] < exact["condition"]
+    assert low["angles_after"][1] == 0.0 and 0 < low["angles_after"][0] < phi
+    after = C.subspace(low["A*"], low["B*"]), C.subspace(low["A*"], low["D*"])
+    assert after[1] == pytest.approx(1.0) and after[0] < 1 - 1e-6           # strict A1 must flip
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        Q = np.linalg.qr(rng.standard_normal((2, 2)))[0]
+        k = rng.uniform(1.0, c * c * (1 - 1e-6))
+        G = Q @ np.diag([k, 1.0]) @ Q.T
+        g = G[:, 0]
+        assert np.degrees(np.arccos(g[0] / np.linalg.norm(g))) < phi
+
+
+def test_counting_score_meets_axiom_4():
+    """Formalising: the counting score rank(AB)/rank(A) is unchanged by every change of basis."""
+    from headspace.demos.inclusion_swap import counting
+
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        A = rng.standard_normal((6, 2)) @ rng.standard_normal((2, 6))
+        B = rng.standard_normal((6, 3)) @ rng.standard_normal((3, 6))
+        B = B @ np.diag([0, 0, 0, 1, 1, 1]) if rng.random() < 0.5 else B    # some cases lose rank
+        Q1, Q2 = (np.linalg.qr(rng.standard_normal((6, 6)))[0] for _ in range(2))
+        T = Q1 @ np.diag(np.linspace(1, 3, 6)) @ Q2                        # condition 3: exact ranks
+        Ti = np.linalg.inv(T)
+        assert counting(Ti @ A @ T, Ti @ B @ Ti.T) == counting(A, B)

@@ -262,3 +262,21 @@ def test_residual_basis_causal_scores_after_are_path_ablation_of_the_moved_model
         else:  # an exact symmetry: the scores before, which the moved model's differ from by rounding
             assert out["scores_after"] == out["scores_before"]
             np.testing.assert_allclose(slow, out["scores_before"], rtol=1e-9, atol=1e-12)
+
+
+def test_a_stretch_rebreaks_the_tie_in_the_previous_token_heads_row():
+    """Why difficult: "in every frame and at every condition the new top is another reader of" the
+    previous-token head. Every frame of the all-directions stretch, every condition on the fine grid
+    up to 100, using only the weights (the slow way: one 5-index argmax per condition)."""
+    m = _shipped.weights(PLAIN, None)
+    (l1, h1), _ = _shipped.roles(PLAIN)
+    d = m.config["d_model"]
+    moved = 0
+    for seed in range(10):
+        tops = []
+        for lc in NS.FINE:
+            s = NS._frobenius(m, NS.stretch_matrix(d, "all directions", 10.0 ** lc, seed), "K")
+            tops.append(np.unravel_index(int(np.argmax(s)), s.shape))
+        assert all(t[:2] == (l1, h1) and t[2] == 1 for t in tops), (seed, sorted(set(tops)))
+        moved += len(set(tops)) > 1
+    assert moved >= 1                                   # the stretch does move the top within the row

@@ -261,3 +261,25 @@ def test_path_ablation_over_chosen_positions_averages_to_the_whole():
     whole = path_ablation(m, toks, "K")
     head, tail = path_ablation(m, toks, "K", positions=slice(0, k)), path_ablation(m, toks, "K", positions=slice(k, None))
     np.testing.assert_allclose(whole, (k * head + (n - k) * tail) / n, atol=1e-12)
+
+
+def test_a_positive_diagonal_does_not_make_eigenvalues_positive():
+    """Primer: a positive diagonal fixes the sign of the trace (the eigenvalues' sum), not of each
+    eigenvalue; the copying score of such a map is below 1."""
+    M = np.array([[1.0, 2.0], [2.0, 1.0]])
+    lam = np.linalg.eigvals(M)
+    np.testing.assert_allclose(sorted(lam.real), [-1.0, 3.0], atol=1e-12)
+    assert np.trace(M) == pytest.approx(lam.sum().real)
+    assert lam.real.sum() / np.abs(lam).sum() == pytest.approx(0.5)
+
+
+def test_rms_path_terms_freeze_the_norm_scales():
+    """Primer: in the RMS model the expansion holds each norm's per-position scale at its forward
+    value, so the terms (patterns and scales frozen) add up to the model's logits exactly."""
+    name = _shipped.MODEL_NAMES[1]
+    m = _shipped.weights(name, None)
+    assert m.config.get("normalization_type") is not None
+    toks = _shipped.eval_batch(name)[:4]
+    terms = paths.path_terms(m, toks)
+    logits = m.logits(toks)
+    np.testing.assert_allclose(sum(terms.values()), logits, rtol=1e-9, atol=1e-9 * np.abs(logits).max())

@@ -214,3 +214,26 @@ def test_random_orthogonal_with_an_int_seed_is_drawn_once_and_copied_out():
     b = S.random_orthogonal(5, seed=11)
     assert b[0, 0] != 99.0 and b.flags.writeable
     assert np.array_equal(b, S.random_orthogonal(5, seed=np.random.default_rng(11)))
+
+
+def test_layernorm_keeps_rotations_that_fix_or_flip_the_ones_direction():
+    """Composition and Subspaces: of the rotations, LayerNorm's centring lets through those that map
+    the all-ones direction to itself, sending 1 to 1 or to -1; a rotation that tilts it does not."""
+    rng = np.random.default_rng(0)
+    d = 6
+    ones = np.ones(d) / np.sqrt(d)
+
+    def layernorm(x):
+        c = x - x.mean(axis=-1, keepdims=True)
+        return c / np.sqrt((c ** 2).mean(axis=-1, keepdims=True))
+
+    # an orthogonal map of the complement of 1, extended by +1 or -1 along 1
+    basis = np.linalg.qr(np.column_stack([ones, rng.standard_normal((d, d - 1))]))[0]
+    Q = np.linalg.qr(rng.standard_normal((d - 1, d - 1)))[0]
+    x = rng.standard_normal((10, d))
+    for sign in (1.0, -1.0):
+        O = basis @ np.block([[np.array([[sign]]), np.zeros((1, d - 1))], [np.zeros((d - 1, 1)), Q]]) @ basis.T
+        np.testing.assert_allclose(O @ ones, sign * ones, atol=1e-12)
+        np.testing.assert_allclose(layernorm(x @ O), layernorm(x) @ O, atol=1e-12)
+    tilt = np.linalg.qr(rng.standard_normal((d, d)))[0]
+    assert not np.allclose(layernorm(x @ tilt), layernorm(x) @ tilt, atol=1e-6)

@@ -1,4 +1,4 @@
-"""Axiom 3 as first posed asks for the impossible: two writers whose order flips where their rank drops.
+"""Axiom 3 read by unweighted angles asks for the impossible: two writers whose order flips where their rank drops.
 
 ``axioms.axiom_3_as_posed_counterexample(eps, delta)`` builds, in three dimensions, a reader B that
 reads ``R = span(e_1, e_2)`` and two writers of rank 2 for every ``eps > 0``:
