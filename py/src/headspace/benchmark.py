@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +45,7 @@ from headspace.model import Model
 from headspace.pair_scores import SCORES
 from headspace.tasks import MODE_OF_TASK
 
-__all__ = ["zoo_dir", "zoo_models", "load_zoo_model", "compute_ground_truth", "read_ground_truth",
+__all__ = ["read_table", "zoo_dir", "zoo_models", "load_zoo_model", "compute_ground_truth", "read_ground_truth",
            "score_zoo", "benchmark_table", "auroc", "RESAMPLES", "MIN_EFFECT", "REL_EFFECT", "GT_NAMES"]
 
 RESAMPLES = 1000
@@ -275,8 +276,13 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
         own = MODES.index(MODE_OF_TASK[e["task"]])
         rho[k, 3], roc[k, 3] = rho[k, own], roc[k, own]
         agreement.append(agree)
+        curve = store.read_training_curve(zoo / name)
         models_out.append({"name": name, "task": e["task"], "family": e["family"], "seed": e["seed"],
-                           "n_layers": cfg["n_layers"], "n_heads": cfg["n_heads"],
+                           "heldout_loss": curve["heldout_loss"][-1],
+                           "heldout_circuit_loss": curve["heldout_circuit_loss"][-1],
+                           "circuit_loss_at_step_0": curve["heldout_circuit_loss"][0],
+                           "n_layers": cfg["n_layers"], "n_heads": cfg["n_heads"], "d_model": cfg["d_model"],
+                           "d_head": cfg["d_head"],
                            "normalization_type": cfg.get("normalization_type"), "mlp": not cfg["attn_only"],
                            "steps": e.get("steps"), "train_seconds": e.get("train_seconds"), **pairs})
     # groups: all, each task, each family; seeds resampled within families
@@ -296,8 +302,10 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
         chosen = np.concatenate([pick[f] for f in fams], 1)                          # [R+1, n]
         for mi, mode in enumerate(TABLE_MODES):
             for g, gt_name in enumerate(GT_NAMES):
-                r_rho = np.nanmean(rho[chosen, mi, g, np.arange(R + 1)[:, None]], axis=1)   # [R+1, S]
-                r_roc = np.nanmean(roc[chosen, mi, g, np.arange(R + 1)[:, None]], axis=1)
+                with warnings.catch_warnings():          # a draw with no model that has causal pairs: NaN
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    r_rho = np.nanmean(rho[chosen, mi, g, np.arange(R + 1)[:, None]], axis=1)   # [R+1, S]
+                    r_roc = np.nanmean(roc[chosen, mi, g, np.arange(R + 1)[:, None]], axis=1)
                 n_roc = int(np.isfinite(roc[chosen[0], mi, g, 0, 0]).sum())
                 for s, sname in enumerate(score_names):
                     rows.append([gname, mode, gt_name, sname, *_stat(r_rho[:, s]), *_stat(r_roc[:, s]),
@@ -307,11 +315,22 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
                 lo = np.nanquantile(diff[1:], 0.025, axis=0)
                 hi = np.nanquantile(diff[1:], 0.975, axis=0)
                 comparisons.append([gname, mode, gt_name, ((lo > 0) | (hi < 0)).astype(int).tolist()])
-    return {"format_version": 1, "scores": score_names, "ground_truths": list(GT_NAMES), "modes": list(MODES), "table_modes": list(TABLE_MODES),
+    tokens, _ = eval_batches(zoo, models_out[0]["task"])
+    return {"format_version": 1, "n_batches": int(tokens.shape[0]), "batch": int(tokens.shape[1]),
+            "scores": score_names, "ground_truths": list(GT_NAMES), "modes": list(MODES), "table_modes": list(TABLE_MODES),
             "mode_of_task": MODE_OF_TASK, "families": families, "tasks": tasks, "resamples": R,
             "threshold": {"min_effect": MIN_EFFECT, "rel_effect": REL_EFFECT},
             "models": models_out, "agreement": agreement,
             "row_fields": ROW_FIELDS, "rows": rows, "comparisons": comparisons}
+
+
+def read_table(path=None) -> dict:
+    """The benchmark table shipped with the package (``TABLE``), or the one at ``path``."""
+    path = Path(path) if path is not None else store.models_dir() / TABLE.name
+    try:
+        return json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise ValueError(f"model file {path} is missing") from None
 
 
 def _stat(values: np.ndarray) -> list:
