@@ -10,6 +10,7 @@ batch and positions or by the same head's output on the next sequence of the bat
 ground truths.
 """
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from transformer_lens import HookedTransformer, HookedTransformerConfig
 from headspace import benchmark, store
 from headspace.ground_truth import GROUND_TRUTHS, ground_truth, path_effects
 
-ZOO = Path(__file__).resolve().parents[2] / "zoo"
+ZOO = Path(os.environ.get("HEADSPACE_ZOO") or Path(__file__).resolve().parents[2] / "zoo")
 MODELS = ["induction-none-attn-2l-s0", "induction-ln-mlp-2l-s0", "induction-rms-attn-3l-s1",
           "reverse-ln-mlp-2l-s0", "lookup-rms-attn-2l-s0", "text-ln-mlp-2l-s0"]
 

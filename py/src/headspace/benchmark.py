@@ -183,6 +183,16 @@ def _spearman_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(den > 0, (rb @ ra.T) / np.where(den > 0, den, 1), np.nan)
 
 
+def _spearman_paired(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Spearman of each row of ``a [R, P]`` with the same row of ``b [R, P]``: ``[R]`` (NaN if constant)."""
+    ra, rb = _ranks(a), _ranks(b)
+    ra = ra - ra.mean(-1, keepdims=True)
+    rb = rb - rb.mean(-1, keepdims=True)
+    den = np.sqrt((ra ** 2).sum(-1) * (rb ** 2).sum(-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (ra * rb).sum(-1) / np.where(den > 0, den, 1), np.nan)
+
+
 def auroc(score, positive) -> float:
     """Area under the ROC curve of ``score`` at separating ``positive`` pairs from the rest.
 
@@ -270,7 +280,7 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
             # agreement of the ground truths with each other: spearman over pairs, batch bootstrap
             for a in range(G):
                 for b in range(a + 1, G):
-                    r = np.array([_spearman_rows(boot[a, i][None], boot[b, i][None])[0, 0] for i in range(R + 1)])
+                    r = _spearman_paired(boot[a], boot[b])
                     agree[f"{mode}:{GT_NAMES[a]}|{GT_NAMES[b]}"] = [round(float(r[0]), 4),
                                                                    *[round(x, 4) for x in _interval(r[1:])]]
         own = MODES.index(MODE_OF_TASK[e["task"]])
@@ -312,8 +322,8 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
                                  len(members), n_roc])
                 # every pair of scores, paired on the same draws: is the difference of Spearman clear of 0?
                 diff = r_rho[:, :, None] - r_rho[:, None, :]
-                lo = np.nanquantile(diff[1:], 0.025, axis=0)
-                hi = np.nanquantile(diff[1:], 0.975, axis=0)
+                # an undefined difference (a score constant on every drawn model) counts as no difference
+                lo, hi = np.quantile(np.nan_to_num(diff[1:], nan=0.0), [0.025, 0.975], axis=0)
                 comparisons.append([gname, mode, gt_name, ((lo > 0) | (hi < 0)).astype(int).tolist()])
     tokens, _ = eval_batches(zoo, models_out[0]["task"])
     return {"format_version": 1, "n_batches": int(tokens.shape[0]), "batch": int(tokens.shape[1]),
