@@ -47,7 +47,7 @@ class Config:
     norm: str | None          # None, "LN", "RMS"
     mlp: bool
     n_layers: int
-    steps: int = 800
+    steps: int = 600
     d_model: int = 32
     n_heads: int = 4
     d_head: int = 8
@@ -65,16 +65,18 @@ class Config:
 
 CONFIGS = [
     Config("induction", None, False, 2),
-    Config("induction", "LN", False, 2),
     Config("induction", "RMS", False, 2),
     Config("induction", "LN", True, 2),
     Config("induction", "RMS", False, 3),
-    Config("reverse", "RMS", False, 2, steps=1000),
-    Config("reverse", "LN", True, 2, steps=1000),
-    Config("lookup", "RMS", False, 2, steps=1200),
-    Config("text", "LN", True, 2, steps=1200, lr=3e-3),
+    Config("reverse", "RMS", False, 2, steps=800),
+    Config("reverse", "LN", True, 2, steps=800),
+    Config("lookup", "RMS", False, 2, steps=800),
+    Config("text", "LN", True, 2, steps=800, lr=3e-3),
 ]
 SEEDS = (0, 1, 2)
+# the package's list of families (headspace.benchmark.FAMILIES) is this list's, in this order
+from headspace.benchmark import FAMILIES  # noqa: E402
+assert tuple(c.family for c in CONFIGS) == FAMILIES, (tuple(c.family for c in CONFIGS), FAMILIES)
 
 
 def config_fields(c: Config, name: str, seed: int) -> dict:
@@ -256,10 +258,12 @@ def train(c: Config, seeds, corpora, steps=None, lr=None) -> list[dict]:
         tokens = torch.tensor(np.stack([d[0] for d in drawn]))
         mask = torch.tensor(np.stack([d[1] for d in drawn]))
         nll = nll_of(tokens)                                                       # [S, batch, seq-1]
-        # synthetic tasks: every position's loss plus the circuit positions' again (elsewhere the
-        # next token is uniform noise: weighting the circuit's positions up speeds the circuit's
-        # forming, and the rest stays calibrated); text: every position. Summed over seeds.
-        per_seed = [nll[i].mean() if c.task == "text" else nll[i].mean() + nll[i][mask[i]].mean()
+        # synthetic tasks: the circuit positions' loss plus a tenth of every position's (elsewhere
+        # the next token is uniform noise, whose gradient delays the circuit: with equal weights
+        # the induction models' circuit loss was still 3.0-3.4 nats at step 600 of 800, with a
+        # tenth they solve it in about 500 steps; the tenth keeps the rest calibrated); text:
+        # every position. Summed over seeds.
+        per_seed = [nll[i].mean() if c.task == "text" else 0.1 * nll[i].mean() + nll[i][mask[i]].mean()
                     for i in range(len(seeds))]
         loss = torch.stack(per_seed).sum()
         if step % 50 == 0 or step == c.steps:
@@ -323,6 +327,9 @@ def main(argv=None) -> None:
     write_eval(args.out, corpora)
     jobs = [(c, tuple(args.seeds), args.steps, args.lr) for c in CONFIGS
             if not args.only or c.family.startswith(tuple(args.only.split(",")))]
+    # the slowest to learn first, so that a failure shows early
+    first = ("reverse", "lookup", "text", "induction")
+    jobs.sort(key=lambda j: (first.index(j[0].task), CONFIGS.index(j[0])))
     with mp.get_context("spawn").Pool(args.jobs) as pool:
         for (c, seeds, _, _), results in zip(jobs, pool.imap(_train_job, jobs)):
             for s, r in zip(seeds, results):

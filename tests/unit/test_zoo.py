@@ -77,6 +77,10 @@ def test_ground_truths_on_file_are_what_the_code_computes():
 
 def test_the_shipped_table_holds_the_zoos_scores_and_ground_truths():
     table = benchmark.read_table()
+    from headspace.demos import score_benchmark as demo
+    assert tuple(table["families"]) == benchmark.FAMILIES
+    assert tuple(table["scores"]) == demo.SCORES and tuple(table["ground_truths"]) == demo.GROUND_TRUTHS
+    assert set(table["tasks"]) == set(demo.GROUPS[1:5])
     assert [m["name"] for m in table["models"]] == MODELS
     gts = benchmark.read_ground_truth(ZOO)
     for m in table["models"][:: max(len(MODELS) // 5, 1)]:

@@ -45,9 +45,15 @@ from headspace.model import Model
 from headspace.pair_scores import SCORES
 from headspace.tasks import MODE_OF_TASK
 
-__all__ = ["read_table", "zoo_dir", "zoo_models", "load_zoo_model", "compute_ground_truth", "read_ground_truth",
+__all__ = ["FAMILIES", "read_table", "zoo_dir", "zoo_models", "load_zoo_model", "compute_ground_truth", "read_ground_truth",
            "score_zoo", "benchmark_table", "auroc", "RESAMPLES", "MIN_EFFECT", "REL_EFFECT", "GT_NAMES"]
 
+#: The zoo's configurations (scripts/train_zoo.py's CONFIGS), by family name: task, normalisation,
+#: attention only or with MLPs, layers. The demo declares its choices from this list, before the
+#: table is read (the browser fetches the table only when the figure first runs).
+FAMILIES = ("induction-none-attn-2l", "induction-rms-attn-2l", "induction-ln-mlp-2l",
+            "induction-rms-attn-3l", "reverse-rms-attn-2l", "reverse-ln-mlp-2l", "lookup-rms-attn-2l",
+            "text-ln-mlp-2l")
 RESAMPLES = 1000
 MIN_EFFECT = 0.02        # nats
 REL_EFFECT = 0.2         # of the model's largest effect in the mode
