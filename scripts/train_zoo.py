@@ -47,7 +47,7 @@ class Config:
     norm: str | None          # None, "LN", "RMS"
     mlp: bool
     n_layers: int
-    steps: int = 600
+    steps: int = 500
     d_model: int = 32
     n_heads: int = 4
     d_head: int = 8
@@ -71,7 +71,7 @@ CONFIGS = [
     Config("reverse", "RMS", False, 2, steps=800),
     Config("reverse", "LN", True, 2, steps=800),
     Config("lookup", "RMS", False, 2, steps=800),
-    Config("text", "LN", True, 2, steps=800, lr=3e-3),
+    Config("text", "LN", True, 2, steps=300, lr=3e-3),
 ]
 SEEDS = (0, 1, 2)
 # the package's list of families (headspace.benchmark.FAMILIES) is this list's, in this order
