@@ -11,7 +11,8 @@ acts; chance on the synthetic tasks is ln 64 = 4.16. Two levels:
 
 Within the training this shared 2-core machine allowed (500 steps for induction, 800 for reverse
 copy and lookup, the trainer's processes getting 3-6% of a core each), only the text models
-reach *solved*: the plain induction models get to 1.2-1.6 nats, the normalised ones to 3.4-3.7,
+reach *solved*, and one plain induction model (0.98): the other two get to 1.36-1.52 nats, the
+normalised induction models to 3.4-3.6,
 lookup to 1.6, reverse copy to 3.2. Those families' *solved* tests are strict expected failures
 (they fail as soon as a retrained zoo passes them, so the marks come off). The circuit test asks
 for a path of at least ``CIRCUIT_EFFECT`` nats (mean ablation, circuit positions) in the task's
@@ -38,8 +39,11 @@ CHANCE = math.log(64)
 LEARNED = 0.3
 SOLVED = {"induction": 1.0, "reverse": 1.0, "lookup": math.log(4)}
 CIRCUIT_EFFECT = 0.1
-NOT_SOLVED = {"induction-none-attn-2l", "induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l",
-              "reverse-rms-attn-2l", "reverse-ln-mlp-2l", "lookup-rms-attn-2l"}
+#: models (not families: one plain induction model, s0 at 0.98 nats, is under the line) that do not
+#: reach *solved*, measured on the first 4 evaluation batches
+NOT_SOLVED = {"induction-none-attn-2l-s1", "induction-none-attn-2l-s2"} | {
+    f"{f}-s{s}" for f in ("induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l",
+                          "reverse-rms-attn-2l", "reverse-ln-mlp-2l", "lookup-rms-attn-2l") for s in range(3)}
 NO_CIRCUIT = {"induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l", "reverse-rms-attn-2l",
               "reverse-ln-mlp-2l", "lookup-rms-attn-2l", "text-ln-mlp-2l"}
 
@@ -48,9 +52,10 @@ def family(name):
     return benchmark.zoo_models(ZOO)[name]["family"]
 
 
-def marked(names, families, reason):
-    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=reason)) if family(n) in families else n
-            for n in names]
+def marked(names, which, reason):
+    """``names``, those in ``which`` (model or family names) marked as strict expected failures."""
+    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=reason))
+            if n in which or family(n) in which else n for n in names]
 
 
 def heldout_loss(name):
