@@ -637,17 +637,17 @@ def _indistinguishable(t: dict, group: str, mode: str, gt: str, score: str) -> l
 
 
 def benchmark() -> dict:
-    """site/content/posts/which-composition-score.md: the composition-score benchmark on the zoo.
-
-    Every statistic is read from the benchmark table (``headspace.benchmark``, shipped as
-    ``headspace/models/benchmark.json``) that the page's figure reads; which score has the highest
-    point estimate is reported together with the scores the paired bootstrap cannot tell from it,
-    and no inequality between two estimates is asserted here.
-    """
-    from headspace.benchmark import MIN_EFFECT, REL_EFFECT, read_table
+    """site/content/posts/which-composition-score.md"""
+    # The composition-score benchmark on the zoo. Every statistic is read from the benchmark table
+    # (headspace.benchmark, shipped as headspace/models/benchmark.json) that the page's figure
+    # reads; which score has the highest point estimate is reported together with the scores the
+    # paired bootstrap cannot tell from it, and no inequality between two estimates is asserted.
+    from headspace.benchmark import LEVEL, MIN_EFFECT, REL_EFFECT, read_table
     t = read_table()
     models = t["models"]
-    out = {"n_models": len(models), "n_families": len(t["families"]), "n_tasks": len(t["tasks"]),
+    out = {"n_models": len(models), "n_families": len(t["families"]),
+           # the level of every interval (percentile bootstrap, headspace.benchmark)
+           "level": LEVEL,
            "n_seeds": min(sum(m["family"] == f for m in models) for f in t["families"]),
            "n_batches": t["n_batches"], "batch": t["batch"], "resamples": t["resamples"],
            "min_effect": MIN_EFFECT, "rel_effect": REL_EFFECT, "n_scores": len(t["scores"]),
@@ -656,13 +656,14 @@ def benchmark() -> dict:
            "d_head": _the_same("benchmark.d_head", [m["d_head"] for m in models])}
     secs = np.array([m["train_seconds"] for m in models], float)
     out.update(train_seconds_median=float(np.median(secs)), train_seconds_min=float(secs.min()),
-               train_seconds_max=float(secs.max()), train_minutes_total=float(secs.sum() / 60))
+               train_seconds_max=float(secs.max()))
     for task in t["tasks"]:
         ms = [m for m in models if m["task"] == task]
         # held-out loss at the circuit's positions: the worst model of the task, and at step 0
         out[f"loss_{task}_max"] = max(m["heldout_circuit_loss"] for m in ms)
         out[f"loss_{task}_min"] = min(m["heldout_circuit_loss"] for m in ms)
-        out[f"loss_{task}_step0"] = min(m["circuit_loss_at_step_0"] for m in ms)
+        if task in ("induction", "text"):
+            out[f"loss_{task}_step0"] = min(m["circuit_loss_at_step_0"] for m in ms)
     # agreement of the ground truths with each other, in each model's own mode: median and lowest over models
     own = [t["mode_of_task"][m["task"]] for m in models]
     for a, b, key in (("mean-all", "mean-circuit", "all_circuit"), ("mean-circuit", "resample-circuit", "mean_resample"),

@@ -55,6 +55,7 @@ FAMILIES = ("induction-none-attn-2l", "induction-rms-attn-2l", "induction-ln-mlp
             "induction-rms-attn-3l", "reverse-rms-attn-2l", "reverse-ln-mlp-2l", "lookup-rms-attn-2l",
             "text-ln-mlp-2l")
 RESAMPLES = 1000
+LEVEL = 0.95             # of every interval
 MIN_EFFECT = 0.02        # nats
 REL_EFFECT = 0.2         # of the model's largest effect in the mode
 GT_NAMES = tuple(g[0] for g in GROUND_TRUTHS)
@@ -240,7 +241,7 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
     v = values[np.isfinite(values)]
     if v.size == 0:
         return float("nan"), float("nan")
-    lo, hi = np.quantile(v, [0.025, 0.975])
+    lo, hi = np.quantile(v, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
     return float(lo), float(hi)
 
 
@@ -329,7 +330,7 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
                 # every pair of scores, paired on the same draws: is the difference of Spearman clear of 0?
                 diff = r_rho[:, :, None] - r_rho[:, None, :]
                 # an undefined difference (a score constant on every drawn model) counts as no difference
-                lo, hi = np.quantile(np.nan_to_num(diff[1:], nan=0.0), [0.025, 0.975], axis=0)
+                lo, hi = np.quantile(np.nan_to_num(diff[1:], nan=0.0), [(1 - LEVEL) / 2, (1 + LEVEL) / 2], axis=0)
                 comparisons.append([gname, mode, gt_name, ((lo > 0) | (hi < 0)).astype(int).tolist()])
     tokens, _ = eval_batches(zoo, models_out[0]["task"])
     return {"format_version": 1, "n_batches": int(tokens.shape[0]), "batch": int(tokens.shape[1]),
