@@ -293,6 +293,30 @@ def scale_bench() -> dict:
     return json.loads(out.read_text())
 
 
+def score_benchmark_run() -> dict:
+    """The composition-score benchmark (python -m headspace bench) on this machine: the table
+    recomputed from the zoo's weights and stored ground truths (every score, 1000 bootstrap draws),
+    and one model's ground truths recomputed from its evaluation batches; seconds of each."""
+    zoo = ROOT / "zoo"
+    code = (
+        "import json, sys, time\n"
+        "from headspace import benchmark as b\n"
+        f"zoo = {str(zoo)!r}\n"
+        "t0 = time.perf_counter(); table = b.benchmark_table(zoo); t1 = time.perf_counter()\n"
+        "name = next(iter(b.zoo_models(zoo))); e = b.zoo_models(zoo)[name]\n"
+        "toks, mask = b.eval_batches(zoo, e['task'])\n"
+        "t2 = time.perf_counter(); b.model_ground_truth(b.load_zoo_model(zoo, name), toks, mask); t3 = time.perf_counter()\n"
+        "print(json.dumps({'table_seconds': t1 - t0, 'models': len(table['models']), 'rows': len(table['rows']),\n"
+        "                  'ground_truth_one_model_seconds': t3 - t2, 'ground_truth_model': name}))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {"error": proc.stderr[-2000:]}
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    print(f"score benchmark: table of {result['models']} models in {result['table_seconds']:.1f} s; "
+          f"ground truths of {result['ground_truth_model']} in {result['ground_truth_one_model_seconds']:.1f} s")
+    return result
+
+
 class _Done(Exception):
     """Leave the browser session early (``--slider-only``, ``--embeds-only``)."""
 
@@ -304,6 +328,8 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=60, help="slider moves per demo")
     parser.add_argument("--heap-moves", type=int, default=2000)
     parser.add_argument("--skip-composition", action="store_true")
+    parser.add_argument("--skip-score-benchmark", action="store_true",
+                        help="skip timing the composition-score benchmark on the zoo (about a minute)")
     parser.add_argument("--skip-scale", action="store_true", help="skip the 7B-shape composition run (about 6 min)")
     parser.add_argument("--skip-embeds", action="store_true", help="skip the four-embeds host page (about 3 min)")
     parser.add_argument("--embeds-only", action="store_true", help="measure only the four-embeds host page")
@@ -416,6 +442,8 @@ def main() -> None:
         report["composition"] = composition_bench()
     if not args.skip_scale:
         report["scale"] = scale_bench()
+    if not args.skip_score_benchmark and not args.python_calls:
+        report["score_benchmark"] = score_benchmark_run()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1))

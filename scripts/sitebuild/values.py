@@ -892,8 +892,112 @@ def primer() -> dict:
     }
 
 
+def _bench_row(t: dict, group: str, mode: str, gt: str, score: str) -> dict:
+    from headspace.demos.score_benchmark import row
+    return row(score, gt, group, mode)
+
+
+def _indistinguishable(t: dict, group: str, mode: str, gt: str, score: str) -> list[str]:
+    """The scores whose Spearman with ``gt`` the benchmark cannot tell apart from ``score``'s."""
+    for g, m, truth, matrix in t["comparisons"]:
+        if (g, m, truth) == (group, mode, gt):
+            i = t["scores"].index(score)
+            return [s for j, s in enumerate(t["scores"]) if j != i and not matrix[i][j]]
+    raise ValueError(f"no comparison for {group}, {mode}, {gt}")
+
+
+def benchmark() -> dict:
+    """site/content/posts/which-composition-score.md"""
+    # The composition-score benchmark on the zoo. Every statistic is read from the benchmark table
+    # (headspace.benchmark, shipped as headspace/models/benchmark.json) that the page's figure
+    # reads; which score has the highest point estimate is reported together with the scores the
+    # paired bootstrap cannot tell from it, and no inequality between two estimates is asserted.
+    from headspace.benchmark import LEVEL, MIN_EFFECT, REL_EFFECT, read_table
+    t = read_table()
+    models = t["models"]
+    out = {"n_models": len(models), "n_families": len(t["families"]),
+           # the level of every interval (percentile bootstrap, headspace.benchmark)
+           "level": LEVEL,
+           "n_seeds": min(sum(m["family"] == f for m in models) for f in t["families"]),
+           "n_batches": t["n_batches"], "batch": t["batch"], "resamples": t["resamples"],
+           "min_effect": MIN_EFFECT, "rel_effect": REL_EFFECT, "n_scores": len(t["scores"]),
+           # the width of every model's residual stream and heads (the zoo's one shape)
+           "d_model": _the_same("benchmark.d_model", [m["d_model"] for m in models]),
+           "d_head": _the_same("benchmark.d_head", [m["d_head"] for m in models])}
+    secs = np.array([m["train_seconds"] for m in models], float)
+    out.update(train_seconds_median=float(np.median(secs)), train_seconds_min=float(secs.min()),
+               train_seconds_max=float(secs.max()))
+    for task in t["tasks"]:
+        ms = [m for m in models if m["task"] == task]
+        # held-out loss at the circuit's positions: the worst model of the task, and at step 0
+        out[f"loss_{task}_max"] = max(m["heldout_circuit_loss"] for m in ms)
+        out[f"loss_{task}_min"] = min(m["heldout_circuit_loss"] for m in ms)
+        if task in ("induction", "text"):
+            out[f"loss_{task}_step0"] = min(m["circuit_loss_at_step_0"] for m in ms)
+    # agreement of the ground truths with each other, in each model's own mode: median and lowest over models
+    own = [t["mode_of_task"][m["task"]] for m in models]
+    for a, b, key in (("mean-all", "mean-circuit", "all_circuit"), ("mean-circuit", "resample-circuit", "mean_resample"),
+                      ("mean-all", "resample-all", "mean_resample_all")):
+        rhos = np.array([agree[f"{mode}:{a}|{b}"][0] for agree, mode in zip(t["agreement"], own)], float)
+        rhos = rhos[np.isfinite(rhos)]
+        out[f"agree_{key}_median"] = float(np.median(rhos))
+        out[f"agree_{key}_min"] = float(rhos.min())
+    # the main table: all models, each in its task's mode
+    for gt in ("mean-circuit", "resample-circuit", "mean-all"):
+        tag = gt.replace("-", "_")
+        rows = {s: _bench_row(t, "all", "task", gt, s) for s in t["scores"]}
+        for s, r in rows.items():
+            for f in ("spearman", "spearman_lo", "spearman_hi", "auroc", "auroc_lo", "auroc_hi"):
+                if gt == "mean-circuit" or f in ("spearman", "spearman_lo", "spearman_hi"):
+                    out[f"{tag}_{s}_{f}"] = float("nan") if r[f] is None else r[f]
+        best = max(rows, key=lambda s: rows[s]["spearman"])
+        out[f"{tag}_best"] = best
+        out[f"{tag}_best_ties"] = len(_indistinguishable(t, "all", "task", gt, best))
+    # how large the circuit's paths are: per model the largest path effect in its own mode (mean
+    # ablation, circuit positions), the median over each task's models
+    for task in t["tasks"]:
+        tops = [max(m["ground_truth"]["mean-circuit"][t["modes"].index(t["mode_of_task"][task])])
+                for m in models if m["task"] == task]
+        out[f"{task}_top_effect_median"] = float(np.median(tops))
+    # scores that rank alike by construction: the same Spearman in every row of the table (exact,
+    # not a noisy comparison: frobenius_baseline is frobenius minus a constant per mode and shape;
+    # projection_kernel is d_head times subspace minus a constant when every head has full rank)
+    for a, b in (("frobenius_baseline", "frobenius"), ("projection_kernel", "subspace")):
+        fields = t["row_fields"]
+        same = [dict(zip(fields, r)) for r in t["rows"]]
+        by = {(r["group"], r["mode"], r["ground_truth"], r["score"]): r["spearman"] for r in same}
+        pairs = [(v, by[k[:3] + (b,)]) for k, v in by.items() if k[3] == a]
+        _holds(all(x == y for x, y in pairs), f"{a} ranks as {b} in every row of the benchmark")
+    # the one family whose circuit formed: every score against mean ablation at the circuit's positions
+    formed = "induction-none-attn-2l"
+    rows = {s: _bench_row(t, formed, "task", "mean-circuit", s) for s in t["scores"]}
+    for s_, r in rows.items():
+        for f in ("spearman", "spearman_lo", "spearman_hi", "auroc", "auroc_lo", "auroc_hi"):
+            out[f"formed_{s_}_{f}"] = r[f]
+    best = max(rows, key=lambda s_: rows[s_]["spearman"])
+    out["formed_best"] = best
+    out["formed_best_distinguished"] = len(t["scores"]) - 1 - len(_indistinguishable(t, formed, "task", "mean-circuit", best))
+    out["n_other_scores"] = len(t["scores"]) - 1
+    tops = [max(m["ground_truth"]["mean-circuit"][1]) for m in models if m["family"] == formed]
+    out["formed_top_min"], out["formed_top_max"] = min(tops), max(tops)
+    others = [max(max(m["ground_truth"]["mean-circuit"][k]) for k in range(3)) for m in models if m["family"] != formed]
+    out["others_top_max"] = max(others)
+    for task in t["tasks"]:
+        rows = {s: _bench_row(t, task, "task", "mean-circuit", s) for s in t["scores"]}
+        best = max(rows, key=lambda s: rows[s]["spearman"])
+        out[f"{task}_best"] = best
+        out[f"{task}_best_rho"] = rows[best]["spearman"]
+        out[f"{task}_best_lo"] = rows[best]["spearman_lo"]
+        out[f"{task}_best_hi"] = rows[best]["spearman_hi"]
+        out[f"{task}_best_ties"] = len(_indistinguishable(t, task, "task", "mean-circuit", best))
+        out[f"{task}_frobenius_rho"] = rows["frobenius"]["spearman"]
+        out[f"{task}_frobenius_lo"] = rows["frobenius"]["spearman_lo"]
+        out[f"{task}_frobenius_hi"] = rows["frobenius"]["spearman_hi"]
+    return out
+
+
 ARTICLES = {"primer": primer, "polariser": polariser, "subspaces": subspaces, "measuring": measuring, "difficult": difficult,
-            "formalising": formalising}
+            "formalising": formalising, "benchmark": benchmark}
 
 
 def compute() -> dict:

@@ -276,8 +276,10 @@ def test_model_not_in_manifest(models, tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda c, s: c.update(attn_only=False), "config\\['attn_only'\\] must be true"),
-    (lambda c, s: c.update(normalization_type="LN"), "normalization_type'\\] must be one of"),
+    (lambda c, s: c.update(attn_only="no"), "config\\['attn_only'\\] must be true or false"),
+    (lambda c, s: c.update(attn_only=False), "config\\['act_fn'\\] must be one of \\['relu'\\]"),
+    (lambda c, s: c.update(normalization_type="BatchNorm"), "normalization_type'\\] must be one of"),
+    (lambda c, s: c.update(normalization_type="LN"), "weights must include 'blocks.0.ln1.w'"),
     (lambda c, s: c.update(d_head=0), "config\\['d_head'\\] must be a positive integer; got 0"),
     (lambda c, s: s.pop("blocks.1.attn.W_K"), "weights must include 'blocks.1.attn.W_K' with shape \\[3, 12, 4\\]"),
     (lambda c, s: s.update({"unembed.W_U": s["unembed.W_U"][:, :5]}), r"unembed.W_U must have shape \[12, 11\]; got \[12, 5\]"),

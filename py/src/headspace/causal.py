@@ -65,7 +65,7 @@ def path_ablation(model, tokens, mode, positions=None) -> np.ndarray:
         _, out = model.attend(l, x, x, x)                       # [batch, n_heads, seq, d_model]
         outs.append(out)
         inputs.append(x)
-        resid.append(resid[l] + out.sum(axis=1) + model.b_O[l])
+        resid.append(model.mlp(resid[l] + out.sum(axis=1) + model.b_O[l], l))
     where = slice(None) if positions is None else positions
     clean = float(cross_entropy(model.unembed(resid[L]), toks)[:, where].mean())
     effect = np.zeros((len(modes), L, H, L, H))
@@ -80,11 +80,12 @@ def path_ablation(model, tokens, mode, positions=None) -> np.ndarray:
                     xq, xk, xv = (ablated if m == s else x for s in "QKV")
                     _, new = model.attend(l2, xq, xk, xv)           # every reader of layer l2 at once
                     # one stream per reader h2: only that reader's output changed [n_heads, batch, seq, d]
-                    r = resid[l2 + 1][None] + np.moveaxis(new - outs[l2], 1, 0)
-                    r = r.reshape((H * toks.shape[0],) + r.shape[2:])
+                    mid = resid[l2] + outs[l2].sum(axis=1) + model.b_O[l2]
+                    r = mid[None] + np.moveaxis(new - outs[l2], 1, 0)
+                    r = model.mlp(r.reshape((H * toks.shape[0],) + r.shape[2:]), l2)
                     for l in range(l2 + 1, L):                  # later layers see the changed stream
                         y = model.layer_input(r, l)
-                        r = r + model.attend(l, y, y, y)[1].sum(axis=1) + model.b_O[l]
+                        r = model.mlp(r + model.attend(l, y, y, y)[1].sum(axis=1) + model.b_O[l], l)
                     loss = cross_entropy(model.unembed(r), np.tile(toks, (H, 1)))
                     effect[i, l1, h1, l2] = loss[:, where].reshape(H, -1).mean(axis=1) - clean
     return effect[0] if single else effect

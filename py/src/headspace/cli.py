@@ -2,6 +2,8 @@
 
     python -m headspace scores MODEL [--mode Q,K,V] [--metric frobenius,whitened,...] [--out scores.csv] [--top N]
     python -m headspace heads MODEL [--batch N] [--seed S]
+    python -m headspace bench [--ground-truth G] [--group G] [--mode M] [--csv FILE]
+                              [--score module:function ...] [--zoo DIR] [--resamples N]
 
 ``MODEL`` is the name of a shipped model (``attn-only-2l``), a model directory
 (``config.json`` + ``weights.npz``, as ``headspace.store`` writes them), or an
@@ -15,6 +17,16 @@ columns ``mode, layer1, head1, layer2, head2`` and one per metric. ``heads``
 runs the model (attention-only models in ``headspace.model``'s forward pass) on
 seeded repeated random sequences and prints each head's previous-token and
 induction score.
+
+``bench`` prints the composition-score benchmark (``headspace.benchmark``): for each score, the
+mean over the zoo's models of its Spearman correlation with a causal ground truth and its AUROC
+at finding the causal pairs, each with a 95% interval over seeds and evaluation batches. Without
+``--score`` it reads the table shipped with the package; ``--score module:function`` (repeatable)
+scores your own function on the zoo (``--zoo DIR`` or ``$HEADSPACE_ZOO``: the ``zoo/`` directory of
+a checkout, with its precomputed ground truths) and recomputes the table with it beside the
+built-in scores. The function takes ``(weights, mode)``, a ``headspace.weights.Weights`` (norm
+scales folded in, TransformerLens layout) and ``"Q"``, ``"K"`` or ``"V"``, and returns
+``[n_layers, n_heads, n_layers, n_heads]``. ``--csv`` writes every row of the table.
 
 >>> main(["scores", "attn-only-2l", "--mode", "K", "--top", "2"])   # doctest: +NORMALIZE_WHITESPACE
 attn-only-2l: K-composition, 2 of 16 pairs, by frobenius
@@ -74,6 +86,19 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--batch", type=int, default=16, help="repeated random sequences to average over (default: 16)")
     h.add_argument("--seed", type=int, default=0, help="seed of the sequences (default: 0)")
     h.set_defaults(run=_heads_command)
+    b = sub.add_parser("bench", help="the composition-score benchmark: every score against the causal ground "
+                                     "truths on the zoo of trained models")
+    b.add_argument("--ground-truth", default="mean-circuit",
+                   help="mean-all, mean-circuit, resample-all or resample-circuit (default: mean-circuit)")
+    b.add_argument("--group", default="all", help="all, a task (induction, reverse, lookup, text) or a family "
+                                                  "(default: all)")
+    b.add_argument("--mode", default="task", help="Q, K, V, or task: each model in its task's mode (default)")
+    b.add_argument("--score", action="append", default=[], metavar="MODULE:FUNCTION",
+                   help="your own score, fn(weights, mode) -> [n_layers, n_heads, n_layers, n_heads]; repeatable")
+    b.add_argument("--zoo", help="the zoo directory (for --score; default $HEADSPACE_ZOO)")
+    b.add_argument("--resamples", type=int, default=None, help="bootstrap draws when recomputing (default 1000)")
+    b.add_argument("--csv", type=Path, help="write every row of the table (all groups, modes, ground truths)")
+    b.set_defaults(run=_bench)
     return p
 
 
@@ -162,6 +187,66 @@ def _table(header: list[str], rows: list[list[str]]) -> None:
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
     for row in [header, *rows]:
         print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+
+
+# --------------------------------------------------------------------------- bench
+
+def _researcher_score(spec: str):
+    """``module:function`` imported, wrapped as the benchmark's ``fn(model, mode)``."""
+    import importlib
+    module, _, name = spec.partition(":")
+    if not module or not name:
+        raise ValueError(f"--score must be module:function; got {spec!r}")
+    try:
+        fn = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"--score {spec!r} could not be imported: {exc}") from None
+    if not callable(fn):
+        raise ValueError(f"--score {spec!r} must name a function; got {type(fn).__name__}")
+
+    def score(model, mode):
+        return fn(weights.from_model(model), mode)
+    return score
+
+
+def _bench(args) -> int:
+    from headspace import benchmark
+    from headspace.pair_scores import SCORES
+    if args.score or args.resamples is not None:
+        scores = dict(SCORES)
+        for spec in args.score:
+            scores[spec] = _researcher_score(spec)
+        n = benchmark.RESAMPLES if args.resamples is None else args.resamples
+        if n < 10:
+            raise ValueError(f"--resamples must be at least 10; got {n}")
+        started = time.perf_counter()
+        table = benchmark.benchmark_table(args.zoo, scores, resamples=n)
+        print(f"recomputed on {len(table['models'])} models in {time.perf_counter() - started:.1f} s",
+              file=sys.stderr)
+    else:
+        table = benchmark.read_table()
+    fields = table["row_fields"]
+    rows = [dict(zip(fields, r)) for r in table["rows"]]
+    for key, allowed in (("ground_truth", table["ground_truths"]), ("mode", table["table_modes"]),
+                         ("group", ["all", *table["tasks"], *table["families"]])):
+        if getattr(args, key) not in allowed:
+            raise ValueError(f"--{key.replace('_', '-')} must be one of {', '.join(allowed)}; got {getattr(args, key)!r}")
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(fields)
+            out.writerows(table["rows"])
+        print(f"wrote {len(rows)} rows to {args.csv}", file=sys.stderr)
+    pick = [r for r in rows if r["group"] == args.group and r["mode"] == args.mode
+            and r["ground_truth"] == args.ground_truth]
+    pick.sort(key=lambda r: -(r["spearman"] if r["spearman"] is not None else -9))
+    f = lambda x: "  -  " if x is None else f"{x:.2f}"  # noqa: E731
+    print(f"{args.group} models ({pick[0]['n_models']}), {args.mode} mode, against {args.ground_truth}; "
+          f"95% intervals over seeds and evaluation batches")
+    _table(["score", "Spearman", "95% interval", "AUROC", "95% interval"],
+           [[r["score"], f(r["spearman"]), f"[{f(r['spearman_lo'])}, {f(r['spearman_hi'])}]", f(r["auroc"]),
+             f"[{f(r['auroc_lo'])}, {f(r['auroc_hi'])}]"] for r in pick])
+    return 0
 
 
 # --------------------------------------------------------------------------- heads

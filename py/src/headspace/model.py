@@ -9,19 +9,22 @@ the browser under Pyodide.
 
 Axis names: ``n_layers n_heads d_model d_head d_vocab n_ctx``; ``batch`` and
 ``seq`` for the tokens passed in. The forward pass is TransformerLens's
-``HookedTransformer`` for ``attn_only=True``, ``positional_embedding_type
-"standard"`` and ``normalization_type`` None, "RMS" or "RMSPre"::
+``HookedTransformer`` for ``positional_embedding_type "standard"``,
+``normalization_type`` None, "RMS", "RMSPre", "LN" or "LNPre", attention only
+or with ReLU MLPs (``act_fn "relu"``)::
 
     resid = W_E[tokens] + W_pos[:seq]
     for each layer l:
-        x = norm(resid) * ln1_w[l]      (no norm: x = resid)
+        x = norm(resid) * ln1_w[l] + ln1_b[l]      (no norm: x = resid; RMS: no ln1_b)
         q, k, v = x @ W_Q[l] + b_Q[l], x @ W_K[l] + b_K[l], x @ W_V[l] + b_V[l]
         pattern = softmax(causal_mask(q @ k.T / sqrt(d_head)))
         resid = resid + sum over heads of (pattern @ v) @ W_O[l] + b_O[l]
-    logits = norm(resid) * ln_final_w @ W_U + b_U
+        (MLPs)  y = norm(resid) * ln2_w[l] + ln2_b[l]
+                resid = resid + relu(y @ W_in[l] + b_in[l]) @ W_out[l] + b_out[l]
+    logits = norm(resid) * ln_final_w + ln_final_b @ W_U + b_U
 
-where ``norm(x) = x / sqrt(mean(x**2) + eps)`` over ``d_model``. Everything
-is computed in float64.
+where ``norm(x) = x / sqrt(mean(x**2) + eps)`` over ``d_model`` (LayerNorm
+first subtracts the mean over ``d_model``). Everything is computed in float64.
 
 >>> model = load("attn-only-2l")          # a name in the shipped manifest, or a directory
 >>> model.config["n_layers"], model.W_Q.shape
@@ -45,7 +48,8 @@ from headspace._validate import as_array
 
 __all__ = ["Model", "load", "load_checkpoints", "cross_entropy"]
 
-_NORMS = (None, "RMS", "RMSPre")
+_NORMS = (None, "RMS", "RMSPre", "LN", "LNPre")
+_ACTS = {"relu": lambda x: np.maximum(x, 0.0)}
 
 
 def load(path, step: int | None = None, *, verify: bool = True) -> "Model":
@@ -70,7 +74,7 @@ def load_checkpoints(path, *, verify: bool = True) -> dict[int, "Model"]:
 
 
 class Model:
-    """An attention-only transformer with TransformerLens weight names, run in numpy.
+    """A transformer (attention only, or with ReLU MLPs) with TransformerLens weight names, run in numpy.
 
     Weights (float64), stacked over layers as in TransformerLens's
     ``HookedTransformer.W_Q`` and friends:
@@ -80,7 +84,10 @@ class Model:
     * ``W_O [n_layers, n_heads, d_head, d_model]``, ``b_O [n_layers, d_model]``
     * ``W_U [d_model, d_vocab]``, ``b_U [d_vocab]``
     * ``ln1_w [n_layers, d_model]`` and ``ln_final_w [d_model]`` for ``normalization_type
-      "RMS"``; None otherwise.
+      "RMS"`` and "LN"; None otherwise. ``ln1_b``, ``ln_final_b`` likewise for "LN".
+    * with MLPs (``attn_only`` false): ``W_in [n_layers, d_model, d_mlp]``, ``b_in [n_layers,
+      d_mlp]``, ``W_out [n_layers, d_mlp, d_model]``, ``b_out [n_layers, d_model]``, and
+      ``ln2_w``, ``ln2_b`` as ``ln1_w``, ``ln1_b``; all None for an attention-only model.
 
     ``config`` is the dict of ``HookedTransformerConfig`` fields, ``step`` the
     training step of these weights (None for the final weights) and ``steps``
@@ -96,9 +103,14 @@ class Model:
             value = cfg.get(key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"config[{key!r}] must be a positive integer; got {value!r}")
-        if cfg.get("attn_only") is not True:
-            raise ValueError(f"config['attn_only'] must be true (only attention-only models are "
-                             f"supported); got {cfg.get('attn_only')!r}")
+        if cfg.get("attn_only") not in (True, False):
+            raise ValueError(f"config['attn_only'] must be true or false; got {cfg.get('attn_only')!r}")
+        mlp = cfg["attn_only"] is False
+        if mlp and (cfg.get("act_fn") not in _ACTS or isinstance(cfg.get("d_mlp"), bool)
+                    or not isinstance(cfg.get("d_mlp"), int) or cfg["d_mlp"] < 1):
+            raise ValueError(f"config['act_fn'] must be one of {list(_ACTS)} and config['d_mlp'] a positive "
+                             f"integer for a model with MLPs; got act_fn={cfg.get('act_fn')!r}, "
+                             f"d_mlp={cfg.get('d_mlp')!r}")
         if cfg.get("normalization_type") not in _NORMS:
             raise ValueError(f"config['normalization_type'] must be one of {list(_NORMS)}; "
                              f"got {cfg.get('normalization_type')!r}")
@@ -126,9 +138,19 @@ class Model:
         self.b_O = stack("attn.b_O", (M,))
         self.W_U = get("unembed.W_U", (M, V_out))
         self.b_U = get("unembed.b_U", (V_out,))
-        learned = cfg.get("normalization_type") == "RMS"
+        learned = cfg.get("normalization_type") in ("RMS", "LN")
+        bias = cfg.get("normalization_type") == "LN"
         self.ln1_w = stack("ln1.w", (M,)) if learned else None
         self.ln_final_w = get("ln_final.w", (M,)) if learned else None
+        self.ln1_b = stack("ln1.b", (M,)) if bias else None
+        self.ln_final_b = get("ln_final.b", (M,)) if bias else None
+        self.W_in = self.b_in = self.W_out = self.b_out = self.ln2_w = self.ln2_b = None
+        if mlp:
+            F = cfg["d_mlp"]
+            self.W_in, self.b_in = stack("mlp.W_in", (M, F)), stack("mlp.b_in", (F,))
+            self.W_out, self.b_out = stack("mlp.W_out", (F, M)), stack("mlp.b_out", (M,))
+            self.ln2_w = stack("ln2.w", (M,)) if learned else None
+            self.ln2_b = stack("ln2.b", (M,)) if bias else None
 
     @classmethod
     def from_stored(cls, stored: "store.Stored") -> "Model":
@@ -152,7 +174,7 @@ class Model:
         for l in range(self.config["n_layers"]):
             x = self.layer_input(resid, l)
             pattern, out = self.attend(l, x, x, x)
-            resid = resid + out.sum(axis=1) + self.b_O[l]
+            resid = self.mlp(resid + out.sum(axis=1) + self.b_O[l], l)
             patterns.append(pattern)
         logits = self.unembed(resid)
         patterns = np.stack(patterns, axis=1)
@@ -166,7 +188,17 @@ class Model:
 
     def layer_input(self, resid: np.ndarray, l: int) -> np.ndarray:
         """What the heads of layer ``l`` read: the residual stream through the layer's norm (if any)."""
-        return self._norm(resid, None if self.ln1_w is None else self.ln1_w[l])
+        return self._norm(resid, None if self.ln1_w is None else self.ln1_w[l],
+                          None if self.ln1_b is None else self.ln1_b[l])
+
+    def mlp(self, resid_mid: np.ndarray, l: int) -> np.ndarray:
+        """The residual stream after layer ``l``'s MLP (``resid_mid`` itself for an attention-only model)."""
+        if self.W_in is None:
+            return resid_mid
+        y = self._norm(resid_mid, None if self.ln2_w is None else self.ln2_w[l],
+                       None if self.ln2_b is None else self.ln2_b[l])
+        act = _ACTS[self.config["act_fn"]](y @ self.W_in[l] + self.b_in[l])
+        return resid_mid + act @ self.W_out[l] + self.b_out[l]
 
     def attend(self, l: int, xq: np.ndarray, xk: np.ndarray, xv: np.ndarray, heads=slice(None)):
         """Layer ``l``'s heads on query, key and value inputs [batch, seq, d_model] (or [batch,
@@ -185,7 +217,7 @@ class Model:
 
     def unembed(self, resid: np.ndarray) -> np.ndarray:
         """Logits from the final residual stream (through the final norm, if any)."""
-        return self._norm(resid, self.ln_final_w) @ self.W_U + self.b_U
+        return self._norm(resid, self.ln_final_w, self.ln_final_b) @ self.W_U + self.b_U
 
     def logits(self, tokens) -> np.ndarray:
         """Next-token logits: ``[seq, d_vocab]`` for ``tokens [seq]``, ``[batch, seq, d_vocab]`` for ``[batch, seq]``.
@@ -215,7 +247,10 @@ class Model:
 
         As TransformerLens's ``fold_ln``: ``W_Q, W_K, W_V`` of layer ``l`` become
         ``ln1_w[l][:, None] * W``, ``W_U`` becomes ``ln_final_w[:, None] * W_U``
-        and ``normalization_type`` "RMS" becomes the parameter-free "RMSPre".
+        (``W_in`` likewise with ``ln2_w``) and ``normalization_type`` "RMS" becomes the
+        parameter-free "RMSPre". For "LN" the norm's bias goes into the reader's bias
+        (``b_Q + ln1_b @ W_Q``), the scaled readers are centred over ``d_model`` (LayerNorm's
+        output has mean 0, so that component is never read) and the type becomes "LNPre".
         Composition scores should be computed on folded weights: they are the
         maps the heads really apply to the (normalised) residual stream.
         A model without learned scales comes back unchanged (as a copy).
@@ -225,20 +260,37 @@ class Model:
                                 for k, v in self.__dict__.items()})
         folded.config = dict(self.config)
         if self.ln1_w is not None:
+            ln = self.config["normalization_type"] == "LN"
+            centre = (lambda W: W - W.mean(axis=-2, keepdims=True)) if ln else (lambda W: W)  # noqa: E731
             for name in ("W_Q", "W_K", "W_V"):
-                setattr(folded, name, self.ln1_w[:, None, :, None] * getattr(self, name))
-            folded.W_U = self.ln_final_w[:, None] * self.W_U
-            folded.ln1_w = folded.ln_final_w = None
-            folded.config["normalization_type"] = "RMSPre"
+                W = getattr(self, name)
+                if ln:
+                    b = getattr(self, "b" + name[1:])
+                    setattr(folded, "b" + name[1:], b + np.einsum("lm,lhmd->lhd", self.ln1_b, W))
+                setattr(folded, name, centre(self.ln1_w[:, None, :, None] * W))
+            if ln:
+                folded.b_U = self.b_U + self.ln_final_b @ self.W_U
+            folded.W_U = centre(self.ln_final_w[:, None] * self.W_U)
+            if self.W_in is not None:
+                if ln:
+                    folded.b_in = self.b_in + np.einsum("lm,lmf->lf", self.ln2_b, self.W_in)
+                folded.W_in = centre(self.ln2_w[:, :, None] * self.W_in)
+            folded.ln1_w = folded.ln_final_w = folded.ln2_w = None
+            folded.ln1_b = folded.ln_final_b = folded.ln2_b = None
+            folded.config["normalization_type"] = "LNPre" if ln else "RMSPre"
         return folded
 
     # -- helpers ------------------------------------------------------------
 
-    def _norm(self, x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
-        if self.config.get("normalization_type") is None:
+    def _norm(self, x: np.ndarray, w: np.ndarray | None, b: np.ndarray | None = None) -> np.ndarray:
+        norm = self.config.get("normalization_type")
+        if norm is None:
             return x
+        if norm in ("LN", "LNPre"):
+            x = x - x.mean(axis=-1, keepdims=True)
         x = x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + self.eps)
-        return x if w is None else x * w
+        x = x if w is None else x * w
+        return x if b is None else x + b
 
     def _check_tokens(self, tokens) -> tuple[np.ndarray, bool]:
         """``tokens`` as int64 ``[batch, seq]``, and whether a single ``[seq]`` sequence came in."""

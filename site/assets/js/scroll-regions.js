@@ -6,7 +6,8 @@
 // Every region's width is read before any is marked: one layout of the page, not one per region.
 // They are marked at once, not first from the ResizeObserver: it says nothing of a region inside a
 // figure the browser skips off screen (content-visibility), which a keyboard could then tab past.
-const REGIONS = { ".katex-display": "Equation", "pre": "Code", ".attr": "Signature", ".output-scroll": "Table" };
+const REGIONS = { ".katex-display": "Equation", "pre": "Code", ".attr": "Signature", ".output-scroll": "Table",
+  ".md-table": "Table" };
 
 function mark(el, name, scrolls) {
   el.classList.toggle("scrolls", scrolls);

@@ -1,0 +1,375 @@
+"""The composition-score benchmark: every weight score against every ground truth, on a zoo of models.
+
+Why: a composition score is only useful if it ranks pairs of heads the way their causal effect
+does, on models it was not tuned on. The zoo (``scripts/train_models --zoo``, files in ``zoo/``
+at the top of the repository, outside the wheel) holds small transformers trained from three
+seeds per configuration on tasks that each need one kind of composition
+(``headspace.tasks``). For each model and mode (Q, K, V) and each pair of an earlier and a later
+head, this module compares the weight scores of ``headspace.pair_scores`` with four ground
+truths (``headspace.ground_truth``), measured on 20 held-out evaluation batches.
+
+Statistics, per mode and group of models (a family: one configuration's seeds; a task; all):
+
+* **Spearman**: rank correlation of a score with a ground truth over one model's pairs, averaged
+  over the group's models;
+* **AUROC**: how well the score separates the *causal* pairs (effect above ``threshold``: at
+  least ``MIN_EFFECT`` nats and at least ``REL_EFFECT`` of the model's largest effect in that
+  mode) from the rest; averaged over the models that have both kinds;
+* **intervals**: 95% percentile intervals of a hierarchical bootstrap (``RESAMPLES`` draws):
+  each draw resamples the seeds within every configuration of the group, then the evaluation
+  batches of every model, both with replacement; the ground truth is recomputed on the drawn
+  batches;
+* **distinguishable**: two scores' statistics differ when the paired interval of their difference
+  (the same draws for both) excludes 0.
+
+Files: ``zoo/ground_truth.npz`` (``compute_ground_truth``: per model ``[4 ground truths, 20
+batches, 3 modes, L, H, L, H]``, minutes of numpy), then ``benchmark_table`` (seconds), which
+``python -m headspace.benchmark`` writes to ``headspace/demos/benchmark_table.json`` for the
+site, and ``python -m headspace bench`` prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from headspace import store
+from headspace.composition import MODES
+from headspace.ground_truth import GROUND_TRUTHS, ground_truth, path_effects
+from headspace.model import Model
+from headspace.pair_scores import SCORES
+from headspace.tasks import MODE_OF_TASK
+
+__all__ = ["FAMILIES", "read_table", "zoo_dir", "zoo_models", "load_zoo_model", "compute_ground_truth", "read_ground_truth",
+           "score_zoo", "benchmark_table", "auroc", "RESAMPLES", "MIN_EFFECT", "REL_EFFECT", "GT_NAMES"]
+
+#: The zoo's configurations (scripts/train_zoo.py's CONFIGS), by family name: task, normalisation,
+#: attention only or with MLPs, layers. The demo declares its choices from this list, before the
+#: table is read (the browser fetches the table only when the figure first runs).
+FAMILIES = ("induction-none-attn-2l", "induction-rms-attn-2l", "induction-ln-mlp-2l",
+            "induction-rms-attn-3l", "reverse-rms-attn-2l", "reverse-ln-mlp-2l", "lookup-rms-attn-2l",
+            "text-ln-mlp-2l")
+RESAMPLES = 1000
+LEVEL = 0.95             # of every interval
+MIN_EFFECT = 0.02        # nats
+REL_EFFECT = 0.2         # of the model's largest effect in the mode
+GT_NAMES = tuple(g[0] for g in GROUND_TRUTHS)
+GROUND_TRUTH_FILE = "ground_truth.npz"
+#: The table's modes: Q, K, V for every model, and "task": each model in its own task's mode.
+TABLE_MODES = MODES + ("task",)
+#: The fields of a row of the table: statistic, then its 95% interval.
+ROW_FIELDS = ("group", "mode", "ground_truth", "score", "spearman", "spearman_lo", "spearman_hi",
+              "auroc", "auroc_lo", "auroc_hi", "n_models", "n_models_auroc")
+#: The table the site's demo and ``python -m headspace bench`` read: with the shipped models' data
+#: (left out of the browser's wheel; the worker fetches it for the page that needs it).
+TABLE = store.SHIPPED / "benchmark.json"
+
+
+def zoo_dir(path=None) -> Path:
+    """The zoo's directory: ``path``, else ``$HEADSPACE_ZOO``; it must hold a ``manifest.json``."""
+    where = path if path is not None else os.environ.get("HEADSPACE_ZOO")
+    if where is None:
+        raise ValueError("zoo must be given (--zoo DIR or $HEADSPACE_ZOO): the directory of the benchmark's "
+                         "models, zoo/ in a checkout of the repository; got neither")
+    where = Path(where)
+    if not (where / store.MANIFEST).is_file():
+        raise ValueError(f"zoo must be a directory with a {store.MANIFEST}; got {str(where)!r}")
+    return where
+
+
+def zoo_models(zoo) -> dict[str, dict]:
+    """``{name: manifest entry}`` of the zoo's models (task, family, seed, ...), in manifest order."""
+    return store.read_manifest(zoo_dir(zoo))["models"]
+
+
+def load_zoo_model(zoo, name: str) -> Model:
+    """One zoo model, sha256-checked against the zoo's manifest."""
+    return Model.from_stored(store.read_model(zoo_dir(zoo) / name))
+
+
+def eval_batches(zoo, task: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(tokens [n_batches, batch, seq], mask [n_batches, batch, seq-1])``: a task's evaluation batches."""
+    with np.load(zoo_dir(zoo) / "eval" / f"{task}.npz") as f:
+        return f["tokens"], f["mask"]
+
+
+def model_ground_truth(model: Model, tokens: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``[4, n_batches, 3, L, H, L, H]``: each ground truth (``GROUND_TRUTHS`` order) on each batch, every mode."""
+    L, H = model.config["n_layers"], model.config["n_heads"]
+    out = np.zeros((len(GROUND_TRUTHS), len(tokens), len(MODES), L, H, L, H))
+    for b, (toks, m) in enumerate(zip(tokens, mask)):
+        for ablation in ("mean", "resample"):
+            effects = path_effects(model, toks, "QKV", ablation)
+            for g, (_, abl, where) in enumerate(GROUND_TRUTHS):
+                if abl == ablation:
+                    out[g, b] = ground_truth(effects, None if where == "all" else m)
+    return out
+
+
+def compute_ground_truth(zoo, names=None, progress=print) -> Path:
+    """Compute every model's ground truths on its task's evaluation batches; write ``ground_truth.npz``."""
+    zoo = zoo_dir(zoo)
+    models = zoo_models(zoo)
+    out, seconds = {}, {}
+    for name, entry in models.items():
+        if names is not None and name not in names:
+            continue
+        t0 = time.perf_counter()
+        tokens, mask = eval_batches(zoo, entry["task"])
+        out[name] = model_ground_truth(load_zoo_model(zoo, name), tokens, mask).astype(np.float32)
+        seconds[name] = time.perf_counter() - t0
+        if progress:
+            progress(f"{name}: ground truths in {seconds[name]:.1f} s")
+    store.save_npz(zoo / GROUND_TRUTH_FILE, out)
+    return zoo / GROUND_TRUTH_FILE
+
+
+def read_ground_truth(zoo) -> dict[str, np.ndarray]:
+    with np.load(zoo_dir(zoo) / GROUND_TRUTH_FILE) as f:
+        return {k: f[k].astype(np.float64) for k in f.files}
+
+
+def score_zoo(zoo, scores=None) -> dict[str, dict[str, np.ndarray]]:
+    """``{model: {score: [3 modes, L, H, L, H]}}`` for ``scores`` (``{name: fn(model, mode)}``; default all)."""
+    scores = SCORES if scores is None else scores
+    out = {}
+    for name in zoo_models(zoo):
+        model = load_zoo_model(zoo, name)
+        out[name] = {}
+        for s, fn in scores.items():
+            arr = np.stack([np.asarray(fn(model, m), dtype=float) for m in MODES])
+            L, H = model.config["n_layers"], model.config["n_heads"]
+            if arr.shape != (3, L, H, L, H) or not np.all(np.isfinite(arr)):
+                raise ValueError(f"score {s!r} must return a finite [n_layers, n_heads, n_layers, n_heads] = "
+                                 f"{[L, H, L, H]} array for every mode; got shape {list(arr.shape[1:])} on {name}")
+            out[name][s] = arr
+    return out
+
+
+# --------------------------------------------------------------------------- statistics
+
+def _pair_index(n_layers: int, n_heads: int) -> np.ndarray:
+    """Flat indices into ``[L, H, L, H]`` of every pair with ``l2 > l1``."""
+    L, H = n_layers, n_heads
+    idx = [((l1 * H + h1) * L + l2) * H + h2 for l1 in range(L) for h1 in range(H)
+           for l2 in range(l1 + 1, L) for h2 in range(H)]
+    return np.array(idx)
+
+
+def _ranks(x: np.ndarray) -> np.ndarray:
+    """Average ranks along the last axis (ties share the mean of their ranks)."""
+    x = np.asarray(x, dtype=float)
+    order = np.argsort(x, axis=-1, kind="stable")
+    xs = np.take_along_axis(x, order, -1)
+    n = x.shape[-1]
+    pos = np.broadcast_to(np.arange(n, dtype=float), x.shape).copy()
+    # average ties: for each run of equal sorted values, replace positions by their mean
+    new_run = np.concatenate([np.ones(x.shape[:-1] + (1,), bool), xs[..., 1:] != xs[..., :-1]], -1)
+    run_id = np.cumsum(new_run, -1) - 1
+    flat_id = run_id + (np.arange(int(np.prod(x.shape[:-1]))).reshape(x.shape[:-1] + (1,)) * n)
+    sums = np.bincount(flat_id.ravel(), pos.ravel(), minlength=flat_id.size)
+    counts = np.bincount(flat_id.ravel(), minlength=flat_id.size)
+    mean = (sums / np.maximum(counts, 1))[flat_id]
+    ranks = np.empty_like(pos)
+    np.put_along_axis(ranks, order, mean, -1)
+    return ranks
+
+
+def _spearman_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Spearman of every row of ``a [S, P]`` with every row of ``b [R, P]``: ``[R, S]`` (NaN if constant)."""
+    ra, rb = _ranks(a), _ranks(b)
+    ra = ra - ra.mean(-1, keepdims=True)
+    rb = rb - rb.mean(-1, keepdims=True)
+    den = np.sqrt((rb ** 2).sum(-1))[:, None] * np.sqrt((ra ** 2).sum(-1))[None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (rb @ ra.T) / np.where(den > 0, den, 1), np.nan)
+
+
+def _spearman_paired(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Spearman of each row of ``a [R, P]`` with the same row of ``b [R, P]``: ``[R]`` (NaN if constant)."""
+    ra, rb = _ranks(a), _ranks(b)
+    ra = ra - ra.mean(-1, keepdims=True)
+    rb = rb - rb.mean(-1, keepdims=True)
+    den = np.sqrt((ra ** 2).sum(-1) * (rb ** 2).sum(-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (ra * rb).sum(-1) / np.where(den > 0, den, 1), np.nan)
+
+
+def auroc(score, positive) -> float:
+    """Area under the ROC curve of ``score`` at separating ``positive`` pairs from the rest.
+
+    The probability that a random positive outscores a random negative, ties counting half
+    (Mann-Whitney). NaN without both classes.
+
+    >>> auroc([0.9, 0.8, 0.1, 0.3], [True, True, False, False]), auroc([1, 1, 1], [True, False, False])
+    (1.0, 0.5)
+    """
+    s = np.asarray(score, float)
+    p = np.asarray(positive, bool)
+    if s.shape != p.shape or s.ndim != 1:
+        raise ValueError(f"score and positive must be 1-d of the same length; got {list(s.shape)} and {list(p.shape)}")
+    if p.all() or not p.any():
+        return float("nan")
+    d = s[p][:, None] - s[~p][None]
+    return float(((d > 0) + 0.5 * (d == 0)).mean())
+
+
+def positives(effect: np.ndarray) -> np.ndarray:
+    """Which pairs are causal: effect at least ``MIN_EFFECT`` nats and ``REL_EFFECT`` of the largest (last axis)."""
+    top = effect.max(axis=-1, keepdims=True)
+    return (effect >= MIN_EFFECT) & (effect >= REL_EFFECT * top)
+
+
+def _auroc_rows(scores: np.ndarray, effects: np.ndarray) -> np.ndarray:
+    """AUROC of every score ``[S, P]`` for the positives of every effect row ``[R, P]``: ``[R, S]``."""
+    pos = positives(effects).astype(float)                      # [R, P]
+    neg = 1.0 - pos
+    d = scores[:, :, None] - scores[:, None, :]                 # [S, P, P]
+    C = (d > 0) + 0.5 * (d == 0)
+    num = np.einsum("ri,sij,rj->rs", pos, C, neg, optimize=True)
+    den = (pos.sum(-1) * neg.sum(-1))[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def _interval(values: np.ndarray) -> tuple[float, float]:
+    v = values[np.isfinite(values)]
+    if v.size == 0:
+        return float("nan"), float("nan")
+    lo, hi = np.quantile(v, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+    return float(lo), float(hi)
+
+
+def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
+                    ground_truths=None) -> dict:
+    """Scores, ground truths and statistics of the whole zoo, as a JSON-ready dict.
+
+    ``scores``: ``{name: fn(model, mode)}`` (default ``pair_scores.SCORES``); ``ground_truths``:
+    ``read_ground_truth(zoo)`` unless given. See the module docstring for the statistics.
+    """
+    zoo = zoo_dir(zoo)
+    entries = zoo_models(zoo)
+    gts = read_ground_truth(zoo) if ground_truths is None else ground_truths
+    scored = score_zoo(zoo, scores)
+    names = list(entries)
+    score_names = list(next(iter(scored.values())))
+    rng = np.random.default_rng(seed)
+    S, G, R = len(score_names), len(GT_NAMES), resamples
+    # per model, mode and ground truth: bootstrap rows of batches -> spearman [R+1, S], auroc [R+1, S]
+    rho = np.full((len(names), 4, G, R + 1, S), np.nan)      # modes Q, K, V, then each model's own
+    roc = np.full_like(rho, np.nan)
+    models_out, agreement = [], []
+    for k, name in enumerate(names):
+        e = entries[name]
+        cfg = store.read_config(zoo / name)
+        idx = _pair_index(cfg["n_layers"], cfg["n_heads"])
+        gt = gts[name].reshape(G, gts[name].shape[1], 3, -1)[..., idx]          # [G, B, 3, P]
+        n_b = gt.shape[1]
+        draws = rng.integers(0, n_b, (R, n_b))
+        weights = np.zeros((R + 1, n_b))
+        weights[0] = 1.0 / n_b
+        np.add.at(weights, (np.repeat(np.arange(1, R + 1), n_b), draws.ravel()), 1.0 / n_b)
+        sc = np.stack([scored[name][s].reshape(3, -1)[:, idx] for s in score_names], 1)   # [3, S, P]
+        pairs = {"pairs": [[int(i) for i in np.unravel_index(j, (cfg["n_layers"], cfg["n_heads"]) * 2)] for j in idx],
+                 "scores": {s: np.round(sc[:, i], 5).tolist() for i, s in enumerate(score_names)},
+                 "ground_truth": {g: np.round(gt[i].mean(0), 6).tolist() for i, g in enumerate(GT_NAMES)}}
+        agree = {}
+        for mi, mode in enumerate(MODES):
+            boot = np.einsum("rb,gbp->grp", weights, gt[:, :, mi])                 # [G, R+1, P]
+            for g in range(G):
+                rho[k, mi, g] = _spearman_rows(sc[mi], boot[g])
+                roc[k, mi, g] = _auroc_rows(sc[mi], boot[g])
+            # agreement of the ground truths with each other: spearman over pairs, batch bootstrap
+            for a in range(G):
+                for b in range(a + 1, G):
+                    r = _spearman_paired(boot[a], boot[b])
+                    agree[f"{mode}:{GT_NAMES[a]}|{GT_NAMES[b]}"] = [round(float(r[0]), 4),
+                                                                   *[round(x, 4) for x in _interval(r[1:])]]
+        own = MODES.index(MODE_OF_TASK[e["task"]])
+        rho[k, 3], roc[k, 3] = rho[k, own], roc[k, own]
+        agreement.append(agree)
+        curve = store.read_training_curve(zoo / name)
+        models_out.append({"name": name, "task": e["task"], "family": e["family"], "seed": e["seed"],
+                           "heldout_loss": curve["heldout_loss"][-1],
+                           "heldout_circuit_loss": curve["heldout_circuit_loss"][-1],
+                           "circuit_loss_at_step_0": curve["heldout_circuit_loss"][0],
+                           "n_layers": cfg["n_layers"], "n_heads": cfg["n_heads"], "d_model": cfg["d_model"],
+                           "d_head": cfg["d_head"],
+                           "normalization_type": cfg.get("normalization_type"), "mlp": not cfg["attn_only"],
+                           "steps": e.get("steps"), "train_seconds": e.get("train_seconds"), **pairs})
+    # groups: all, each task, each family; seeds resampled within families
+    families = list(dict.fromkeys(m["family"] for m in models_out))
+    tasks = list(dict.fromkeys(m["task"] for m in models_out))
+    groups = {"all": names}
+    groups.update({t: [m["name"] for m in models_out if m["task"] == t] for t in tasks})
+    groups.update({f: [m["name"] for m in models_out if m["family"] == f] for f in families})
+    pick = {}     # per family: [R, n_seeds] model indices drawn with replacement (draw 0: all, once)
+    for f in families:
+        members = [names.index(m["name"]) for m in models_out if m["family"] == f]
+        draws = rng.integers(0, len(members), (R, len(members)))
+        pick[f] = np.concatenate([np.array(members)[None], np.array(members)[draws]], 0)
+    rows, comparisons = [], []
+    for gname, members in groups.items():
+        fams = [f for f in families if any(names[i] in members for i in pick[f][0])]
+        chosen = np.concatenate([pick[f] for f in fams], 1)                          # [R+1, n]
+        for mi, mode in enumerate(TABLE_MODES):
+            for g, gt_name in enumerate(GT_NAMES):
+                with warnings.catch_warnings():          # a draw with no model that has causal pairs: NaN
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    r_rho = np.nanmean(rho[chosen, mi, g, np.arange(R + 1)[:, None]], axis=1)   # [R+1, S]
+                    r_roc = np.nanmean(roc[chosen, mi, g, np.arange(R + 1)[:, None]], axis=1)
+                n_roc = int(np.isfinite(roc[chosen[0], mi, g, 0, 0]).sum())
+                for s, sname in enumerate(score_names):
+                    rows.append([gname, mode, gt_name, sname, *_stat(r_rho[:, s]), *_stat(r_roc[:, s]),
+                                 len(members), n_roc])
+                # every pair of scores, paired on the same draws: is the difference of Spearman clear of 0?
+                diff = r_rho[:, :, None] - r_rho[:, None, :]
+                # an undefined difference (a score constant on every drawn model) counts as no difference
+                lo, hi = np.quantile(np.nan_to_num(diff[1:], nan=0.0), [(1 - LEVEL) / 2, (1 + LEVEL) / 2], axis=0)
+                comparisons.append([gname, mode, gt_name, ((lo > 0) | (hi < 0)).astype(int).tolist()])
+    tokens, _ = eval_batches(zoo, models_out[0]["task"])
+    return {"format_version": 1, "n_batches": int(tokens.shape[0]), "batch": int(tokens.shape[1]),
+            "scores": score_names, "ground_truths": list(GT_NAMES), "modes": list(MODES), "table_modes": list(TABLE_MODES),
+            "mode_of_task": MODE_OF_TASK, "families": families, "tasks": tasks, "resamples": R,
+            "threshold": {"min_effect": MIN_EFFECT, "rel_effect": REL_EFFECT},
+            "models": models_out, "agreement": agreement,
+            "row_fields": ROW_FIELDS, "rows": rows, "comparisons": comparisons}
+
+
+def read_table(path=None) -> dict:
+    """The benchmark table shipped with the package (``TABLE``), or the one at ``path``."""
+    path = Path(path) if path is not None else store.models_dir() / TABLE.name
+    try:
+        return json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise ValueError(f"model file {path} is missing") from None
+
+
+def _stat(values: np.ndarray) -> list:
+    """``[estimate, lo, hi]`` rounded: draw 0 is the estimate on all the data, the rest the bootstrap."""
+    return [None if not np.isfinite(values[0]) else round(float(values[0]), 4),
+            *[None if not np.isfinite(x) else round(x, 4) for x in _interval(values[1:])]]
+
+
+def main(argv=None) -> None:
+    import argparse
+    ap = argparse.ArgumentParser(description="Recompute the zoo's ground truths and the benchmark table.")
+    ap.add_argument("--zoo", help="the zoo directory (default $HEADSPACE_ZOO)")
+    ap.add_argument("--ground-truth", action="store_true", help="recompute zoo/ground_truth.npz first (minutes)")
+    ap.add_argument("--out", type=Path, default=TABLE)
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    if args.ground_truth:
+        compute_ground_truth(args.zoo)
+    table = benchmark_table(args.zoo)
+    args.out.write_text(json.dumps(table, separators=(",", ":")) + "\n")
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e3:.0f} kB) in {time.perf_counter() - t0:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+"""Every head-pair score the benchmark compares, as one function per score: ``score(model, mode)``.
+
+Each takes a ``headspace.model.Model`` and a mode (``"Q" "K" "V"``) and returns
+``[n_layers, n_heads, n_layers, n_heads]``, ``out[l1, h1, l2, h2]`` the score of writer
+``(l1, h1)`` into reader ``(l2, h2)``, 0 unless ``l2 > l1``. All read weights only. Layout
+as ``headspace.composition``: ``left = W_V W_O`` of the writer (row vectors, [d_model,
+d_model]), ``right`` the reader's ``W_Q W_K^T`` (Q), ``W_K W_Q^T`` (K) or ``W_V W_O`` (V); norm
+scales are folded into the readers first (``Model.fold_norm``), except for
+``frobenius_unfolded``.
+
+* the six metrics of ``headspace.composition`` (``frobenius`` is TransformerLens's
+  ``all_composition_scores`` after ``fold_ln``);
+* ``frobenius_unfolded``: TransformerLens's ``all_composition_scores`` on the weights as
+  stored, norm scales left out (what you get without ``fold_ln``);
+* ``svd_component``: Merullo, Eickhoff & Pavlick 2024, composition of the writer's strongest
+  single SVD component;
+* ``projection_kernel``: Yamagiwa, Takase & Shimodaira 2026, principal-angle projection kernel
+  minus its value for random subspaces;
+* ``token_diagonal``: a score of a path's *structure*: how often the token path picks out the
+  matching token.
+
+``SCORES`` maps each name to its function. A researcher's own score has the same signature
+(``python -m headspace bench --score module:function``; it may take a ``headspace.weights.Weights``
+instead, see ``headspace.benchmark``).
+
+>>> from headspace.model import load
+>>> m = load("attn-only-2l")
+>>> s = token_diagonal(m, "K")
+>>> s.shape, float(s[1, 0, 0, 0])
+((2, 4, 2, 4), 0.0)
+>>> sorted(SCORES)[:3]
+['frobenius', 'frobenius_baseline', 'frobenius_unfolded']
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from headspace.composition import METRICS, MODES, token_path
+from headspace.head_pairs import all_composition_scores
+from headspace.weights import from_model
+
+__all__ = ["SCORES", "svd_component", "projection_kernel", "projection_kernel_baseline", "token_diagonal",
+           "frobenius_unfolded", "reader_matrix"]
+
+
+def _mode(mode):
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {list(MODES)}; got {mode!r}")
+    return mode
+
+
+def reader_matrix(W_Q, W_K, W_V, W_O, mode):
+    """The reader's matrix ``right`` per head, [..., d_model, d_model]: ``W_Q W_K^T`` (Q),
+    ``W_K W_Q^T`` (K) or ``W_V W_O`` (V)."""
+    if mode == "Q":
+        return W_Q @ np.swapaxes(W_K, -1, -2)
+    if mode == "K":
+        return W_K @ np.swapaxes(W_Q, -1, -2)
+    return W_V @ W_O
+
+
+def _pairs(model, mode, pair_score, folded=True):
+    """Apply ``pair_score(left, right, l1, h1, l2, h2)`` to every earlier/later pair."""
+    _mode(mode)
+    m = model.fold_norm() if folded else model
+    L, H = m.config["n_layers"], m.config["n_heads"]
+    OV = m.W_V @ m.W_O
+    right = reader_matrix(m.W_Q, m.W_K, m.W_V, m.W_O, mode)
+    out = np.zeros((L, H, L, H))
+    for l1 in range(L - 1):
+        for h1 in range(H):
+            for l2 in range(l1 + 1, L):
+                for h2 in range(H):
+                    out[l1, h1, l2, h2] = pair_score(OV[l1, h1], right[l2, h2], m, (l1, h1, l2, h2))
+    return out
+
+
+def _metric(name):
+    def score(model, mode):
+        return from_model(model).composition_scores(_mode(mode), name)
+    score.__name__ = name
+    score.__doc__ = (f"``headspace.composition.{name}`` on every pair of heads (norm scales folded in); "
+                     f"its docstring gives the formula and source.")
+    return score
+
+
+def frobenius_unfolded(model, mode):
+    """TransformerLens's ``all_composition_scores(mode)`` on the stored weights, norms *not* folded.
+
+    Source: TransformerLens (``HookedTransformer.all_composition_scores``), Elhage et al. 2021.
+    Formula: ``||A B||_F / (||A||_F ||B||_F)`` with ``A = W_V W_O`` of the writer and ``B`` the
+    reader's matrix, on the weights as trained: a LayerNorm's or RMSNorm's learned scale, which
+    multiplies every reader's input, is left out, and LayerNorm's readers are not centred. Equal to
+    ``frobenius`` for a model without normalisation.
+    """
+    _mode(mode)
+    return all_composition_scores(model.W_Q, model.W_K, model.W_V, model.W_O, mode)
+
+
+def svd_component(model, mode):
+    r"""Composition of the writer's strongest single SVD component with the reader.
+
+    Source: Merullo, Eickhoff & Pavlick 2024, "Talking Heads: Understanding Inter-layer
+    Communication in Transformer Language Models": decompose a head's OV matrix by SVD into
+    rank-1 components and score each with the composition score; the communication between heads
+    is concentrated in one or two components. We take the best component.
+    Formula (row vectors): ``A = sum_i s_i u_i v_i^T``; component i scores
+    ``||s_i u_i v_i^T B||_F / (||s_i u_i v_i^T||_F ||B||_F) = ||v_i^T B||_2 / ||B||_F`` (``u_i`` is a
+    unit vector), so the score is ``max_i ||v_i^T B||_2 / ||B||_F`` over the writer's nonzero
+    singular values (at most d_head of them). Unlike ``frobenius`` it does not weigh a direction by
+    how strongly the writer uses it: a weak component that the reader reads scores high.
+    """
+    def pair(A, B, m, idx):
+        _, s, vt = np.linalg.svd(A)
+        keep = s > s[0] * max(A.shape) * np.finfo(float).eps
+        return float(np.linalg.norm(vt[keep] @ B, axis=1).max() / np.linalg.norm(B))
+    return _pairs(model, mode, pair)
+
+
+def _basis(M, side):
+    """Orthonormal basis of the row space (``side="rows"``) or column space of ``M``, numerical rank."""
+    u, s, vt = np.linalg.svd(M, full_matrices=False)
+    keep = s > s[0] * max(M.shape) * np.finfo(float).eps
+    return vt[keep].T if side == "rows" else u[:, keep]
+
+
+def projection_kernel_baseline(dim_a: int, dim_b: int, d_model: int) -> float:
+    """Mean projection kernel of uniformly random subspaces of dimensions ``dim_a, dim_b`` in R^d_model:
+    ``dim_a dim_b / d_model`` (``E[P_A] = dim_a / d I`` for a random projection, so ``E tr(P_A P_B) =
+    dim_a dim_b / d``).
+
+    >>> projection_kernel_baseline(8, 8, 32)
+    2.0
+    """
+    for name, v in (("dim_a", dim_a), ("dim_b", dim_b), ("d_model", d_model)):
+        if not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be a positive integer; got {v!r}")
+    return dim_a * dim_b / d_model
+
+
+def projection_kernel(model, mode):
+    r"""Projection kernel between the writer's output space and the reader's input space, minus random.
+
+    Source: Yamagiwa, Takase & Shimodaira 2026, "Measuring Affinity between Attention-Head Weight
+    Subspaces via the Projection Kernel": ``PK(A, B) = sum_k cos^2 theta_k = ||Q_A^T Q_B||_F^2``
+    over the principal angles ``theta_k`` between two heads' weight subspaces (``Q`` orthonormal
+    bases), judged against the distribution for random subspaces. Here ``A`` is the writer's
+    output space (row space of its ``W_O``, where ``x @ W_V W_O`` lies) and ``B`` the reader's
+    input space (column space of its ``W_Q``, ``W_K`` or ``W_V``, folded). Score: ``PK(A, B) -
+    dim A dim B / d_model``, the excess over the mean for random subspaces
+    (``projection_kernel_baseline``). With every head of full rank d_head it is an increasing
+    function of the ``subspace`` metric (``PK = d_head * subspace``), so the two rank pairs alike.
+    """
+    _mode(mode)
+    m = model.fold_norm()
+    L, H, M = m.config["n_layers"], m.config["n_heads"], m.config["d_model"]
+    reads = {"Q": m.W_Q, "K": m.W_K, "V": m.W_V}[mode]
+    out = np.zeros((L, H, L, H))
+    for l1 in range(L - 1):
+        for h1 in range(H):
+            A = _basis(m.W_O[l1, h1], "rows")
+            for l2 in range(l1 + 1, L):
+                for h2 in range(H):
+                    B = _basis(reads[l2, h2], "cols")
+                    pk = float(np.sum((A.T @ B) ** 2))
+                    out[l1, h1, l2, h2] = pk - projection_kernel_baseline(A.shape[1], B.shape[1], M)
+    return out
+
+
+def token_diagonal(model, mode):
+    r"""Fraction of tokens for which the two heads' token path picks out the same token.
+
+    A score of the path's structure, not its size. The token path (``composition.token_path``,
+    Elhage et al.'s virtual weights) is ``T = W_E A B W_E^T`` for Q and K and ``W_E A B W_U`` for V.
+    The score is the fraction of tokens t whose own entry is the largest of its line of T:
+    K (rows: key tokens sent through the writer, columns: query tokens): for query token t, the key
+    that carries t scores highest (what an induction head needs of a previous-token head);
+    Q (rows: query tokens through the writer, columns: key tokens): a query carrying t prefers the
+    key t; V (rows: source tokens, columns: logits): t's own logit is the largest (copying through
+    both heads). Folded weights; positions and MLPs are not on this path. In [0, 1]; about
+    ``1/d_vocab`` for unrelated heads.
+    """
+    _mode(mode)
+    W = from_model(model)
+
+    def pair(A, B, m, idx):
+        T = token_path(A, B, W_E=W.W_E, W_U=W.W_U, mode=mode)
+        own = np.diag(T)
+        best = T.max(axis=0) if mode == "K" else T.max(axis=1)
+        return float(np.mean(own >= best))
+    return _pairs(model, mode, pair)
+
+
+#: name -> score(model, mode), in the order the benchmark's table lists them.
+SCORES = {name: _metric(name) for name in METRICS}
+SCORES.update(frobenius_unfolded=frobenius_unfolded, svd_component=svd_component,
+              projection_kernel=projection_kernel, token_diagonal=token_diagonal)

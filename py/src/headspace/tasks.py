@@ -1,0 +1,131 @@
+"""The tasks of the benchmark zoo: sequences that force one kind of composition each.
+
+Each task draws ``(tokens, mask)``: ``tokens [batch, seq]`` integer ids for ordinary
+next-token training, and ``mask [batch, seq-1]`` (bool) marking the *loss positions*
+where the task's circuit acts (position ``t`` predicts ``tokens[:, t+1]``). Elsewhere
+the next token is random (or, for text, ordinary language). numpy only, seeded.
+
+* ``induction`` (K-composition, Olsson et al. 2022): random tokens, a span of 6 to 12
+  fresh tokens, the same span again, random tokens. In the repeat, the next token is the
+  one that followed the earlier occurrence of the current token: a previous-token head
+  writes "my predecessor was a" at every position, and an induction head's *keys* read it.
+* ``reverse`` (V-composition): the span, then the span reversed. In the reversed copy the
+  next token is the one that came *before* the earlier occurrence of the current token. A
+  key cannot know what follows it (causal mask), so the later head attends to the earlier
+  occurrence itself and reads, through its *values*, the predecessor that a previous-token
+  head wrote there.
+* ``lookup`` (Q-composition): tokens are (colour, shape, payload) triples, 4 x 4 x 4 = 64.
+  A dictionary of 16 tokens, one for each (colour, shape), then triples ``a b answer``
+  where ``answer`` is the dictionary token with the colour of ``a`` and the shape of ``b``.
+  Predicting it at ``b`` needs a query built from ``b`` and from ``a``, which only an
+  earlier head can bring to ``b``'s position; keys and values read the dictionary tokens
+  directly.
+* ``text``: characters of source code (``encode_text``); the mask marks positions whose
+  current two characters occurred earlier in the sequence (where copying can help).
+
+>>> toks, mask = task_batch("reverse", np.random.default_rng(0), batch=2)
+>>> toks.shape, mask.shape, toks.dtype
+((2, 32), (2, 31), dtype('int64'))
+>>> t = int(np.argmax(mask[0]))          # first masked position: its next token is the one
+>>> j = int(np.flatnonzero(toks[0, :t] == toks[0, t])[0])   # before the earlier occurrence
+>>> bool(toks[0, t + 1] == toks[0, j - 1])
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["TASKS", "MODE_OF_TASK", "task_batch", "encode_text", "decode_text", "TEXT_VOCAB", "text_mask"]
+
+#: Task names, in the order the benchmark lists them.
+TASKS = ("induction", "reverse", "lookup", "text")
+#: The kind of composition each task is built to need (text: none is forced; induction is expected).
+MODE_OF_TASK = {"induction": "K", "reverse": "V", "lookup": "Q", "text": "K"}
+
+#: Character vocabulary of the text task: newline, printable ASCII 32..126, and one id for anything else.
+_CHARS = "\n" + "".join(chr(c) for c in range(32, 127))
+TEXT_VOCAB = len(_CHARS) + 1
+_UNKNOWN = len(_CHARS)
+_LOOKUP = np.full(256, _UNKNOWN, dtype=np.int64)
+_LOOKUP[[ord(c) for c in _CHARS]] = np.arange(len(_CHARS))
+
+SHAPES = {"induction": (64, 32), "reverse": (64, 32), "lookup": (64, 40), "text": (TEXT_VOCAB, 64)}
+
+
+def encode_text(text: str) -> np.ndarray:
+    """Character ids of ``text`` (tabs become a space; other non-ASCII characters one unknown id).
+
+    >>> encode_text("a = 1\\n").tolist(), decode_text(encode_text("a = 1\\n"))
+    ([66, 1, 30, 1, 18, 0], 'a = 1\\n')
+    """
+    data = text.replace("\t", " ").encode("latin-1", errors="replace")
+    return _LOOKUP[np.frombuffer(data, dtype=np.uint8)]
+
+
+def decode_text(ids) -> str:
+    """Inverse of ``encode_text`` (the unknown id becomes ``?``)."""
+    return "".join(_CHARS[i] if i < len(_CHARS) else "?" for i in np.asarray(ids).ravel())
+
+
+def text_mask(tokens: np.ndarray) -> np.ndarray:
+    """``[batch, seq-1]``: position ``t`` (``t >= 1``) whose bigram ``tokens[t-1], tokens[t]`` occurred
+    earlier in the sequence, where an induction circuit can predict the next token."""
+    tokens = np.asarray(tokens)
+    b, s = tokens.shape
+    mask = np.zeros((b, s - 1), dtype=bool)
+    for i in range(b):
+        seen = set()
+        for t in range(1, s - 1):
+            bigram = (int(tokens[i, t - 1]), int(tokens[i, t]))
+            mask[i, t] = bigram in seen
+            seen.add(bigram)
+    return mask
+
+
+def task_batch(task: str, rng: np.random.Generator, batch: int = 32, corpus: np.ndarray | None = None):
+    """``(tokens [batch, seq], mask [batch, seq-1])`` for ``task`` (see the module docstring).
+
+    ``corpus`` (character ids from ``encode_text``) is needed for ``text`` only: windows
+    of ``seq`` characters start at random offsets in it.
+    """
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}")
+    if not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise ValueError(f"batch must be a positive integer; got {batch!r}")
+    d_vocab, seq = SHAPES[task]
+    if task == "text":
+        if corpus is None or len(corpus) <= seq:
+            raise ValueError(f"corpus must be an array of more than {seq} character ids for task 'text'; "
+                             f"got {None if corpus is None else len(corpus)}")
+        starts = rng.integers(0, len(corpus) - seq, batch)
+        tokens = np.stack([corpus[s:s + seq] for s in starts]).astype(np.int64)
+        return tokens, text_mask(tokens)
+    tokens = rng.integers(0, d_vocab, (batch, seq))
+    mask = np.zeros((batch, seq - 1), dtype=bool)
+    for i in range(batch):
+        if task == "lookup":
+            _lookup_row(rng, tokens[i], mask[i])
+            continue
+        n = int(rng.integers(6, 13))
+        f = int(rng.integers(0, seq - 2 * n + 1))
+        span = rng.choice(d_vocab, n, replace=False)
+        tokens[i, f:f + n] = span
+        tokens[i, f + n:f + 2 * n] = span if task == "induction" else span[::-1]
+        # loss positions whose next token the circuit predicts: inside the second copy
+        mask[i, f + n:f + 2 * n - 1] = True
+    return tokens.astype(np.int64), mask
+
+
+def _lookup_row(rng, row, mask_row):
+    """One ``lookup`` sequence in place: 16 dictionary tokens, then ``a b answer`` triples."""
+    colour_shape = rng.permutation(16)
+    payload = rng.integers(0, 4, 16)
+    row[:16] = colour_shape * 4 + payload              # token = (colour * 4 + shape) * 4 + payload
+    table = np.empty(16, dtype=np.int64)
+    table[colour_shape] = row[:16]
+    for t in range(16, len(row) - 2, 3):
+        a, b = rng.integers(0, 64, 2)
+        row[t], row[t + 1] = a, b
+        row[t + 2] = table[(a // 16) * 4 + (b // 4) % 4]
+        mask_row[t + 1] = True

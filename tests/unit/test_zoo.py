@@ -1,0 +1,166 @@
+"""The benchmark zoo: what each model learned, whether its circuit is there by the ground truth, and
+that the shipped benchmark table is what the zoo's weights and ground truths give.
+
+Losses are in nats, on the held-out evaluation batches, at the positions where the task's circuit
+acts; chance on the synthetic tasks is ln 64 = 4.16. Two levels:
+
+* *learned*: at least ``LEARNED`` nats under chance (text: under its step-0 loss), which every
+  model reaches;
+* *solved*: induction and reverse copy under 1 nat, lookup under ln 4 = 1.39 (what finding the
+  dictionary entry by one attribute alone leaves), text 1 nat under its step-0 loss.
+
+Within the training this shared 2-core machine allowed (500 steps for induction, 800 for reverse
+copy and lookup, the trainer's processes getting 3-6% of a core each), only the text models
+reach *solved*, and one plain induction model (0.98): the other two get to 1.36-1.52 nats, the
+normalised induction models to 3.4-3.6,
+lookup to 1.6, reverse copy to 3.2. Those families' *solved* tests are strict expected failures
+(they fail as soon as a retrained zoo passes them, so the marks come off). The circuit test asks
+for a path of at least ``CIRCUIT_EFFECT`` nats (mean ablation, circuit positions) in the task's
+own mode; the families in ``NO_CIRCUIT`` do not have one, measured (largest paths 0.0004-0.077
+nats: only the plain induction models, 0.12-0.30 nats, formed their circuit), marked the same way.
+"""
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from headspace import benchmark, cli, store
+from headspace.composition import MODES
+from headspace.ground_truth import GROUND_TRUTHS
+from headspace.pair_scores import SCORES
+from headspace.tasks import MODE_OF_TASK
+
+ZOO = Path(__file__).resolve().parents[2] / "zoo"
+MODELS = list(benchmark.zoo_models(ZOO))
+CHANCE = math.log(64)
+LEARNED = 0.3
+SOLVED = {"induction": 1.0, "reverse": 1.0, "lookup": math.log(4)}
+CIRCUIT_EFFECT = 0.1
+#: models (not families: one plain induction model, s0 at 0.98 nats, is under the line) that do not
+#: reach *solved*, measured on the first 4 evaluation batches
+NOT_SOLVED = {"induction-none-attn-2l-s1", "induction-none-attn-2l-s2"} | {
+    f"{f}-s{s}" for f in ("induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l",
+                          "reverse-rms-attn-2l", "reverse-ln-mlp-2l", "lookup-rms-attn-2l") for s in range(3)}
+NO_CIRCUIT = {"induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l", "reverse-rms-attn-2l",
+              "reverse-ln-mlp-2l", "lookup-rms-attn-2l", "text-ln-mlp-2l"}
+
+
+def family(name):
+    return benchmark.zoo_models(ZOO)[name]["family"]
+
+
+def marked(names, which, reason):
+    """``names``, those in ``which`` (model or family names) marked as strict expected failures."""
+    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=reason))
+            if n in which or family(n) in which else n for n in names]
+
+
+def heldout_loss(name):
+    e = benchmark.zoo_models(ZOO)[name]
+    model = benchmark.load_zoo_model(ZOO, name)
+    tokens, mask = benchmark.eval_batches(ZOO, e["task"])
+    toks, m = tokens[:4].reshape(-1, tokens.shape[-1]), mask[:4].reshape(-1, mask.shape[-1])
+    return e, float(model.loss_per_token(toks)[m].mean())
+
+
+def test_the_zoo_covers_what_the_issue_asks():
+    entries = benchmark.zoo_models(ZOO)
+    assert len(entries) >= 24
+    configs = {store.read_config(ZOO / n)["normalization_type"] for n in entries}
+    assert configs == {None, "LN", "RMS"}
+    assert {store.read_config(ZOO / n)["attn_only"] for n in entries} == {True, False}
+    assert {store.read_config(ZOO / n)["n_layers"] for n in entries} == {2, 3}
+    assert {e["task"] for e in entries.values()} == {"induction", "reverse", "lookup", "text"}
+    families = {}
+    for e in entries.values():
+        families.setdefault(e["family"], set()).add(e["seed"])
+    assert all(len(seeds) >= 3 for seeds in families.values()), families
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_each_model_learned_its_task_on_held_out_sequences(name):
+    e, loss = heldout_loss(name)
+    if e["task"] == "text":
+        start = store.read_training_curve(ZOO / name)["heldout_circuit_loss"][0]
+        assert loss < start - LEARNED, (loss, start)
+    else:
+        assert loss < CHANCE - LEARNED, loss
+
+
+@pytest.mark.parametrize("name", marked(MODELS, NOT_SOLVED, "not solved within the step budget (module docstring)"))
+def test_each_model_solves_its_task_on_held_out_sequences(name):
+    e, loss = heldout_loss(name)
+    if e["task"] == "text":
+        start = store.read_training_curve(ZOO / name)["heldout_circuit_loss"][0]
+        assert loss < start - 1.0, (loss, start)
+    else:
+        assert loss < SOLVED[e["task"]], loss
+
+
+@pytest.mark.parametrize("name", marked(MODELS, NO_CIRCUIT, "no path of the task's mode reaches 0.1 nats (measured)"))
+def test_the_circuit_the_task_needs_is_present_by_the_ground_truth(name):
+    e = benchmark.zoo_models(ZOO)[name]
+    gt = benchmark.read_ground_truth(ZOO)[name]                     # [4, batches, 3 modes, L, H, L, H]
+    mean_circuit = [g[0] for g in GROUND_TRUTHS].index("mean-circuit")
+    effect = gt[mean_circuit].mean(0)[MODES.index(MODE_OF_TASK[e["task"]])]
+    assert effect.max() >= CIRCUIT_EFFECT, effect.max()
+
+
+def test_ground_truths_on_file_are_what_the_code_computes():
+    name = MODELS[0]
+    e = benchmark.zoo_models(ZOO)[name]
+    tokens, mask = benchmark.eval_batches(ZOO, e["task"])
+    fresh = benchmark.model_ground_truth(benchmark.load_zoo_model(ZOO, name), tokens[:2], mask[:2])
+    np.testing.assert_allclose(fresh, benchmark.read_ground_truth(ZOO)[name][:, :2], atol=1e-5, rtol=1e-4)
+
+
+def test_the_shipped_table_holds_the_zoos_scores_and_ground_truths():
+    table = benchmark.read_table()
+    from headspace.demos import score_benchmark as demo
+    assert tuple(table["families"]) == benchmark.FAMILIES
+    assert tuple(table["scores"]) == demo.SCORES and tuple(table["ground_truths"]) == demo.GROUND_TRUTHS
+    assert set(table["tasks"]) == set(demo.GROUPS[1:5])
+    assert [m["name"] for m in table["models"]] == MODELS
+    gts = benchmark.read_ground_truth(ZOO)
+    for m in table["models"][:: max(len(MODELS) // 5, 1)]:
+        model = benchmark.load_zoo_model(ZOO, m["name"])
+        idx = benchmark._pair_index(m["n_layers"], m["n_heads"])
+        for s in ("frobenius", "token_diagonal", "svd_component"):
+            fresh = np.stack([SCORES[s](model, mode).ravel()[idx] for mode in MODES])
+            np.testing.assert_allclose(m["scores"][s], fresh, atol=1e-5)
+        g = gts[m["name"]].reshape(4, gts[m["name"]].shape[1], 3, -1)[..., idx].mean(1)
+        np.testing.assert_allclose(m["ground_truth"]["mean-circuit"], g[1], atol=1e-6)
+    fields = table["row_fields"]
+    for r in table["rows"]:
+        row = dict(zip(fields, r))
+        if row["spearman"] is not None:
+            assert row["spearman_lo"] <= row["spearman_hi"]
+
+
+def test_cli_bench_prints_the_table_and_writes_csv(tmp_path, capsys):
+    assert cli.main(["bench", "--csv", str(tmp_path / "b.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "frobenius" in out and "95% interval" in out
+    rows = list(csv.reader(open(tmp_path / "b.csv")))
+    assert rows[0][:4] == ["group", "mode", "ground_truth", "score"] and len(rows) > 100
+    assert cli.main(["bench", "--ground-truth", "nonsense"]) == 2
+    assert "--ground-truth must be one of" in capsys.readouterr().err
+
+
+def test_cli_bench_scores_a_researchers_function(tmp_path, capsys, monkeypatch):
+    (tmp_path / "my_scores.py").write_text(
+        "import numpy as np\n"
+        "def constant_plus_frobenius(w, mode):\n"
+        "    return w.composition_scores(mode) + 1.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert cli.main(["bench", "--zoo", str(ZOO), "--score", "my_scores:constant_plus_frobenius",
+                     "--resamples", "20"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
+    # a shifted Frobenius score ranks exactly as Frobenius: the same Spearman
+    assert lines["my_scores:constant_plus_frobenius"][1] == lines["frobenius"][1]
+    assert cli.main(["bench", "--score", "no_such_module:f", "--zoo", str(ZOO)]) == 2
+    assert "could not be imported" in capsys.readouterr().err
