@@ -50,7 +50,8 @@ function lineText(state) {
   const where = progressText();
   switch (state.life) {
     case "live": return null;
-    case "asking": return boot.live ? "" : `Catching up when Python is live${where}.`;
+    // (once Python is live, a setting being checked keeps the line as it is until drawn or refused)
+    case "asking": return boot.live ? undefined : `Catching up when Python is live${where}.`;
     case "answered": return `Precomputed for this setting; Python${where}.`;
     case "built":
       if (!boot.started) return undefined; // the build's sentence (or the data saver's) stays
