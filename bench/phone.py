@@ -355,8 +355,8 @@ def run(playwright, chromium: str, args: list[str], articles=ARTICLES, profiles=
               "links": {n: {"bytes_per_s": throttle.profile(n).rate, "rtt_ms": throttle.profile(n).rtt * 1000}
                         for n in profiles if n != "desktop"},
               "desktop_reference": {**DESKTOP_PAGE, "link": "unthrottled"},
-              "compression": "gzip (level 6) for text: " + " ".join(throttle.devserver.COMPRESSIBLE)
-                             + "; wasm, wheels, zips and models as they are, as the deploy's host",
+              "compression": "gzip (level 6), as the deploy's host: " + " ".join(throttle.devserver.COMPRESSIBLE)
+                             + "; wheels, zips and models as they are",
               "phone": {**PHONE, "cpu_slowdown": PHONE_CPU_SLOWDOWN,
                         "cpu_slowdown_covers": "the page's main thread only; the worker (Python) runs at this machine's speed"},
               "caps_s": {"python": PYTHON_CAP_S, "first_interactive_without_python_wait": FIRST_CAP_S,

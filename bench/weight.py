@@ -4,8 +4,8 @@ Lighthouse's performance audit (mobile and desktop presets) of every article.
 
 Bytes are counted by the server (sitebuild.devserver counts each body it sends), so requests made
 by the page, its workers and its service worker all count, and a file a cache answered counts 0.
-The server gzips text as the deploy's host does (serve(compress=True)); wasm, wheels and models go
-uncompressed, as they would if the host left binary types alone.
+The server gzips text and wasm as the deploy's host does (serve(compress=True)); wheels, zips and
+models go as they are (compressed already).
 
     scripts/bench --weight-only         (bench/run.py calls run() with a server it started)
 """

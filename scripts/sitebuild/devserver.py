@@ -52,9 +52,17 @@ def parse_headers_file(text: str) -> list[tuple[str, dict]]:
     return rules
 
 
-# What a deploy's host compresses (text); wasm, wheels, zips and npz go as they are. Only the
-# benchmarks turn compression on (serve(compress=True)), to weigh pages as a reader receives them.
-COMPRESSIBLE = (".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".xml")
+# What the deploy's host compresses in transit: text, and wasm (a 10 MB pyodide.asm.wasm reaches
+# the browser as about 3 MB); wheels, zips and npz are compressed already and go as they are. Only
+# the benchmarks and the throttled tests turn it on (serve(compress=True)), to weigh pages as a
+# reader receives them.
+COMPRESSIBLE = (".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".xml", ".wasm")
+
+
+@functools.lru_cache(maxsize=64)
+def _gzipped(path: Path, mtime_ns: int) -> bytes:
+    """A file's gzip body, made once per version (the wasm takes about half a second)."""
+    return gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -90,7 +98,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if not (self.compress and path.is_file() and path.name.endswith(COMPRESSIBLE)
                 and "gzip" in self.headers.get("Accept-Encoding", "") and "If-Modified-Since" not in self.headers):
             return super().send_head()
-        body = gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
+        body = _gzipped(path, path.stat().st_mtime_ns)
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(str(path)))
         self.send_header("Content-Encoding", "gzip")

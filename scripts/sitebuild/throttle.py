@@ -241,8 +241,8 @@ def serve(link_profile: str | Profile, port: int = 0, directory: Path = devserve
     """Serve ``directory`` in a background thread through one link of ``link_profile``.
 
     Returns devserver's server with ``url`` (``http://127.0.0.1:<port>``), ``profile``, ``link``
-    and ``traffic`` (a Traffic). ``compress`` (on by default here) gzips text as the deploy's host
-    does; wasm, wheels and models go as they are."""
+    and ``traffic`` (a Traffic). ``compress`` (on by default here) gzips text and wasm as the
+    deploy's host does; wheels, zips and models go as they are."""
     spec = profile(link_profile)
     link, traffic = Link(spec.rate), Traffic()
     server = devserver.serve(port, directory, compress, handler_base=ThrottledHandler,

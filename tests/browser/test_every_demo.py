@@ -123,7 +123,7 @@ def test_pages_fit_a_phone(browser, site_url):
             overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
             assert overflow <= 1, f"{path} is {overflow}px wider than a 375px phone"
             wide = page.evaluate("""() => [...document.querySelectorAll('main *')]
-                .filter(e => !e.closest('.katex-display, .katex-mathml, pre, .demo-plot, .output-scroll') && !(e.closest('.katex') && e.closest('svg')))
+                .filter(e => !e.closest('.katex-display, .katex-mathml, pre, .demo-plot, .output-scroll, .md-table') && !(e.closest('.katex') && e.closest('svg')))
                 .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
                 .map(e => e.tagName + ' ' + (e.textContent || '').slice(0, 40)).slice(0, 5)""")
             assert wide == [], f"{path}: elements overflow a phone screen: {wide}"

@@ -54,7 +54,9 @@ STEP_JS = """async (name) => {
     }
     await new Promise(r => {
         let timer = null;
-        quiet = () => { clearTimeout(timer); timer = setTimeout(r, 400); };
+        // a move that never renders (an error, a refusal) ends the step instead of hanging the test
+        const cap = setTimeout(() => { last = `no render within 20 s (status ${fig.dataset.status})`; r(); }, 20000);
+        quiet = () => { clearTimeout(timer); clearTimeout(cap); timer = setTimeout(r, 400); };
         el.dispatchEvent(new Event('input', {bubbles: true}));
     });
     fig.removeEventListener('demo:rendered', seen);
@@ -99,6 +101,9 @@ def test_patched_frames_look_like_plotly(browser, site_url, scheme):
             page.locator(f'figure.demo[data-demo="{name}"]').scroll_into_view_if_needed()
             patched = [page.evaluate(STEP_JS, name) for _ in range(3)]
             if patched[-1] is None:  # no control to move
+                continue
+            if isinstance(patched[-1], str):  # no render came
+                refused[name] = patched[-1]
                 continue
             if not patched[-1]:  # plotly drew it: the control changed more than patch.js draws
                 refused[name] = page.get_attribute(f'figure.demo[data-demo="{name}"]', "data-patch-refused")

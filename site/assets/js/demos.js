@@ -79,6 +79,7 @@ function fromTheBuild(state, params, key) {
     if (state.showing !== "plotly") {
       draw.showDrawing(state, null);
       draw.writeOutputs(state, ...startOutputs(state));
+      countAnswer(state); // the build's first drawing answers a move back to it
     }
     return advance(state, "back");
   }
@@ -89,10 +90,15 @@ function fromTheBuild(state, params, key) {
     if (!same(answer.params[where.name], params[where.name])) return advance(state, "ask"); // another grid: a stale build
     draw.showDrawing(state, answer.svg);
     draw.writeOutputs(state, answer.outputs, answer.text);
-    state.fig.dataset.answerCount = String(Number(state.fig.dataset.answerCount || 0) + 1); // tests and bench
-    marks.firstAnswer ||= performance.now();
+    countAnswer(state);
     advance(state, "answer");
   }, () => state.lastKey === key && advance(state, "ask"));
+}
+
+// data-answer-count: how many moves the build's drawings answered (tests and bench).
+function countAnswer(state) {
+  state.fig.dataset.answerCount = String(Number(state.fig.dataset.answerCount || 0) + 1);
+  marks.firstAnswer ||= performance.now();
 }
 
 function startOutputs(state) {

@@ -6,11 +6,12 @@ table of statistics and every pair's numbers ship as ``benchmark.json`` beside t
 browser fetches it for the page that shows this figure). Nothing is recomputed here: the demo
 picks rows.
 
-Left: each pair of heads of the chosen models, its score against its causal effect (nats),
-pairs counted causal (effect at least ``MIN_EFFECT`` nats and ``REL_EFFECT`` of the model's
-largest) in orange. Right: the ROC curve of the score at finding the causal pairs, with the
-score ranked within each model (so that models with different scales pool), and the diagonal of
-a score that knows nothing. Outputs: the mean over models of Spearman's correlation and of the
+Left: each pair of heads of the chosen models, its score's rank within its model (0 the lowest,
+1 the highest: models with different scales pool, and Spearman's correlation reads ranks) against
+its causal effect (nats), pairs counted causal (effect at least ``MIN_EFFECT`` nats and
+``REL_EFFECT`` of the model's largest) in orange. Right: the ROC curve of that rank at finding the
+causal pairs, and the diagonal of a score that knows nothing. The axes are the same for every
+choice, so a reader's move redraws the points in place. Outputs: the mean over models of Spearman's correlation and of the
 AUROC, each with its 95% interval over seeds and evaluation batches.
 
 >>> from headspace.demos import REGISTRY
@@ -44,7 +45,7 @@ def _load(where: str) -> dict:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise ValueError(f"model file {path} is missing") from None   # the browser's worker fetches it
+        raise store.MissingModelFile(path) from None   # the browser's worker fetches it and calls again
     return json.loads(data)
 
 
@@ -134,14 +135,14 @@ def score_benchmark(score: str, ground_truth: str, group: str, mode: str) -> dic
     r = row(score, ground_truth, group, mode)
     x, y, causal, rank = points(score, ground_truth, group, mode)
     fpr, tpr = roc_curve(rank, causal)
-    left = [scatter(x[~causal], y[~causal], name="other pairs", color=COLORS["muted"], size=5, opacity=0.7),
-            scatter(x[causal], y[causal], name="causal pairs", color=COLORS["orange"], size=6)]
+    left = [scatter(rank[~causal], y[~causal], name="other pairs", color=COLORS["muted"], size=5, opacity=0.7),
+            scatter(rank[causal], y[causal], name="causal pairs", color=COLORS["orange"], size=6)]
     right = [scatter([0, 1], [0, 1], name="chance", color=COLORS["muted"], mode="lines",
                      line={"color": COLORS["muted"], "width": 1, "dash": "dot"}),
              scatter(fpr, tpr, name="ROC (pooled)", color=COLORS["blue"], mode="lines")]
     fig = two_panels(left, right, titles=(f"{score} vs {ground_truth}", "finding the causal pairs"),
                      split=0.56, gap=0.14, height=400,
-                     xaxis={"title": {"text": score}, "zeroline": False},
+                     xaxis={"title": {"text": "score's rank in its model"}, "range": [-0.03, 1.03], "zeroline": False},
                      yaxis={"title": {"text": "effect (nats)"}},
                      xaxis2={"title": {"text": "false positive rate"}, "range": [0, 1], "zeroline": False},
                      yaxis2={"title": {"text": "true positive rate"}, "range": [0, 1.02], "zeroline": False})
