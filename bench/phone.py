@@ -7,7 +7,7 @@ an emulated mobile link; how soon a reader's first touch of a figure is answered
 A visit: a fresh browser context (empty caches, service workers blocked), 390 x 844 CSS px at 3x,
 touch, the page's main thread slowed 4x (sitebuild.browser.PHONE; the worker runs at full speed,
 Chromium cannot slow it), served by sitebuild.throttle through one downlink shared by the page
-and its worker (slow 4G: 1.6 Mbps, 150 ms; fast 4G: 9 Mbps, 60 ms), text gzipped as the deploy
+and its worker (slow 4G: 1.6 Mbps, 150 ms; fast 4G: 9 Mbps, 60 ms), text and wasm gzipped as the deploy
 does; and, as a reference row, the same visit as a desktop reader makes it (1280 x 900, no slowdown,
 the same server unthrottled). Measured from the page's behaviour only (the DOM contract in
 DESIGN.md and window.headspace):
@@ -389,7 +389,7 @@ def fmt_bytes(b) -> str:
 
 
 def print_header() -> None:
-    print("phone: 390x844 touch, page CPU 4x, one shared link (text gzipped); bytes as sent/raw; cold; service workers blocked")
+    print("phone: 390x844 touch, page CPU 4x, one shared link (text and wasm gzipped); bytes as sent/raw; cold; service workers blocked")
     print(f"{'article':38s} {'link':7s} {'FCP':>8s} {'first interactive':>18s} {'(-FCP)':>8s} {'every figure':>16s} "
           f"{'Python live':>11s}  {'before interactive':>18s} {'before live':>18s} {'total':>18s} {'heap':>7s}")
 
