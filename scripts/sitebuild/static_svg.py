@@ -39,8 +39,16 @@ def _paint(color):
 
 
 def _esc(text) -> str:
+    """``text`` as SVG text content: escaped, markup dropped, but <sub> and <sup> kept as lowered or
+    raised smaller runs, as plotly draws them (W<sub>OV</sub>: maths set as maths)."""
     text = re.sub(r"<br\s*/?>", " ", str(text))
-    return html.escape(re.sub(r"<[^>]+>", "", text), quote=True)
+    parts = re.split(r"(</?su[bp]>)", text)
+    if text.count("<sub>") != text.count("</sub>") or text.count("<sup>") != text.count("</sup>"):
+        parts = [text]
+    shift = {"<sub>": "sub", "<sup>": "super"}
+    return "".join(f'<tspan baseline-shift="{shift[part]}" font-size="70%">' if part in shift else
+                   "</tspan>" if part in ("</sub>", "</sup>") else
+                   html.escape(re.sub(r"<[^>]+>", "", part), quote=True) for part in parts)
 
 
 class Axis:
@@ -415,7 +423,12 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
     x_lo, x_hi, y_lo, y_hi = box
     out, bottom = [], 0.0
     def coord(ref: str, v, vertical: bool):
-        if ref == "paper" or ref.endswith(" domain"):
+        """Pixel of ``v`` in reference ``ref``: the plot area ("paper"), an axis's domain ("y2 domain":
+        0 to 1 along that panel alone) or an axis's data."""
+        if ref.endswith(" domain"):
+            a = axes[("yaxis" if vertical else "xaxis") + ref.split(" ")[0][1:]]
+            return a.p1 - v * (a.p1 - a.p0) if vertical else a.p0 + v * (a.p1 - a.p0)
+        if ref == "paper":
             return y_hi - v * (y_hi - y_lo) if vertical else x_lo + v * (x_hi - x_lo)
         return axes[("yaxis" if vertical else "xaxis") + ref[1:]].px(v)
 
@@ -435,14 +448,8 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
 
     for note in layout.get("annotations", []):
         try:
-            if note.get("xref") == "paper":
-                x = x_lo + note.get("x", 0) * (x_hi - x_lo)
-            else:
-                x = axes["xaxis" + note.get("xref", "x")[1:]].px(note["x"])
-            if note.get("yref") == "paper":
-                y = y_hi - note.get("y", 0) * (y_hi - y_lo)
-            else:
-                y = axes["yaxis" + note.get("yref", "y")[1:]].px(note["y"])
+            x = coord(note.get("xref", "x"), note.get("x", 0) if note.get("xref") == "paper" else note["x"], False)
+            y = coord(note.get("yref", "y"), note.get("y", 0) if note.get("yref") == "paper" else note["y"], True)
         except (KeyError, ValueError, TypeError):
             continue  # an annotation on an axis or category we did not draw
         x, y = x + note.get("xshift", 0), y - note.get("yshift", 0)

@@ -247,13 +247,26 @@ def _side_by_side(layout: dict, axes: dict) -> bool:
     return _domain(a.spec)[1] <= _domain(b.spec)[0] and all(_domain(y.spec) == [0.0, 1.0] or _domain(y.spec) == [0, 1] for y in ys)
 
 
+#: The height of a stacked strip panel (px): a row of points on one line, with no y scale.
+STRIP = 72
+
+
+def _strip(y_spec: dict) -> bool:
+    """A panel that is one line of points: its y axis has no labels, no title and no grid (the 1-D
+    side of the projection figures). Stacked, it needs a strip, not a square."""
+    return not y_spec.get("showticklabels", True) and not _title_text(y_spec.get("title")) \
+        and not y_spec.get("showgrid", True)
+
+
 def _stack(layout: dict, axes: dict, gap_px: float, panel_px: float) -> float:
     """Put the right panel under the left one; returns the new plot-area height."""
     left_x, right_x = sorted((a for a in axes.values() if not a.vertical), key=lambda a: _domain(a.spec)[0])
     olds = {"left": _domain(left_x.spec), "right": _domain(right_x.spec)}
-    total = 2 * panel_px + gap_px
-    top = [round((panel_px + gap_px) / total, 4), 1.0]
-    bottom = [0.0, round(panel_px / total, 4)]
+    upper_px, lower_px = (STRIP if _strip(layout.get("yaxis" + x.spec.get("anchor", "y")[1:], {})) else panel_px
+                          for x in (left_x, right_x))
+    total = upper_px + lower_px + gap_px
+    top = [round((lower_px + gap_px) / total, 4), 1.0]
+    bottom = [0.0, round(lower_px / total, 4)]
     yname = {x.name: "yaxis" + (x.spec.get("anchor", "y")[1:]) for x in (left_x, right_x)}
     for x, ydom in ((left_x, top), (right_x, bottom)):
         x.spec["domain"] = [0.0, 1.0]
@@ -438,6 +451,10 @@ def fit(figure: dict, width: int) -> dict:
 
     # Panels: stack two side by side on a narrow drawing.
     stacked = width < STACK_BELOW and _side_by_side(layout, axes)
+    if stacked:  # a panel that left its rows' or columns' names to its neighbour names them itself below it
+        for a in axes.values():
+            if not a.spec.get("showticklabels", True) and (a.categories or a.spec.get("ticktext")):
+                a.spec["showticklabels"] = True
     # Panel titles (paper notes over a panel) wrap to their panel; each extra line needs room above.
     panel_titles = [n for n in layout.get("annotations", []) if n.get("yref") == "paper" and n.get("xref") == "paper"
                     and n.get("yanchor") == "bottom" and isinstance(n.get("text"), str)]

@@ -32,6 +32,7 @@ from headspace.pair_scores import SCORES as PAIR_SCORES
 from headspace.tasks import TASKS
 
 from ._figure import COLORS, figure, scatter, two_panels
+from ._outputs import METRIC_NAMES
 from ._registry import Output, Param, register
 
 FILE = "benchmark.json"
@@ -102,6 +103,12 @@ def roc_curve(rank, causal):
     return fpr, tpr
 
 
+def _truth_words(key: str) -> str:
+    """A ground truth's key in words: ``"mean-circuit"`` -> ``"mean ablation, circuit positions"``."""
+    how, where = (key.split("-", 1) + [""])[:2]
+    return f"{how} ablation, " + ("all positions" if where == "all" else f"{where} positions")
+
+
 def _mode_param():
     return Param("mode", "composition", "select", "task", options=MODE_OPTIONS,
                  help="which input of the later head: each model's own task's mode (induction K, reverse V, "
@@ -110,10 +117,13 @@ def _mode_param():
 
 @register(
     "score-benchmark", "Which composition score ranks pairs of heads as their causal effect does, across the zoo",
+    key="First panel: each pair's score against its causal effect (orange: causal pairs); second: the ROC of finding the causal pairs by score.",
     params=[
-        Param("score", "score", "select", "frobenius" if "frobenius" in SCORES else SCORES[0], options=SCORES),
+        Param("score", "score", "select", "frobenius" if "frobenius" in SCORES else SCORES[0], options=SCORES,
+              option_labels=tuple(METRIC_NAMES.get(s, s) for s in SCORES)),
         Param("ground_truth", "ground truth", "select",
               "mean-circuit" if "mean-circuit" in GROUND_TRUTHS else GROUND_TRUTHS[0], options=GROUND_TRUTHS,
+              option_labels=tuple(_truth_words(g) for g in GROUND_TRUTHS),
               help="path ablation by the mean or by resampling; loss averaged over all positions or only "
                    "where the task's circuit acts"),
         Param("group", "models", "select", "all", options=GROUPS,
@@ -139,9 +149,10 @@ def score_benchmark(score: str, ground_truth: str, group: str, mode: str) -> dic
     right = [scatter([0, 1], [0, 1], name="chance", color=COLORS["muted"], mode="lines",
                      line={"color": COLORS["muted"], "width": 1, "dash": "dot"}),
              scatter(fpr, tpr, name="ROC (pooled)", color=COLORS["blue"], mode="lines")]
-    fig = two_panels(left, right, titles=(f"{score} vs {ground_truth}", "finding the causal pairs"),
+    fig = two_panels(left, right, titles=(f"{METRIC_NAMES.get(score, score)} vs {_truth_words(ground_truth)}",
+                                          "finding the causal pairs"),
                      split=0.56, gap=0.14, height=400,
-                     xaxis={"title": {"text": score}, "zeroline": False},
+                     xaxis={"title": {"text": METRIC_NAMES.get(score, score)}, "zeroline": False},
                      yaxis={"title": {"text": "effect (nats)"}},
                      xaxis2={"title": {"text": "false positive rate"}, "range": [0, 1], "zeroline": False},
                      yaxis2={"title": {"text": "true positive rate"}, "range": [0, 1.02], "zeroline": False})
