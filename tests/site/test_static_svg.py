@@ -699,3 +699,29 @@ def test_text_is_escaped():
     fig = {"data": [], "layout": {"title": {"text": "<script>x</script> & E<sub>x</sub>"}}}
     svg = static_svg.render(fig)
     assert "<script>" not in svg and "&amp;" in svg
+
+
+def test_maths_is_set_as_maths():
+    """<sub> and <sup> are lowered and raised smaller runs, as plotly draws them; unbalanced markup
+    is dropped, never passed through."""
+    svg = static_svg.render({"data": [], "layout": {"title": {"text": "W<sub>OV</sub> d<sup>−1/2</sup>"}}})
+    assert '<tspan baseline-shift="sub" font-size="70%">OV</tspan>' in svg
+    assert '<tspan baseline-shift="super" font-size="70%">−1/2</tspan>' in svg
+    title = next(t for t in parse(svg).iter(SVG + "text") if t.get("font-size") == "14")
+    assert "".join(title.itertext()) == "WOV d−1/2"
+    assert "<tspan" not in static_svg.render({"data": [], "layout": {"title": {"text": "a<sub>b"}}})
+
+
+def test_a_shape_in_a_panels_domain_stays_in_that_panel():
+    """A line from 0 to 1 of "y2 domain" spans the lower panel alone, not the gap and the other
+    panel (norm-symmetry's dashed marker once ran through the axis title between its panels)."""
+    fig = {"data": [{"type": "scatter", "x": [0, 1], "y": [0, 1]},
+                    {"type": "scatter", "x": [0, 1], "y": [0, 1], "xaxis": "x2", "yaxis": "y2"}],
+           "layout": {"height": 400, "margin": {"l": 40, "r": 10, "t": 20, "b": 40},
+                      "xaxis": {"domain": [0, 1], "anchor": "y"}, "yaxis": {"domain": [0.6, 1], "anchor": "x"},
+                      "xaxis2": {"domain": [0, 1], "anchor": "y2"}, "yaxis2": {"domain": [0, 0.4], "anchor": "x2"},
+                      "shapes": [{"type": "line", "xref": "x2", "yref": "y2 domain", "x0": 0.5, "x1": 0.5,
+                                  "y0": 0, "y1": 1, "line": {"color": "#e07b24", "width": 1.5}}]}}
+    line = next(el for el in parse(static_svg.render(fig)).iter(SVG + "line") if el.get("stroke") == "#e07b24")
+    top, bottom = 20 + 0.6 * 340, 20 + 340     # the lower panel: 40 % of the 340 px plot, at its bottom
+    assert sorted([float(line.get("y1")), float(line.get("y2"))]) == pytest.approx([top, bottom], abs=0.1)

@@ -48,7 +48,7 @@ def top_pair(s: np.ndarray) -> list[int]:
 
 @register(
     "composition-scores", "Composition scores between the heads of a trained model",
-    key='Row: the earlier head that writes; column: the later head that reads; colour and number: the score; orange box: the top pair.',
+    key='Row: the earlier head that writes; column: the later head that reads; colour and number: the score; outlined: the top pair.',
     params=[
         _shipped.model_param(),
         _shipped.mode_param(help=_MODE_HELP),

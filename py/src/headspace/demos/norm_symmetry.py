@@ -111,7 +111,7 @@ def first_reorder(curve: np.ndarray) -> float | None:
 
 @register(
     "norm-symmetry", "Nudge the basis of a model with RMSNorm: when does the model notice?",
-    key="The loss change as T stretches, then every pair's Frobenius score (orange: the top pair at the start); dashed: where the top pair changes.",
+    key="The loss change as T stretches, then every pair's Frobenius score (thick: the top pair at the start); dashed: where the top pair changes.",
     params=[
         Param("stretch", "Stretch", "select", STRETCHES[0], options=STRETCHES,
               help="which directions of the residual stream T scales"),

@@ -13,7 +13,7 @@ _LIGHT = point_cloud(200, seed=4)
 
 @register(
     "polarizer", "A polariser is a rank-1 projection",
-    key="Grey dots: light in, polarised every way; blue dots: light out, all along the polariser's axis (dashed).",
+    key='Dots "light in": polarised every way; dots "light out": all along the polariser\'s axis, the dashed line.',
     params=[Param("theta", "Polariser angle θ", "range", 30, min=0, max=180, step=1, unit="°")],
     outputs=[
         Output("jones", "Jones matrix", "matrix",

@@ -85,7 +85,7 @@ def points_at(t: int) -> np.ndarray:
 
 @register(
     "projection-2d-1d", "Projecting 2-D down to 1-D",
-    key='Points x drop (dotted) onto the line W reads along; the 1-D panel puts each at its number y = W x. Red: one point in both.',
+    key='Points x drop (dotted) onto the line W reads along; the 1-D panel puts each at its number y = W x. The larger dot: one point in both.',
     params=[
         Param("w1", "w₁", "range", 2.0, min=-W_MAX, max=W_MAX, step=0.1,
               help="first entry of the 1×2 matrix W"),

@@ -119,7 +119,7 @@ def is_symmetry(m) -> bool:
 
 @register(
     "residual-basis", "Change the residual basis of a trained model",
-    key="Row: writer head; column: reader head; number: the pair's rank by score, before and after T; orange box: a rank that changed.",
+    key="Row: writer head; column: reader head; number: the pair's rank by score, before and after T; outlined: a rank that changed.",
     params=[
         _shipped.model_param(help="a shipped toy model; with RMSNorm only rotations (times a scale) are symmetries"),
         Param("metric", "Score", "select", "frobenius", options=_shipped.SCORE_OPTIONS,

@@ -117,7 +117,7 @@ def _mode_param():
 
 @register(
     "score-benchmark", "Which composition score ranks pairs of heads as their causal effect does, across the zoo",
-    key="First panel: each pair's score against its causal effect (orange: causal pairs); second: the ROC of finding the causal pairs by score.",
+    key="First panel: each pair's score against its causal effect; second: the ROC curve of finding the causal pairs by score.",
     params=[
         Param("score", "score", "select", "frobenius" if "frobenius" in SCORES else SCORES[0], options=SCORES,
               option_labels=tuple(METRIC_NAMES.get(s, s) for s in SCORES)),
