@@ -43,7 +43,7 @@ import numpy as np
 from headspace.circuits import copying_score, diagonal_top_fraction, full_ov_circuit, full_qk_circuit, ov_eigenvalues
 
 from . import _shipped
-from ._figure import COLORS, colorbar_ticks, figure
+from ._figure import COLORS, figure
 from ._outputs import head
 from ._registry import Output, Param, register
 from .token_path import map_scale, path_matrix
@@ -130,7 +130,8 @@ def _heat(M, axis: int, name: str, rows: str, cols: str) -> dict:
     ax = "" if axis == 1 else str(axis)
     return {"type": "heatmap", "z": np.round(M / lim, 3).tolist(), "zmin": -1, "zmax": 1,
             "colorscale": DIVERGING, "showscale": axis == 1, "xaxis": f"x{ax}", "yaxis": f"y{ax}", "name": name,
-            "colorbar": {"title": {"text": "÷ scale"}, "thickness": 12, **colorbar_ticks(-1, 1)},
+            "colorbar": {"title": {"text": "÷ scale"}, "thickness": 12, "tickmode": "array", "tickvals": [-1, 0, 1],
+                         "ticktext": ["−1", "0", "1"]},
             "hoverongaps": False,  # the blank path panel of a layer-0 head has nothing to hover
             "hovertemplate": f"{rows} %{{y}}, {cols} %{{x}}<br>%{{z}} × its scale<extra>{name}</extra>"}
 
