@@ -126,3 +126,16 @@ def test_a_stacked_strip_is_a_strip():
     assert abs((d1 - d0) * plot_h - STRIP) < 1, (d1 - d0) * plot_h
     side = fit(REGISTRY["projection-2d-1d"].run({})["figure"], 840)["layout"]
     assert side["yaxis2"].get("domain", [0, 1]) == [0, 1]   # side by side it keeps the full height
+
+
+def test_norm_symmetry_marks_the_reorder_in_each_panel_alone():
+    """The dashed marker of the first reordering spans its own panel, bottom to top (a panel's
+    domain), never the gap and the axis title between the stacked panels."""
+    import math
+    out = REGISTRY["norm-symmetry"].run({})
+    first = out["outputs"]["first_reorder_condition"]
+    shapes = fit(out["figure"], 330)["layout"]["shapes"]
+    assert first is not None and len(shapes) == 2
+    for shape, axis in zip(shapes, ("", "2")):
+        assert (shape["xref"], shape["yref"], shape["y0"], shape["y1"]) == ("x" + axis, f"y{axis} domain", 0, 1)
+        assert shape["x0"] == shape["x1"] == pytest.approx(math.log10(first))

@@ -127,7 +127,7 @@ def first_reorder(curve: np.ndarray) -> float | None:
                "the condition number at which the pair on top before the stretch first loses the top place",
                none="not up to 100"),
         Output("scores", "scores", "head-pairs",
-               "every pair's frobenius score at this condition number: writer (row) → reader (column)", fold=True),
+               "every pair's Frobenius score at this condition number: writer (row) → reader (column)", fold=True),
     ],
     needs_models=True,
 )
@@ -180,7 +180,9 @@ def _figure(losses, curve, i, j, first, mode, stretch) -> dict:
     lines = []
     if first is not None:
         for axis in ("x", "x2"):
-            lines.append({"type": "line", "xref": axis, "yref": "y" + axis[1:] + " domain",  # its panel alone "x0": np.log10(first), "x1": np.log10(first), "y0": 0,
+            # "y domain": from the bottom to the top of its own panel, not through the gap between them
+            lines.append({"type": "line", "xref": axis, "yref": "y" + axis[1:] + " domain",
+                          "x0": np.log10(first), "x1": np.log10(first), "y0": 0,
                           "y1": 1, "line": {"color": COLORS["orange"], "width": 1.5, "dash": "dash"}})
     log_x = {"title": {"text": "cond(T)"}, "zeroline": False, "range": [-0.05, 2.05],
              "tickvals": [0, 0.5, 1, 1.5, 2], "ticktext": ["1", "3.2", "10", "32", "100"]}
