@@ -71,7 +71,7 @@ _LATER_HEADS = [h for h in ALL_HEADS if _after_layer_0(h)]
 
 @register(
     "circuits", "A head's OV and QK circuits in token space",
-    key='Row and column: tokens; red raises, blue lowers, grey near zero, each map ÷ its scale (in its title); dots: the OV eigenvalues.',
+    key='Row and column: tokens; red raises, blue lowers, pale near zero, each map ÷ its scale (in its title); dots: the OV eigenvalues.',
     params=[
         Param("head", "Head", "select", _shipped.INDUCTION, options=ALL_HEADS,
               help="L1H2 is layer 1, head 2; 'previous-token' and 'induction' are the model's heads with those roles"),
@@ -147,8 +147,10 @@ EIG_REACH = 1.1
 def _figure(ov, qk, eig, path, writer, reader, mode, title) -> dict:
     n = ov.shape[0]
     ticks = list(range(0, n, max(4, n // 4)))
-    cols, gap, row_gap = (0.0, 0.46), 0.08, 0.14
-    width = 0.46
+    # the gap holds the right column's row labels beside the left column's maps, on a phone too
+    # (0.08 of a 191 px plot put "24" over the OV map once the colour bar took its margin)
+    cols, gap, row_gap = (0.0, 0.43), 0.14, 0.14
+    width = 0.43
     rows = ((0.56, 1.0), (0.0, 0.44))
     traces = [_heat(ov, 1, "OV circuit", "attended token", "logit"),
               _heat(qk, 2, "QK circuit", "query", "key")]
@@ -181,9 +183,9 @@ def _figure(ov, qk, eig, path, writer, reader, mode, title) -> dict:
                              "title": {"text": "imaginary part ÷ largest |λ|", "font": {"size": 10}, "standoff": 2}})
     path_title = (f"{mode} path {head(*writer)} → {head(*reader)} (scale {map_scale(path[:n, :n]):.3g})"
                   if path is not None else "token path")
-    for text, x, y in [(f"OV: token → logit (scale {map_scale(ov):.3g})", 0.23, 1.0),
-                       (f"QK: query × key (scale {map_scale(qk):.3g})", 0.77, 1.0),
-                       (f"OV eigenvalues (largest |λ| {scale:.3g})", 0.23, 0.44), (path_title, 0.77, 0.44)]:
+    for text, x, y in [(f"OV: token → logit (scale {map_scale(ov):.3g})", 0.215, 1.0),
+                       (f"QK: query × key (scale {map_scale(qk):.3g})", 0.785, 1.0),
+                       (f"OV eigenvalues (largest |λ| {scale:.3g})", 0.215, 0.44), (path_title, 0.785, 0.44)]:
         notes.append({"text": text, "xref": "paper", "yref": "paper", "x": x, "y": y, "xanchor": "center",
                       "yanchor": "bottom", "showarrow": False, "font": {"size": 11}})
     fig = figure(traces, title=title, height=640, showlegend=False, annotations=notes,

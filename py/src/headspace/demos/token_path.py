@@ -67,7 +67,7 @@ def _check_layers(writer, reader):
 
 @register(
     "token-path", "The token path through a writer and a reader",
-    key="Row and column: tokens; colour: the path's entry, red raising, blue lowering, grey near zero (beyond the bar's ends: saturated).",
+    key="Row and column: tokens; colour: the path's entry, red raising, blue lowering, pale near zero (beyond the bar's ends: saturated).",
     params=[
         _shipped.model_param(),
         _shipped.mode_param(),
