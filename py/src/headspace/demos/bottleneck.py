@@ -50,7 +50,7 @@ def _line(v: np.ndarray, reach: float) -> np.ndarray:
 
 @register(
     "bottleneck", "Down to 1-D and back up: a rank-1 bottleneck",
-    key='Points x are read along d, to zero along the dotted lines; the output panel shows where they land, on the dashed line u. The larger dot: one point.',
+    key='Points x are read along d (solid); every point on the dotted line goes to zero; the output panel shows where they land, on the dashed line u.',
     params=[
         Param("d1", "d₁ (read)", "range", 2.0, min=-D_MAX, max=D_MAX, step=0.1, help="first entry of the row d that the layer reads along"),
         Param("d2", "d₂ (read)", "range", -1.0, min=-3, max=3, step=0.1, help="second entry of the row d that the layer reads along"),
