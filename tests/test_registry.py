@@ -7,12 +7,14 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 
 import plotly.graph_objects as go
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from headspace.demos import REGISTRY
+from headspace.demos._registry import ParameterError
 from support import clear_caches, sample_params
 
 
@@ -97,10 +99,13 @@ def test_bad_params_name_the_parameter(name):
     demo = REGISTRY[name]
     with pytest.raises(ValueError, match=rf"demo '{name}' has no parameter 'nonsense'"):
         demo.run({"nonsense": 1})
-    for p in demo.params:
+    for p in demo.params:   # refused in plain words: the control's label, no code name, no Python list
         bad = "x" if p.kind != "select" else object()
-        with pytest.raises(ValueError, match=rf"parameter '{p.name}'"):
+        with pytest.raises(ParameterError) as refusal:
             demo.run({p.name: bad})
+        message = str(refusal.value)
+        assert refusal.value.param == p.name and message.startswith(p.label), message
+        assert f"parameter '{p.name}'" not in message and "[" not in message, message
         if p.kind in ("range", "number") and p.max is not None:
-            with pytest.raises(ValueError, match=rf"parameter '{p.name}' must be between"):
+            with pytest.raises(ParameterError, match=rf"^{re.escape(p.label)} must be between"):
                 demo.run({p.name: p.max + abs(p.max) + 1})

@@ -25,7 +25,19 @@ import zlib
 
 WIDTH = 640  # the default width of a drawing; the page draws every figure at each of fit.WIDTHS
 FONT = 12
-DASHES = {"dash": "6 4", "dot": "2 3", "dashdot": "6 3 2 3", "longdash": "10 4"}
+def dasharray(dash, width: float = 2) -> str:
+    """A line's dash pattern as plotly draws it (``Drawing.dashStyle``): its steps are multiples of
+    the line's width, at least 3 px, so a 1.5 px dotted line and its legend sample agree.
+
+    >>> dasharray("dot", 1.5), dasharray("dash", 2), dasharray("solid"), dasharray("5px,2px")
+    ('3 3', '9 9', '', '5 2')
+    """
+    d = max(float(width or 1), 3.0)
+    steps = {"dot": (d, d), "dash": (3 * d, 3 * d), "longdash": (5 * d, 5 * d), "dashdot": (3 * d, d, d, d),
+             "longdashdot": (5 * d, 2 * d, d, 2 * d)}.get(dash)
+    if steps is None:  # solid, or plotly's own list of lengths ("5px,10px")
+        return " ".join(re.findall(r"[\d.]+", dash)) if isinstance(dash, str) and dash != "solid" else ""
+    return " ".join(f"{v:g}" for v in steps)
 
 
 from headspace.demos._figure import COLORS
@@ -39,8 +51,16 @@ def _paint(color):
 
 
 def _esc(text) -> str:
+    """``text`` as SVG text content: escaped, markup dropped, but <sub> and <sup> kept as lowered or
+    raised smaller runs, as plotly draws them (W<sub>OV</sub>: maths set as maths)."""
     text = re.sub(r"<br\s*/?>", " ", str(text))
-    return html.escape(re.sub(r"<[^>]+>", "", text), quote=True)
+    parts = re.split(r"(</?su[bp]>)", text)
+    if text.count("<sub>") != text.count("</sub>") or text.count("<sup>") != text.count("</sup>"):
+        parts = [text]
+    shift = {"<sub>": "sub", "<sup>": "super"}
+    return "".join(f'<tspan baseline-shift="{shift[part]}" font-size="70%">' if part in shift else
+                   "</tspan>" if part in ("</sub>", "</sup>") else
+                   html.escape(re.sub(r"<[^>]+>", "", part), quote=True) for part in parts)
 
 
 class Axis:
@@ -192,7 +212,8 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
                                f'transform="rotate(-90 {p + 4:.1f} {down:.1f})">{_esc(label)}</text>')
                 else:
                     out.append(f'<text x="{p:.1f}" y="{other.p1 + (20 if spec.get("_heat") else 13):.1f}" text-anchor="middle">{_esc(label)}</text>')
-        if spec.get("zeroline", True) and not a.categories and not spec.get("_heat") and lo < 0 < hi:
+        # plotly draws a zero line wherever the range holds 0, its ends included (a bar axis from 0)
+        if spec.get("zeroline", True) and not a.categories and not spec.get("_heat") and min(lo, hi) <= 0 <= max(lo, hi):
             p = a.px(0)
             if a.vertical:
                 out.append(f'<line class="zero" x1="{other.p0:.1f}" x2="{other.p1:.1f}" y1="{p:.1f}" y2="{p:.1f}"/>')
@@ -340,7 +361,7 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
                 back = min(0.9 * size, length)  # the line stops short of the tip, as plotly's does
                 run[i] = (k, x1 - back * ux, y1 - back * uy)
     for run in (r for r in runs if "lines" in mode and len(r) > 1):
-        dash = DASHES.get(line.get("dash", "solid"), "")
+        dash = dasharray(line.get("dash", "solid"), line.get("width", 2))
         out.append(f'<polyline fill="none" stroke="{_paint(color)}" stroke-width="{line.get("width", 2)}" opacity="{opacity}"'
                    + (f' stroke-dasharray="{dash}"' if dash else "")
                    + ' points="' + " ".join(f"{x:.1f},{y:.1f}" for _, x, y in run) + '"/>')
@@ -361,7 +382,7 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
                 out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size / 2:.1f}" fill="{_paint(fill(k))}" opacity="{opacity}"{stroke}/>')
     if tr.get("showlegend", True) and tr.get("name"):  # plotly's legend shows the first point's colour
         swatch = fill(0) if isinstance(colors, list) and colors and not line.get("color") else color
-        legend.append((tr["name"], swatch, mode, line.get("dash")))
+        legend.append((tr["name"], swatch, mode, line.get("dash"), line.get("width", 2)))
     return out
 
 
@@ -415,7 +436,12 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
     x_lo, x_hi, y_lo, y_hi = box
     out, bottom = [], 0.0
     def coord(ref: str, v, vertical: bool):
-        if ref == "paper" or ref.endswith(" domain"):
+        """Pixel of ``v`` in reference ``ref``: the plot area ("paper"), an axis's domain ("y2 domain":
+        0 to 1 along that panel alone) or an axis's data."""
+        if ref.endswith(" domain"):
+            a = axes[("yaxis" if vertical else "xaxis") + ref.split(" ")[0][1:]]
+            return a.p1 - v * (a.p1 - a.p0) if vertical else a.p0 + v * (a.p1 - a.p0)
+        if ref == "paper":
             return y_hi - v * (y_hi - y_lo) if vertical else x_lo + v * (x_hi - x_lo)
         return axes[("yaxis" if vertical else "xaxis") + ref[1:]].px(v)
 
@@ -435,14 +461,8 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
 
     for note in layout.get("annotations", []):
         try:
-            if note.get("xref") == "paper":
-                x = x_lo + note.get("x", 0) * (x_hi - x_lo)
-            else:
-                x = axes["xaxis" + note.get("xref", "x")[1:]].px(note["x"])
-            if note.get("yref") == "paper":
-                y = y_hi - note.get("y", 0) * (y_hi - y_lo)
-            else:
-                y = axes["yaxis" + note.get("yref", "y")[1:]].px(note["y"])
+            x = coord(note.get("xref", "x"), note.get("x", 0) if note.get("xref") == "paper" else note["x"], False)
+            y = coord(note.get("yref", "y"), note.get("y", 0) if note.get("yref") == "paper" else note["y"], True)
         except (KeyError, ValueError, TypeError):
             continue  # an annotation on an axis or category we did not draw
         x, y = x + note.get("xshift", 0), y - note.get("yshift", 0)
@@ -494,9 +514,10 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
             ly = ly - 8 - 18 * (len(rows) - 1) if spec.get("yanchor", "auto") == "bottom" else ly + 14
         for r, row in enumerate(rows):
             y = ly + (19 if spec.get("yref") == "container" else 18) * r  # plotly's rows, its swatch and text
-            for x, (name, color, mode, dash) in row:
-                swatch = (f'<line x1="{x + 5:.1f}" x2="{x + 35:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{_paint(color)}" stroke-width="2"'
-                          + (f' stroke-dasharray="{DASHES[dash]}"' if dash in DASHES else "") + "/>"
+            for x, (name, color, mode, dash, lw) in row:  # plotly's sample: the trace's width and dashes
+                pattern = dasharray(dash, lw)
+                swatch = (f'<line x1="{x + 5:.1f}" x2="{x + 35:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{_paint(color)}" stroke-width="{lw:g}"'
+                          + (f' stroke-dasharray="{pattern}"' if pattern else "") + "/>"
                           if "lines" in mode else f'<circle cx="{x + 20:.1f}" cy="{y:.1f}" r="4" fill="{_paint(color)}"/>')
                 out.append(swatch + f'<text x="{x + 40:.1f}" y="{y + 4:.1f}">{_esc(name)}</text>')
                 bottom = max(bottom, y + 12)

@@ -35,6 +35,7 @@ import numpy as np
 
 from headspace import axioms, optics
 from headspace.demos import REGISTRY
+from headspace.demos._outputs import head, path_label
 
 # GPT-2 small's shape (Radford et al. 2019; TransformerLens's "gpt2" config): an input, not a result.
 GPT2_SMALL = {"d_model": 768, "d_head": 64}
@@ -162,8 +163,8 @@ def subspaces() -> dict:
 
 
 def _head(pair) -> str:
-    """A head as the articles name it: ``(1, 2)`` -> ``"1.2"``."""
-    return f"{pair[0]}.{pair[1]}"
+    """A head as the articles name it: ``(1, 2)`` -> ``"L1H2"`` (layer 1, head 2), as every figure does."""
+    return head(*pair)
 
 
 def _later(s) -> np.ndarray:
@@ -257,7 +258,7 @@ def measuring() -> dict:
     if _outputs("token-path", model=plain)["copying_fraction"] != 1.0:
         raise ValueError("measuring: the prose says the final diagonal wins in every row of the token path")
     first_full = next(s for s, c in zip(steps, copying) if c == 1.0)
-    other_writers = [_outputs("token-path", model=plain, head1=f"0.{h}")["copying_fraction"]
+    other_writers = [_outputs("token-path", model=plain, head1=head(0, h))["copying_fraction"]
                      for h in range(cfg["n_heads"]) if h != h1]
     token_k = _later(_outputs("composition-scores", model=plain, mode="K", metric="token")["scores"])
     causal = {m: np.asarray(_outputs("composition-scores", model=plain, mode=m, metric="causal")["scores"])
@@ -314,7 +315,7 @@ def measuring() -> dict:
         "qv_corrected_final": float(np.mean([q_v_base["Q"][h1 * cfg["n_heads"] + h2],
                                              q_v_base["V"][h1 * cfg["n_heads"] + h2]])),
         # the normalised model
-        "rms_prev": _head((r_prev)), "rms_ind": _head(r_ind), "rms_runner_up": f"0.{runner_up}",
+        "rms_prev": _head((r_prev)), "rms_ind": _head(r_ind), "rms_runner_up": head(0, runner_up),
         "rms_prev_attention": float(rms_prev_scores[r_prev]), "rms_runner_up_attention": float(rms_prev_scores[0, runner_up]),
         "rms_k_step0": rms_over["scores"]["frobenius"][0], "rms_k_final": rms_over["scores"]["frobenius"][-1],
         # other metrics of the pair over training (plain model, K)
@@ -710,7 +711,7 @@ def difficult() -> dict:
         "flips_subspace": flips["subspace"], "flips_baseline": flips["frobenius_baseline"],
         # a stretch over all directions of the plain model; its top two K pairs before the stretch
         "plain_top_moves": len(plain_moved), "plain_top_smallest": min(plain_moved),
-        "plain_prev": f"0.{h1}", "plain_top_score": top_score, "plain_second_score": second_score,
+        "plain_prev": head(0, h1), "plain_top_score": top_score, "plain_second_score": second_score,
         "plain_top_lead": top_score / second_score - 1,
         # Spearman of frobenius with path ablation (K, plain model), before and after the default T,
         # and the paired interval of the change
@@ -722,7 +723,7 @@ def difficult() -> dict:
         "rms_first_half_loss": float(cross_entropy(r.logits(toks), toks)[:, :half - 1].mean()),
         "rms_rotation_change": _power_of_ten(max(abs(rotated - base), 1e-300)),
         "rms_scale_change": abs(scaled - base),
-        "rms_prev": f"0.{rh1}", "rms_top_score": rtop_score, "rms_second_score": rsecond_score,
+        "rms_prev": head(0, rh1), "rms_top_score": rtop_score, "rms_second_score": rsecond_score,
         "rms_top_lead": rtop_score / rsecond_score - 1, "shrink_same_row": same_row,
         "shrink_median": shrink_median,
         "shrink_smallest": min(f for f in shrink_k if f),
@@ -807,8 +808,8 @@ def primer() -> dict:
     first_copy, span = _shipped.DEFAULT_PREFIX, _shipped.DEFAULT_SPAN
     loss = ex["loss"]  # position i predicts token i + 1: the repeat is predictable from first_copy + span on
     # circuits of every head
-    circ = {f"{l}.{h}": _outputs("circuits", head=f"{l}.{h}") for l in range(cfg["n_layers"]) for h in range(cfg["n_heads"])}
-    layer1 = [circ[f"1.{h}"] for h in range(cfg["n_heads"])]
+    circ = {(l, h): _outputs("circuits", head=head(l, h)) for l in range(cfg["n_layers"]) for h in range(cfg["n_heads"])}
+    layer1 = [circ[1, h] for h in range(cfg["n_heads"])]
     # the path expansion on the evaluation batch
     fx = virtual_head_effects(plain)
     others = {k: v for k, v in fx.items() if VIRTUAL in k and k != pair}
@@ -858,7 +859,7 @@ def primer() -> dict:
         "d_vocab": cfg["d_vocab"], "n_ctx": cfg["n_ctx"], "uniform_loss": math.log(cfg["d_vocab"]),
         "n_virtual": cfg["n_heads"] ** 2, "n_terms": len(terms),
         # the seeded probe of heads.head_scores
-        "prev_head": f"{l1}.{h1}", "induction_head": f"{l2}.{h2}",
+        "prev_head": head(l1, h1), "induction_head": head(l2, h2),
         "prev_score": float(prev[l1, h1]), "prev_next": float(np.sort(prev[0])[-2]),
         "ind_min": float(ind[1].min()), "ind_max": float(ind[1].max()), "ind_layer0_max": float(ind[0].max()),
         # the explorer's default sequence
@@ -867,17 +868,17 @@ def primer() -> dict:
         "explorer_loss_before": float(np.mean(loss[:first_copy + span])),
         "explorer_loss_repeat": float(np.mean(loss[first_copy + span:])),
         # circuits
-        "copy_prev": circ[f"{l1}.{h1}"]["copying_score"],
+        "copy_prev": circ[l1, h1]["copying_score"],
         "copy_layer1_min": min(c["copying_score"] for c in layer1),
         "ov_diag_layer1_min": min(c["ov_diag_rank"] for c in layer1),
         "ov_diag_layer1_max": max(c["ov_diag_rank"] for c in layer1),
-        "qk_diag_induction": circ[f"{l2}.{h2}"]["qk_diag_rank"],
+        "qk_diag_induction": circ[l2, h2]["qk_diag_rank"],
         "k_path_diagonal": diagonal_top_fraction(k_path),
         # path expansion, repeated half of the evaluation batch
         "sum_error": _power_of_ten(sum_error),
         "eval_batch": toks.shape[0], "repeat_loss": fx["none"],
         "single_min": min(singles), "single_max": max(singles),
-        "pair_virtual": fx[pair], "runner_up": runner_up.replace(VIRTUAL, "→"), "runner_up_virtual": others[runner_up],
+        "pair_virtual": fx[pair], "runner_up": path_label(runner_up), "runner_up_virtual": others[runner_up],
         "all_virtual_drop": -fx["all virtual"],
         "k_ablation": float(ablation[1, l1, h1, l2, h2]), "v_ablation": float(ablation[2, l1, h1, l2, h2]),
         "most_negative_virtual": -min(fx[k] for k in others), "n_virtual_helping": sum(v < 0 for v in others.values()),
@@ -887,8 +888,8 @@ def primer() -> dict:
         "direct_only_first": direct_only,
         "first_half_loss": float(cross_entropy(logits, toks)[:, :T - 1].mean()),
         # the RMS model
-        "rms_pair": rpair.replace(VIRTUAL, "→"), "rms_pair_virtual": fr[rpair],
-        "rms_top": max(rothers, key=rothers.get).replace(VIRTUAL, "→"), "rms_top_virtual": max(rothers.values()),
+        "rms_pair": path_label(rpair), "rms_pair_virtual": fr[rpair],
+        "rms_top": path_label(max(rothers, key=rothers.get)), "rms_top_virtual": max(rothers.values()),
     }
 
 

@@ -38,7 +38,8 @@ COLLECT = """fig => {
     .map(t => {
       const r = t.getBoundingClientRect();
       const cs = getComputedStyle(t);
-      const lines = [...t.querySelectorAll('tspan.line, svg.static-figure tspan')].map(l => l.textContent.trim());
+      // lines: plotly's tspan.line, the build's tspans placed at an x (a <sub> or <sup> run reads on within its line)
+      const lines = [...t.querySelectorAll('tspan.line, svg.static-figure text > tspan[x]')].map(l => l.textContent.trim());
       return {text: (lines.length ? lines.join(' ') : t.textContent.trim()).replace(/\\u200b/g, '').replace(/\\s+/g, ' '), box: [r.x - p.x, r.y - p.y, r.width, r.height],
               fill: cs.fill, alpha: alpha(t) * Number(cs.fillOpacity || 1)};
     }).filter(t => t.box[2] > 0 && t.box[3] > 0);

@@ -26,7 +26,8 @@ READ = """figs => figs.map(fig => {
       cls: svg.getAttribute('class'), display: getComputedStyle(svg).display, box: box(svg),
       viewBox: svg.getAttribute('viewBox').split(' ').map(Number),
       texts: [...svg.querySelectorAll('text')].map(t => ({
-        text: [...t.querySelectorAll('tspan')].map(l => l.textContent).join(' ') || t.textContent, box: box(t), fill: getComputedStyle(t).fill, opacity: getComputedStyle(t).opacity})),
+        // lines are tspans placed at an x; a lowered or raised run (<sub>, <sup>) reads on within its line
+        text: [...t.querySelectorAll(':scope > tspan[x]')].map(l => l.textContent).join(' ') || t.textContent, box: box(t), fill: getComputedStyle(t).fill, opacity: getComputedStyle(t).opacity})),
     })),
   };
 })"""

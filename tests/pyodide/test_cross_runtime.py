@@ -64,7 +64,7 @@ def test_pyodide_runs_the_sites_trimmed_standard_library(pyodide_results):
     tb = info["traceback"]
     assert tb.startswith("Traceback (most recent call last):"), tb
     assert '/site-packages/headspace/demos/_registry.py", line ' in tb, tb
-    assert tb.rstrip().endswith("ParameterError: parameter 'theta' must be between 0 and 180; got 400"), tb  # a ValueError
+    assert tb.rstrip().endswith("ParameterError: Polariser angle θ must be between 0 and 180; got 400"), tb  # a ValueError
 
 
 def test_same_outputs_as_native(pyodide_results):
@@ -73,7 +73,7 @@ def test_same_outputs_as_native(pyodide_results):
     for case in results:
         name, params = case["name"], case["params"]
         if params.get("theta") == "NaN":
-            assert "parameter 'theta' must be a finite number" in case["error"]
+            assert "Polariser angle θ must be a finite number" in case["error"]
             continue
         assert "error" not in case, f"{name} {params}: {case.get('error')}"
         native = REGISTRY[name].run(params)["outputs"]

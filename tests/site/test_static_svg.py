@@ -292,6 +292,8 @@ def check_scatter(tr, g, xa: Axis, ya: Axis, name: str) -> None:
             assert_paint(line.get("stroke"), color, f"{name} line")
             dashed = (tr.get("line") or {}).get("dash", "solid") != "solid"
             assert bool(line.get("stroke-dasharray")) == dashed, f"{name}: dash"
+            assert (line.get("stroke-dasharray") or "") == static_svg.dasharray(
+                (tr.get("line") or {}).get("dash", "solid"), (tr.get("line") or {}).get("width", 2)), f"{name}: dashes"
         xa.points = ya.points = True
     if "markers" in mode and marker.get("symbol") != "arrow":
         points = [(k, x, y) for k, (x, y) in enumerate(zip(xs, ys)) if x is not None and y is not None]
@@ -445,8 +447,14 @@ def check_clips(d: Drawing) -> None:
 
 
 def texts(els) -> list[tuple[str, float, float, str, str]]:
-    """(text, x, y, anchor, transform); a text of several lines (tspans) reads as one, spaced."""
-    return [(" ".join(t.strip() for t in el.itertext() if t.strip()) if len(el) else el.text or "",
+    """(text, x, y, anchor, transform); a text of several lines (tspans placed at an x) reads as one,
+    spaced; a run set lower or higher (<sub>, <sup>) reads on, as plotly's text does."""
+    def read(el):
+        lines = [t for t in el if t.get("x") is not None]
+        if lines:
+            return " ".join("".join(t.itertext()).strip() for t in lines if "".join(t.itertext()).strip())
+        return "".join(el.itertext())
+    return [(read(el),
              float(el.get("x")), float(el.get("y")), el.get("text-anchor", "start"),
              el.get("transform") or "") for el in els]
 
@@ -549,7 +557,7 @@ def check_text(d: Drawing, ticks: list[str]) -> None:
         else:
             line_y = lay["height"] - m["b"] - legend.get("y", 1.0) * (lay["height"] - m["t"] - m["b"])
         for name, tr in names:
-            el = next((el for el in d.outside if el.text == name and id(el) not in map(id, d.used)), None)
+            el = next((el for el in d.outside if "".join(el.itertext()) == name and id(el) not in map(id, d.used)), None)
             assert el is not None, f"legend entry {name!r} is not drawn"
             d.used.append(el)
             said.append(name)
@@ -561,6 +569,11 @@ def check_text(d: Drawing, ticks: list[str]) -> None:
                 assert "lines" in tr.get("mode", "lines+markers"), f"legend {name!r}: a line for a trace without one"
                 sx, sy = float(swatch.get("x2")), float(swatch.get("y1"))
                 assert_paint(swatch.get("stroke"), (tr.get("line") or {}).get("color") or first, f"legend {name!r}")
+                line = tr.get("line") or {}   # plotly's sample: the trace's width and dashes (measured live)
+                assert float(swatch.get("stroke-width")) == line.get("width", 2), f"legend {name!r}: sample width"
+                assert (swatch.get("stroke-dasharray") or "") == static_svg.dasharray(line.get("dash", "solid"),
+                                                                                   line.get("width", 2)), \
+                    f"legend {name!r}: sample dashes {swatch.get('stroke-dasharray')}"
             else:
                 sx, sy = float(swatch.get("cx")) + float(swatch.get("r")), float(swatch.get("cy"))
                 assert_paint(swatch.get("fill"), first, f"legend {name!r}")
@@ -584,7 +597,7 @@ def check_text(d: Drawing, ticks: list[str]) -> None:
         if not listed:  # its own ticks: larger values higher up
             assert sorted(labels, key=lambda t: -t[2]) == sorted(labels, key=lambda t: number(t[0])), "colour bar: order"
         said += [t[0] for t in labels]
-    extra = [t[0] for t in outside if t[0] not in said]
+    extra = [t[0] for t in outside if t[0] not in said and t[0].strip()]   # a blank note (no-break spaces) says nothing
     assert extra == [], f"text the figure does not hold: {extra}"
 
 
@@ -699,3 +712,40 @@ def test_text_is_escaped():
     fig = {"data": [], "layout": {"title": {"text": "<script>x</script> & E<sub>x</sub>"}}}
     svg = static_svg.render(fig)
     assert "<script>" not in svg and "&amp;" in svg
+
+
+def test_maths_is_set_as_maths():
+    """<sub> and <sup> are lowered and raised smaller runs, as plotly draws them; unbalanced markup
+    is dropped, never passed through."""
+    svg = static_svg.render({"data": [], "layout": {"title": {"text": "W<sub>OV</sub> d<sup>−1/2</sup>"}}})
+    assert '<tspan baseline-shift="sub" font-size="70%">OV</tspan>' in svg
+    assert '<tspan baseline-shift="super" font-size="70%">−1/2</tspan>' in svg
+    title = next(t for t in parse(svg).iter(SVG + "text") if t.get("font-size") == "14")
+    assert "".join(title.itertext()) == "WOV d−1/2"
+    assert "<tspan" not in static_svg.render({"data": [], "layout": {"title": {"text": "a<sub>b"}}})
+
+
+def test_a_shape_in_a_panels_domain_stays_in_that_panel():
+    """A line from 0 to 1 of "y2 domain" spans the lower panel alone, not the gap and the other
+    panel (norm-symmetry's dashed marker once ran through the axis title between its panels)."""
+    fig = {"data": [{"type": "scatter", "x": [0, 1], "y": [0, 1]},
+                    {"type": "scatter", "x": [0, 1], "y": [0, 1], "xaxis": "x2", "yaxis": "y2"}],
+           "layout": {"height": 400, "margin": {"l": 40, "r": 10, "t": 20, "b": 40},
+                      "xaxis": {"domain": [0, 1], "anchor": "y"}, "yaxis": {"domain": [0.6, 1], "anchor": "x"},
+                      "xaxis2": {"domain": [0, 1], "anchor": "y2"}, "yaxis2": {"domain": [0, 0.4], "anchor": "x2"},
+                      "shapes": [{"type": "line", "xref": "x2", "yref": "y2 domain", "x0": 0.5, "x1": 0.5,
+                                  "y0": 0, "y1": 1, "line": {"color": "#e07b24", "width": 1.5}}]}}
+    line = next(el for el in parse(static_svg.render(fig)).iter(SVG + "line") if el.get("stroke") == "#e07b24")
+    top, bottom = 20 + 0.6 * 340, 20 + 340     # the lower panel: 40 % of the 340 px plot, at its bottom
+    assert sorted([float(line.get("y1")), float(line.get("y2"))]) == pytest.approx([top, bottom], abs=0.1)
+
+
+def test_plotly_dashes_and_zero_lines():
+    """The static drawing draws what plotly draws (measured on the gallery, live): dash steps of at
+    least 3 px times the line's width ("dot" at 1.5 px is 3 3, plotly's 3px,3px; the static drawing
+    drew 2 3), and a zero line where the range holds 0 at one end (singular-routes' and
+    three-polarizers' bars from 0, where plotly drew one and the static drawing none)."""
+    assert [static_svg.dasharray(d, w) for d, w in (("dot", 1.5), ("dash", 2.5), ("dashdot", 4))] == \
+        ["3 3", "9 9", "12 4 4 4"]
+    fig = {"data": [{"type": "bar", "x": ["a", "b"], "y": [1, 2]}], "layout": {"height": 200, "yaxis": {"range": [0, 2]}}}
+    assert static_svg.render(fig).count('class="zero"') == 1

@@ -30,7 +30,7 @@ def test_scores_csv_holds_every_pair_and_equals_the_library(tmp_path, capsys):
     assert printed[0] == "attn-only-2l-rms: Q/V-composition, 3 of 32 pairs, by frobenius"
     assert printed[1].split() == ["mode", "writer", "reader", "frobenius", "svd_bound"]
     best = max(rows, key=lambda r: float(r["frobenius"]))
-    assert printed[2].split()[:3] == [best["mode"], f"{best['layer1']}.{best['head1']}", f"{best['layer2']}.{best['head2']}"]
+    assert printed[2].split()[:3] == [best["mode"], f"L{best['layer1']}H{best['head1']}", f"L{best['layer2']}H{best['head2']}"]
 
 
 def test_npz_with_config_beside_it_equals_the_directory(tmp_path, capsys):
@@ -73,8 +73,8 @@ def test_heads_finds_the_trained_circuit(capsys):
     assert main(["heads", "attn-only-2l"]) == 0
     lines = capsys.readouterr().out.splitlines()
     kinds = {line.split()[0]: line.split()[-1] for line in lines[2:] if len(line.split()) == 4}
-    assert kinds["0.1"] == "previous-token"
-    assert {h for h, k in kinds.items() if k == "induction"} == {"1.0", "1.1", "1.2", "1.3"}
+    assert kinds["L0H1"] == "previous-token"
+    assert {h for h, k in kinds.items() if k == "induction"} == {"L1H0", "L1H1", "L1H2", "L1H3"}
 
 
 def test_python_dash_m_runs_it(tmp_path):

@@ -15,6 +15,18 @@ import pytest
 from headspace.composition import METRICS, composition_score
 from headspace.demos import REGISTRY
 from headspace.demos import identity_paradox
+from headspace.demos._registry import ParameterError
+
+
+def refused(demo: str, params: dict):
+    """Run ``demo`` on ``params``, which it must refuse naming the control, by its label as the page
+    shows it (never the parameter's code name), and marking it (``ParameterError.param``)."""
+    name = next(iter(params))
+    label = next(p.label for p in REGISTRY[demo].params if p.name == name)
+    with pytest.raises(ParameterError) as refusal:
+        REGISTRY[demo].run(params)
+    assert refusal.value.param == name and str(refusal.value).startswith(label), str(refusal.value)
+    assert f"parameter '{name}'" not in str(refusal.value) and "[" not in str(refusal.value), str(refusal.value)
 
 
 def run(name, **params):
@@ -59,9 +71,8 @@ def test_identity_baseline_is_about_zero():
 
 
 def test_identity_bad_d():
-    with pytest.raises(ValueError, match="parameter 'd'"):
-        REGISTRY["identity-paradox"].run({"d": 3})
-    with pytest.raises(ValueError, match="d must be one of"):
+    refused("identity-paradox", {"d": 3})
+    with pytest.raises(ValueError, match="d must be one of 1, 2, 4"):
         identity_paradox.identity_scores(5)
 
 
@@ -138,8 +149,7 @@ def test_lab_axiom_table_ignores_the_pair():
 
 def test_lab_bad_params():
     for bad in ({"angle": 91}, {"rank": 5}, {"order": "sideways"}, {"stretch": 2}, {"decay": -1}):
-        with pytest.raises(ValueError, match=f"parameter '{next(iter(bad))}'"):
-            REGISTRY["metric-lab"].run(bad)
+        refused("metric-lab", bad)
 
 # --- the shipped models: composition-scores and composition-over-training ---------
 
@@ -265,22 +275,22 @@ def test_over_training_is_the_heatmap_at_every_checkpoint(name):
 
 
 def test_over_training_explicit_heads():
-    a = run("composition-over-training", head1="0.3", head2="1.0", mode="V")
+    a = run("composition-over-training", head1="L0H3", head2="L1H0", mode="V")
     s = [reference(_shipped.DEFAULT_MODEL, st, "V", "frobenius")[0, 3, 1, 0] for st in a["steps"]]
     np.testing.assert_allclose(a["scores"]["frobenius"], s, rtol=1e-12)
     (l1, h1), (l2, h2) = find_pair(load(_shipped.DEFAULT_MODEL))
-    assert run("composition-over-training", head1=f"{l1}.{h1}", head2=f"{l2}.{h2}") == \
+    assert run("composition-over-training", head1=f"L{l1}H{h1}", head2=f"L{l2}H{h2}") == \
         run("composition-over-training")
 
 
 def test_model_demos_bad_params():
     for demo, bad in (("composition-scores", {"model": "gpt2"}), ("composition-scores", {"step": 7}),
                       ("composition-scores", {"metric": "cosine"}), ("composition-scores", {"mode": "O"}),
-                      ("composition-over-training", {"head1": "1.0"}),
-                      ("composition-over-training", {"head2": "0.0"}),
+                      ("composition-over-training", {"head1": "L1H0"}),
+                      ("composition-over-training", {"head2": "L0H0"}),
+                      ("composition-over-training", {"head1": "0.1"}),
                       ("composition-over-training", {"mode": "q"})):
-        with pytest.raises(ValueError, match=f"parameter '{next(iter(bad))}'"):
-            REGISTRY[demo].run(bad)
+        refused(demo, bad)
 
 
 # --- token-path ------------------------------------------------------------------
@@ -312,7 +322,7 @@ def test_token_path_finds_the_previous_token_head():
     token's top key to the token itself; no other layer-0 head does, nor the untrained model."""
     prev, ind = find_pair(load(_shipped.DEFAULT_MODEL))
     assert run("token-path")["copying_fraction"] == 1.0
-    others = [run("token-path", head1=f"0.{h}")["copying_fraction"] for h in range(4) if h != prev[1]]
+    others = [run("token-path", head1=f"L0H{h}")["copying_fraction"] for h in range(4) if h != prev[1]]
     assert max(others) < 0.25
     assert run("token-path", step=0)["copying_fraction"] < 0.05
 
@@ -324,11 +334,11 @@ def test_copying_fraction_counts_the_diagonal():
 
 def test_token_path_bad_params():
     from headspace.demos.token_path import _check_layers    # the two-layer menus cannot reach it
-    with pytest.raises(ValueError, match="head2 must be in a later layer than head1; got writer layer 1"):
+    with pytest.raises(ParameterError, match="Later head \\(reads\\) must be in a later layer than the earlier head; "
+                                             "got L1H0 writing and L1H1 reading"):
         _check_layers((1, 0), (1, 1))
-    for bad in ({"tokens": 20}, {"mode": "O"}, {"head1": "1.0"}):
-        with pytest.raises(ValueError, match=f"parameter '{next(iter(bad))}'"):
-            REGISTRY["token-path"].run(bad)
+    for bad in ({"tokens": 20}, {"mode": "O"}, {"head1": "L1H0"}):
+        refused("token-path", bad)
 
 
 # --- the causal ground truth in the demos --------------------------------------------

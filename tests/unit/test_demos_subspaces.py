@@ -5,12 +5,15 @@ Each test calls ``REGISTRY[name].run``, exactly what the page and the worker cal
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from headspace.demos import REGISTRY
+from headspace.demos._registry import ParameterError
 from headspace.demos.communication import principal_angles, unit
 from headspace.demos.hidden_symmetry import basis_change
 
@@ -259,5 +262,10 @@ def test_principal_angles_reference():
     ("communication", {"message": True}),
 ])
 def test_bad_params_raise_value_error(name, params):
-    with pytest.raises(ValueError, match=next(iter(params))):
+    """Refused naming the control as the page labels it (not the parameter's code name)."""
+    key = next(iter(params))
+    label = next((p.label for p in REGISTRY[name].params if p.name == key), None)
+    said = "^" + re.escape(label) if label else f"has no parameter '{key}'; its parameters are"
+    with pytest.raises(ParameterError, match=said) as refusal:
         REGISTRY[name].run(params)
+    assert refusal.value.param == key

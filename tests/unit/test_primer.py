@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import itertools
 
+import re
+
 import numpy as np
 import pytest
 
@@ -101,7 +103,7 @@ def test_copying_score_equals_a_dense_eigenvalue_reference(name):
         want = dense.sum().real / np.abs(dense).sum()
         got = circuits.copying_score(W_E, m.W_V[l, h], m.W_O[l, h], m.W_U)
         assert got == pytest.approx(want, abs=1e-8)
-        assert run("circuits", model=name, head=f"{l}.{h}")["copying_score"] == pytest.approx(got, abs=1e-12)
+        assert run("circuits", model=name, head=f"L{l}H{h}")["copying_score"] == pytest.approx(got, abs=1e-12)
 
 
 def test_full_circuits_are_the_token_space_products():
@@ -155,7 +157,7 @@ def test_circuits_every_head_has_the_same_panels_and_axes(name):
 @pytest.mark.parametrize("name", MODELS)
 def test_circuits_eigenvalues_are_drawn_over_the_largest_size_which_the_title_states(name):
     for l, h in [(0, 1), (1, 2)]:
-        fig = REGISTRY["circuits"].run({"head": f"{l}.{h}", "model": name})["figure"]
+        fig = REGISTRY["circuits"].run({"head": f"L{l}H{h}", "model": name})["figure"]
         eig = next(t for t in fig["data"] if t["name"] == "eigenvalue")
         m = _shipped.weights(name, None)
         want = circuits.ov_eigenvalues(_shipped.embedding_seen(m), m.W_V[l, h], m.W_O[l, h], m.W_U)
@@ -169,14 +171,16 @@ def test_circuits_eigenvalues_are_drawn_over_the_largest_size_which_the_title_st
 
 
 def test_circuits_layer_0_head_has_a_blank_path_panel_and_says_why():
-    fig = REGISTRY["circuits"].run({"head": "0.1"})["figure"]
+    fig = REGISTRY["circuits"].run({"head": "L0H1"})["figure"]
     path = next(t for t in fig["data"] if t["name"] == "token path")
     assert all(v is None for row in path["z"] for v in row) and path["hoverongaps"] is False
     assert fig["layout"]["annotations"][0]["text"] == "a layer-0 head reads<br>no earlier head"
-    fig = REGISTRY["circuits"].run({"head": "1.2", "writer": "0.1", "mode": "K"})["figure"]
+    fig = REGISTRY["circuits"].run({"head": "L1H2", "writer": "L0H1", "mode": "K"})["figure"]
     path = next(t for t in fig["data"] if t["name"] == "token path")
-    from headspace.demos.token_path import path_matrix
-    np.testing.assert_allclose(path["z"], np.round(path_matrix("attn-only-2l", None, "K", (0, 1), (1, 2))[:32, :32], 3))
+    from headspace.demos.token_path import map_scale, path_matrix
+    shown = path_matrix("attn-only-2l", None, "K", (0, 1), (1, 2))[:32, :32]   # drawn over its scale, as titled
+    np.testing.assert_allclose(path["z"], np.round(shown / map_scale(shown), 3))
+    assert f"(scale {map_scale(shown):.3g})" in " ".join(a["text"] for a in fig["layout"]["annotations"])
     assert fig["layout"]["annotations"][0]["text"].replace("\u00a0", "").replace("<br>", "") == ""
 
 # -- attention explorer --------------------------------------------------------------------------
@@ -226,7 +230,7 @@ def test_sequence_scores_are_zero_without_a_repeat():
 ])
 @pytest.mark.parametrize("demo", ["attention-explorer", "path-expansion"])
 def test_bad_token_text_names_the_token(demo, text, message):
-    with pytest.raises(ValueError, match="parameter 'tokens'.*" + message.replace("(", r"\(")):
+    with pytest.raises(ValueError, match="^Tokens:? " + re.escape(message)):   # the control's label
         REGISTRY[demo].run({"tokens": text})
 
 

@@ -31,8 +31,8 @@ scales folded in, TransformerLens layout) and ``"Q"``, ``"K"`` or ``"V"``, and r
 >>> main(["scores", "attn-only-2l", "--mode", "K", "--top", "2"])   # doctest: +NORMALIZE_WHITESPACE
 attn-only-2l: K-composition, 2 of 16 pairs, by frobenius
 mode  writer  reader  frobenius
-K     0.1     1.2     0.2069
-K     0.1     1.1     0.2055
+K     L0H1    L1H2    0.2069
+K     L0H1    L1H1    0.2055
 0
 """
 
@@ -160,7 +160,7 @@ def _scores(args) -> int:
     top = rows[:args.top]
     print(f"{stored.name}: {'/'.join(modes)}-composition, {len(top)} of {len(rows)} pairs, by {metrics[0]}")
     _table(["mode", "writer", "reader", *metrics],
-           [[m, f"{l1}.{h1}", f"{l2}.{h2}", *(f"{v:.4g}" for v in values)] for m, l1, h1, l2, h2, values in top])
+           [[m, f"L{l1}H{h1}", f"L{l2}H{h2}", *(f"{v:.4g}" for v in values)] for m, l1, h1, l2, h2, values in top])
     if args.out:
         print(f"wrote {len(rows)} pairs to {args.out}", file=sys.stderr)
     return 0
@@ -266,7 +266,7 @@ def _heads_command(args) -> int:
     order = sorted(((l, h) for l in range(prev.shape[0]) for h in range(prev.shape[1])),
                    key=lambda lh: -max(prev[lh], ind[lh]))
     _table(["head", "previous-token", "induction", "looks like"],
-           [[f"{l}.{h}", f"{prev[l, h]:.3f}", f"{ind[l, h]:.3f}", _kind(prev[l, h], ind[l, h])] for l, h in order])
+           [[f"L{l}H{h}", f"{prev[l, h]:.3f}", f"{ind[l, h]:.3f}", _kind(prev[l, h], ind[l, h])] for l, h in order])
     return 0
 
 

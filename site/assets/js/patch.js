@@ -405,8 +405,9 @@ export function layoutSnapshot(layout) {
 function shapePoint(gd, ref, v, vertical) {
   const L = gd._fullLayout;
   if (ref === "paper") return vertical ? L._size.t + (1 - v) * L._size.h : L._size.l + v * L._size.w;
-  const ax = axisOf(L, ref);
-  return ax && !/ domain$/.test(ref) ? ax._offset + ax.d2p(v) : NaN;
+  const ax = axisOf(L, ref.split(" ")[0]);
+  if (ax && / domain$/.test(ref)) return ax._offset + (vertical ? 1 - v : v) * ax._length; // along that panel alone
+  return ax ? ax._offset + ax.d2p(v) : NaN;
 }
 
 // Move annotation ``node`` (drawn for the point ``from``) to the point ``to``: its text box and its

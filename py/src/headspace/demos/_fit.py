@@ -233,6 +233,23 @@ def _axes(layout: dict, data: list) -> dict[str, _Axis]:
     return axes
 
 
+def _colorbar_px(trace: dict, width: int) -> int:
+    """The right margin a heatmap's colour bar needs (plotly's default place: 2 % of the plot's
+    width and 10 px right of it, ``thickness`` wide, its labels 3 px beyond, its title above the
+    bar from its left edge), at most 90 px (what every bar had before its labels were measured).
+
+    >>> _colorbar_px({"colorbar": {"thickness": 12, "ticktext": ["−1", "0", "1"], "title": {"text": "÷ scale"}}}, 330)
+    70
+    """
+    bar = trace.get("colorbar") or {}
+    title = bar.get("title")
+    title = title.get("text", "") if isinstance(title, dict) else title or ""
+    labels = bar.get("ticktext") or ["−0.000"]
+    offset = 0.02 * width + 10
+    need = max(offset + bar.get("thickness", 30) + 3 + max(map(text_px, labels)), offset + text_px(title, TITLE_FONT))
+    return min(90, math.ceil(need + 6))
+
+
 def _domain(spec: dict) -> list[float]:
     return list(spec.get("domain", [0.0, 1.0]))
 
@@ -247,13 +264,26 @@ def _side_by_side(layout: dict, axes: dict) -> bool:
     return _domain(a.spec)[1] <= _domain(b.spec)[0] and all(_domain(y.spec) == [0.0, 1.0] or _domain(y.spec) == [0, 1] for y in ys)
 
 
+#: The height of a stacked strip panel (px): a row of points on one line, with no y scale.
+STRIP = 72
+
+
+def _strip(y_spec: dict) -> bool:
+    """A panel that is one line of points: its y axis has no labels, no title and no grid (the 1-D
+    side of the projection figures). Stacked, it needs a strip, not a square."""
+    return not y_spec.get("showticklabels", True) and not _title_text(y_spec.get("title")) \
+        and not y_spec.get("showgrid", True)
+
+
 def _stack(layout: dict, axes: dict, gap_px: float, panel_px: float) -> float:
     """Put the right panel under the left one; returns the new plot-area height."""
     left_x, right_x = sorted((a for a in axes.values() if not a.vertical), key=lambda a: _domain(a.spec)[0])
     olds = {"left": _domain(left_x.spec), "right": _domain(right_x.spec)}
-    total = 2 * panel_px + gap_px
-    top = [round((panel_px + gap_px) / total, 4), 1.0]
-    bottom = [0.0, round(panel_px / total, 4)]
+    upper_px, lower_px = (STRIP if _strip(layout.get("yaxis" + x.spec.get("anchor", "y")[1:], {})) else panel_px
+                          for x in (left_x, right_x))
+    total = upper_px + lower_px + gap_px
+    top = [round((lower_px + gap_px) / total, 4), 1.0]
+    bottom = [0.0, round(lower_px / total, 4)]
     yname = {x.name: "yaxis" + (x.spec.get("anchor", "y")[1:]) for x in (left_x, right_x)}
     for x, ydom in ((left_x, top), (right_x, bottom)):
         x.spec["domain"] = [0.0, 1.0]
@@ -422,6 +452,8 @@ def fit(figure: dict, width: int) -> dict:
     xs = [a for a in axes.values() if not a.vertical]
     ys = [a for a in axes.values() if a.vertical]
     has_colorbar = any(tr.get("type") == "heatmap" and tr.get("showscale", True) for tr in data)
+    bar_px = max((_colorbar_px(tr, width) for tr in data if tr.get("type") == "heatmap" and tr.get("showscale", True)),
+                 default=10)
 
     def label_px(a: _Axis) -> float:
         """Room the tick labels of ``a`` take across it (width for a y axis, height for an x axis)."""
@@ -438,13 +470,17 @@ def fit(figure: dict, width: int) -> dict:
 
     # Panels: stack two side by side on a narrow drawing.
     stacked = width < STACK_BELOW and _side_by_side(layout, axes)
+    if stacked:  # a panel that left its rows' or columns' names to its neighbour names them itself below it
+        for a in axes.values():
+            if not a.spec.get("showticklabels", True) and (a.categories or a.spec.get("ticktext")):
+                a.spec["showticklabels"] = True
     # Panel titles (paper notes over a panel) wrap to their panel; each extra line needs room above.
     panel_titles = [n for n in layout.get("annotations", []) if n.get("yref") == "paper" and n.get("xref") == "paper"
                     and n.get("yanchor") == "bottom" and isinstance(n.get("text"), str)]
     for note in panel_titles:
         share = 1.0 if stacked else next((d[1] - d[0] for d in map(_domain, (a.spec for a in xs))
                                           if d[0] <= note.get("x", 0.5) <= d[1]), 1.0)
-        note["text"] = wrap(note["text"], share * (width - 70), (note.get("font") or {}).get("size", FONT))
+        note["text"] = wrap(note["text"], share * (width - 60 - bar_px), (note.get("font") or {}).get("size", FONT))
     notes_on_top = any(n.get("y", 0) >= 1 for n in panel_titles) or any(
         n.get("yref") == "paper" and n.get("xref") == "paper" and n.get("y", 0) >= 1 for n in layout.get("annotations", []))
     note_room = 26 + NOTE_LINE * max((n["text"].count("<br") for n in panel_titles), default=0)
@@ -454,7 +490,7 @@ def fit(figure: dict, width: int) -> dict:
     margin["l"] = max(margin["l"] if not stacked else 0, max((label_px(a) + title_px(a) + 6 for a in lefts), default=20), 20)
     bottoms = [a for a in xs if _domain(layout.get("yaxis" + a.spec.get("anchor", "y")[1:], {}))[0] <= 0.01] or xs
     margin["b"] = max(24, max((max(label_px(a) + title_px(a) + 8, X_TITLE if title_px(a) else 0) for a in bottoms), default=24))
-    margin["r"] = max(margin.get("r", 10), 90 if has_colorbar else 10)
+    margin["r"] = max(margin.get("r", 10), bar_px)
     # A side-by-side right panel's y labels live in the gap between the panels.
     if not stacked and _side_by_side(layout, axes):
         left_x, right_x = sorted(xs, key=lambda a: _domain(a.spec)[0])

@@ -12,7 +12,7 @@ boolean    a bool                           ``yes`` / ``no``
 vector     a list of numbers                ``50°`` or ``0.643, 0.121``, or labelled
 matrix     a list of rows                   a bracketed grid, columns aligned
 head-pair  ``[l1, h1, l2, h2]``             ``L0H1 → L1H2``
-mapping    ``{name: number}``               ``frobenius 0.675 · svd_bound 0.866``
+mapping    ``{name: number}``               ``Frobenius 0.675 · SVD bound 0.866``
 layer-head ``[layer][head]``                a table: layers down, heads across
 head-pairs ``[l1][h1][l2][h2]``             a table: writers down, readers across
 series     ``{name: [one per step]}``       a table: steps (output ``index``) down
@@ -20,6 +20,7 @@ steps      a list of training steps         ``18 checkpoints, step 0 to 3000``
 sequence   one number per position          position and value, wrapping
 paths      ``{path: number}``               a table; ``0.1>1.2`` reads ``L0H1 → L1H2``
 axioms     ``{metric: {axiom: verdict}}``   a table of ✓, ✓? and ✗
+statements ``{name: sentence}``             a table: each name and what it says
 tensor     any nested list                  its shape, axes named by ``labels``
 ========== ================================ =========================================
 
@@ -45,8 +46,26 @@ from dataclasses import dataclass
 from html import escape
 
 KINDS = ("number", "integer", "boolean", "vector", "matrix", "head-pair", "mapping", "layer-head",
-         "head-pairs", "series", "steps", "sequence", "paths", "axioms", "tensor", "auto")
+         "head-pairs", "series", "steps", "sequence", "paths", "axioms", "statements", "tensor", "auto")
 MINUS = "\u2212"
+#: Each score as the articles name it: what a legend, title, menu or printed output shows, never the
+#: library's key ("svd_bound"); ``causal`` is the ground truth, path ablation.
+METRIC_NAMES = {"frobenius": "Frobenius", "frobenius_baseline": "baseline-corrected", "svd_bound": "SVD bound",
+                "subspace": "subspace", "token": "token", "whitened": "whitened", "causal": "path ablation",
+                # the benchmark's further scores (Which composition score?)
+                "frobenius_unfolded": "Frobenius unfolded", "svd_component": "SVD component",
+                "projection_kernel": "projection kernel", "token_diagonal": "token diagonal"}
+#: The metric lab's axioms as its grid heads them.
+AXIOM_NAMES = {"1": "A1", "1-strict": "A1 strict", "2": "A2", "3": "A3", "4": "A4"}
+
+
+def words(key) -> str:
+    """A score's or an axiom's key in the articles' words (any other key as it is).
+
+    >>> words("svd_bound"), words("1-strict"), words("mean")
+    ('SVD bound', 'A1 strict', 'mean')
+    """
+    return METRIC_NAMES.get(key, AXIOM_NAMES.get(key, str(key)))
 _SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -237,7 +256,7 @@ class Output:
     def _mapping(self, value, _):
         keys = list(value)
         texts = column([value[k] for k in keys], self.digits, self.floor) if keys else []
-        return Pairs([(k, t + self.unit) for k, t in zip(keys, texts)])
+        return Pairs([(words(k), t + self.unit) for k, t in zip(keys, texts)])
 
     def _layer_head(self, value, _):
         rows = [list(r) for r in value]
@@ -260,7 +279,7 @@ class Output:
         steps = outputs.get(self.index) or list(range(len(value[names[0]]) if names else 0))
         cols = {n: column(value[n], self.digits, self.floor) for n in names}
         cells = [[cols[n][i] for n in names] for i in range(len(steps))]
-        return Table(cells, [f"{s:,}" if isinstance(s, int) else str(s) for s in steps], names,
+        return Table(cells, [f"{s:,}" if isinstance(s, int) else str(s) for s in steps], [words(n) for n in names],
                      corner=self.index.rstrip("s") or "")
 
     def _steps(self, value, _):
@@ -282,7 +301,10 @@ class Output:
         metrics = list(value)
         axioms = list(value[metrics[0]]) if metrics else []
         cells = [[verdict(value[m][a]) for a in axioms] for m in metrics]
-        return Table(cells, metrics, axioms, corner="axiom")
+        return Table(cells, [words(m) for m in metrics], [words(a) for a in axioms], corner="axiom")
+
+    def _statements(self, value, _):
+        return Table([[str(value[k])] for k in value], [words(k) for k in value], [self.label], corner="")
 
     def _tensor(self, value, _):
         shape, v = [], value

@@ -59,10 +59,16 @@ class Param:
     #: value is kept and still sent.
     active_when: Any = None
     inactive: str = ""
+    #: What the menu shows for each of ``options`` (default: the option itself), e.g. "SVD bound" for
+    #: "svd_bound": a reader sees the articles' words, a link keeps the value.
+    option_labels: tuple = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"Param {self.name!r}: kind must be one of {KINDS}; got {self.kind!r}")
+        if self.option_labels and len(self.option_labels) != len(self.options):
+            raise ValueError(f"Param {self.name!r}: option_labels must name each of its {len(self.options)} options; "
+                             f"got {len(self.option_labels)}")
         self.validate(self.default)
         if self.active_when is not None:
             if not isinstance(self.active_when, dict) or not self.active_when:
@@ -92,25 +98,42 @@ class Param:
         name = self.name
         if self.kind in ("range", "number"):
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-                raise ParameterError(name, f"parameter {name!r} must be a finite number; got {value!r}")
+                raise ParameterError(name, f"{self.label} must be a finite number; got {value!r}")
             if (self.min is not None and value < self.min) or (self.max is not None and value > self.max):
-                raise ParameterError(name, f"parameter {name!r} must be between {self.min} and {self.max}; got {value!r}")
+                raise ParameterError(name, f"{self.label} must be between {self.min} and {self.max}; got {value!r}")
             return int(value) if isinstance(self.default, int) and float(value).is_integer() else float(value)
         if self.kind == "select":
             if value not in self.options:
-                raise ParameterError(name, f"parameter {name!r} must be one of {list(self.options)}; got {value!r}")
+                raise ParameterError(name, f"{self.label} must be one of {self.said(self.options)}; got {value!r}")
             return value
         if self.kind == "checkbox":
             if not isinstance(value, (bool, np.bool_)):
-                raise ParameterError(name, f"parameter {name!r} must be true or false; got {value!r}")
+                raise ParameterError(name, f"{self.label} must be true or false; got {value!r}")
             return bool(value)
         if self.kind == "tokens":
             return self._tokens(value)
         arr = np.asarray(value, dtype=object)
         if arr.shape != tuple(self.shape) or not all(
                 isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in arr.flat):
-            raise ParameterError(name, f"parameter {name!r} must be a {self.shape} matrix of finite numbers; got {value!r}")
+            raise ParameterError(name, f"{self.label} must be a {' × '.join(map(str, self.shape))} matrix of finite numbers; "
+                                       f"got {value!r}")
         return [[float(v) for v in row] for row in arr.tolist()]
+
+    def said(self, values) -> str:
+        """``values`` as a reader reads them in a message: each option's label, joined by commas and "or".
+
+        >>> Param("m", "Metric", "select", "a", options=("a", "b", "c"), option_labels=("A", "B", "C")).said("abc")
+        'A, B or C'
+        """
+        shown = [self.label_of(v) for v in values]
+        return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+    def label_of(self, value) -> str:
+        """What the menu shows for option ``value`` (the value itself when it has no label)."""
+        for option, label in zip(self.options, self.option_labels):
+            if _same(option, value):
+                return str(label)
+        return str(value)
 
     def _tokens(self, value) -> list[int]:
         """Token ids from text (``"5 9, 2"``) or a list of ints, each in [min, max]; messages number
@@ -121,18 +144,18 @@ class Param:
         elif isinstance(value, (list, tuple)):
             items = list(value)
         else:
-            raise ParameterError(name, f"parameter {name!r} must be token ids separated by spaces; got {value!r}")
+            raise ParameterError(name, f"{self.label} must be token ids separated by spaces; got {value!r}")
         ids = []
         for i, item in enumerate(items, start=1):
             text = str(item)
             if isinstance(item, bool) or not (text.isdigit() or (text[:1] == "-" and text[1:].isdigit())):
-                raise ParameterError(name, f"parameter {name!r}: token {i} must be a whole number from {lo} to {hi}; "
+                raise ParameterError(name, f"{self.label}: token {i} must be a whole number from {lo} to {hi}; "
                                  f"got {text!r}")
             if not lo <= int(text) <= hi:
-                raise ParameterError(name, f"parameter {name!r}: token {i} must be from {lo} to {hi}; got {int(text)}")
+                raise ParameterError(name, f"{self.label}: token {i} must be from {lo} to {hi}; got {int(text)}")
             ids.append(int(text))
         if not 2 <= len(ids) <= most:
-            raise ParameterError(name, f"parameter {name!r} must hold from 2 to {most} tokens; got {len(ids)}")
+            raise ParameterError(name, f"{self.label} must hold from 2 to {most} tokens; got {len(ids)}")
         return ids
 
     def to_json(self) -> dict:
@@ -142,6 +165,7 @@ class Param:
                 out[key] = getattr(self, key)
         if self.options:
             out["options"] = list(self.options)
+            out["option_labels"] = [self.label_of(v) for v in self.options]
         if self.shape:
             out["shape"] = list(self.shape)
         if self.animate:
@@ -172,6 +196,9 @@ class Demo:
     fn: Callable[..., dict] = field(repr=False)
     needs_models: bool = False  # the worker copies the shipped models (served at /models/) into Pyodide's files first
     described: tuple[Output, ...] = ()  # what each output is and how the page prints it, by ``outputs``
+    #: One line beside the plot saying what its marks, axes and colours mean (a reader on a phone
+    #: should not need the caption, a screen below, to read the figure); <i>, <sub>, <sup> allowed.
+    key: str = ""
 
     def __post_init__(self):
         known = {p.name: p for p in self.params}
@@ -209,8 +236,8 @@ class Demo:
         known = {p.name: p for p in self.params}
         unknown = sorted(set(params) - set(known))
         if unknown:
-            raise ParameterError(unknown[0], f"demo {self.name!r} has no parameter {unknown[0]!r}; "
-                             f"its parameters are {sorted(known)}")
+            raise ParameterError(unknown[0], f"demo {self.name!r} has no parameter {unknown[0]!r}; its parameters are "
+                                             + ", ".join(f"{n} ({p.label})" for n, p in known.items()))
         return {n: p.validate(params.get(n, p.default)) for n, p in known.items()}
 
     def run(self, params: dict | None = None) -> dict:
@@ -229,7 +256,7 @@ class Demo:
         return {o.key: o.html(outputs[o.key], outputs) for o in self.described}
 
     def to_json(self) -> dict:
-        return {"name": self.name, "title": self.title, "needs_models": self.needs_models,
+        return {"name": self.name, "title": self.title, "key": self.key, "needs_models": self.needs_models,
                 "params": [p.to_json() for p in self.params], "outputs": list(self.outputs),
                 "output_info": {o.key: o.to_json() for o in self.described}}
 
@@ -248,15 +275,15 @@ class Outputs(dict):
 REGISTRY: dict[str, Demo] = {}
 
 
-def register(name: str, title: str, params, outputs, needs_models: bool = False):
+def register(name: str, title: str, params, outputs, needs_models: bool = False, key: str = ""):
     """Decorator that adds ``fn`` to ``REGISTRY`` under ``name``. ``outputs``: an ``Output`` per
-    key (what it is, how the page prints it), or bare keys."""
+    key (what it is, how the page prints it), or bare keys; ``key``: the figure's one-line key."""
     def wrap(fn):
         if name in REGISTRY:
             raise ValueError(f"demo {name!r} is registered twice")
         described = tuple(Output.of(o) for o in outputs)
         REGISTRY[name] = Demo(name, title, tuple(params), tuple(o.key for o in described), fn, needs_models,
-                              described)
+                              described, key)
         return fn
     return wrap
 

@@ -22,6 +22,7 @@ from headspace import store as _store
 from headspace.composition import METRICS, MODES, all_composition_scores
 from headspace.heads import find_pair, repeated_span, repeated_tokens
 
+from ._outputs import head
 from ._registry import Param
 
 FALLBACK_MODELS = ("attn-only-2l", "attn-only-2l-rms")
@@ -41,7 +42,8 @@ def _manifest() -> dict | None:
 
 def _declarations():
     """(model names, default model, step options, head1 options, head2 options, names of the
-    models with a normalisation, the d_vocab and n_ctx every model accepts) from the manifest."""
+    models with a normalisation, the d_vocab and n_ctx every model accepts, each model's name in
+    words) from the manifest."""
     manifest = _manifest()
     entries = (manifest or {}).get("models") or {n: {} for n in FALLBACK_MODELS}
     names = tuple(entries)
@@ -56,13 +58,26 @@ def _declarations():
         heads = min(c["n_heads"] for c in configs)
         vocab = min(c["d_vocab"] for c in configs)
         ctx = min(c["n_ctx"] for c in configs)
-    head1 = (PREV,) + tuple(f"{l}.{h}" for l in range(layers - 1) for h in range(heads))
-    head2 = (INDUCTION,) + tuple(f"{l}.{h}" for l in range(1, layers) for h in range(heads))
-    return names, default, ("final",) + tuple(steps), head1, head2, normed, vocab, ctx
+    head1 = (PREV,) + tuple(head(l, h) for l in range(layers - 1) for h in range(heads))
+    head2 = (INDUCTION,) + tuple(head(l, h) for l in range(1, layers) for h in range(heads))
+    words = {n: _model_words(e.get("normalization_type") if manifest else ("RMS" if n.endswith("-rms") else None),
+                             _store.read_config(n)["n_layers"] if manifest else 2) for n, e in entries.items()}
+    return names, default, ("final",) + tuple(steps), head1, head2, normed, vocab, ctx, words
+
+
+def _model_words(norm, n_layers: int) -> str:
+    """A shipped model as the articles describe it: ``"2 layers, RMSNorm"``, ``"2 layers, no norm"``."""
+    return f"{n_layers} layers, " + ({None: "no norm", "RMS": "RMSNorm", "RMSPre": "RMSNorm", "LN": "LayerNorm",
+                                       "LNPre": "LayerNorm"}.get(norm) or str(norm))
 
 
 (MODEL_NAMES, DEFAULT_MODEL, STEP_OPTIONS, HEAD1_OPTIONS, HEAD2_OPTIONS, NORMALISED_MODELS,
- D_VOCAB, N_CTX) = _declarations()
+ D_VOCAB, N_CTX, _MODEL_WORDS) = _declarations()
+
+
+def model_words(name: str) -> str:
+    """Model ``name`` in words, as its menu and the figures' titles show it."""
+    return _MODEL_WORDS.get(name, name)
 
 
 def _where() -> str:
@@ -229,28 +244,29 @@ def curve(name: str) -> dict:
     return _curve(_where(), name)
 
 
-def head_label(layer: int, head: int, name: str) -> str:
-    """``"0.2"``, with the head's role appended when it has one: ``"0.2 previous-token"``."""
+def head_label(layer: int, h: int, name: str) -> str:
+    """``"L0H2"``, with the head's role appended when it has one: ``"L0H2 previous-token"``."""
     prev, ind = roles(name)
-    role = {prev: " previous-token", ind: " induction"}.get((layer, head), "")
-    return f"{layer}.{head}{role}"
+    role = {prev: " previous-token", ind: " induction"}.get((layer, h), "")
+    return f"{head(layer, h)}{role}"
 
 
 def parse_head(value: str, name: str) -> tuple[int, int]:
-    """A head option (``"previous-token"``, ``"induction"`` or ``"layer.head"``) as (layer, head)."""
+    """A head option (``"previous-token"``, ``"induction"`` or ``"L1H2"``) as (layer, head)."""
     if value == PREV:
         return roles(name)[0]
     if value == INDUCTION:
         return roles(name)[1]
-    layer, head = (int(x) for x in value.split("."))
-    return layer, head
+    layer, h = value[1:].split("H")
+    return int(layer), int(h)
 
 
 # -- the controls every model demo shares, declared once ------------------------------------------
 
 def model_param(help: str = "a shipped toy model: attention only, two layers"):
     """The model drop-down."""
-    return Param("model", "Model", "select", DEFAULT_MODEL, options=MODEL_NAMES, help=help)
+    return Param("model", "Model", "select", DEFAULT_MODEL, options=MODEL_NAMES,
+                 option_labels=tuple(model_words(n) for n in MODEL_NAMES), help=help)
 
 
 def mode_param(label: str = "Composition", help: str = "which input of the later head reads the earlier head's output",

@@ -27,6 +27,7 @@ from headspace.model import cross_entropy
 
 from . import _shipped
 from ._figure import COLORS, figure
+from ._outputs import head
 from ._registry import Output, register
 
 #: attention 0 is the page itself (transparent), 1 the full accent colour: legible in both schemes
@@ -35,6 +36,7 @@ ATTENTION_SCALE = [[0.0, "rgba(47,111,222,0)"], [1.0, "rgba(47,111,222,1)"]]
 
 @register(
     "attention-explorer", "Attention patterns of every head on your sequence",
+    key='One grid per head (L0H1: layer 0, head 1, with its score): row the query position, column the key, darker more attention; bars: the loss.',
     params=_shipped.sequence_params(
         "query", "Query position", last=-1,
         help="the position whose attention is outlined in every head (the last one if the sequence is shorter)"),
@@ -90,8 +92,8 @@ def _figure(pattern, loss, prev, induction, toks, q, model, step) -> dict:
             traces.append({
                 "type": "heatmap", "z": np.round(pattern[l, h], 3).tolist(), "xaxis": f"x{ax}", "yaxis": f"y{ax}",
                 "zmin": 0, "zmax": 1, "colorscale": ATTENTION_SCALE, "showscale": False,
-                "name": f"head {l}.{h}",
-                "hovertemplate": f"head {l}.{h}<br>query %{{y}} → key %{{x}}<br>attention %{{z}}<extra></extra>"})
+                "name": head(l, h),
+                "hovertemplate": f"{head(l, h)}<br>query %{{y}} → key %{{x}}<br>attention %{{z}}<extra></extra>"})
             layout[f"xaxis{ax}"] = {"domain": [round(x0, 4), round(x0 + width, 4)], "anchor": f"y{ax}",
                                     "showgrid": False, "zeroline": False, "tickvals": ticks,
                                     "range": [-0.5, n - 0.5], "tickfont": {"size": 9}}
@@ -99,7 +101,7 @@ def _figure(pattern, loss, prev, induction, toks, q, model, step) -> dict:
                                     "autorange": "reversed", "showgrid": False, "zeroline": False,
                                     "tickvals": ticks, "showticklabels": h == 0, "tickfont": {"size": 9}}
             score = prev[l, h] if l == 0 else induction[l, h]
-            notes.append({"text": f"<b>{l}.{h}</b> · {score:.2f}", "xref": "paper", "yref": "paper",
+            notes.append({"text": f"<b>{head(l, h)}</b> · {score:.2f}", "xref": "paper", "yref": "paper",
                           "x": round(x0 + width / 2, 4), "y": round(y1, 4), "xanchor": "center",
                           "yanchor": "bottom", "showarrow": False, "font": {"size": 10}})
             shapes.append({"type": "rect", "xref": f"x{ax}", "yref": f"y{ax}", "x0": -0.5, "x1": q + 0.5,

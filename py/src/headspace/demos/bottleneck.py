@@ -50,14 +50,15 @@ def _line(v: np.ndarray, reach: float) -> np.ndarray:
 
 @register(
     "bottleneck", "Down to 1-D and back up: a rank-1 bottleneck",
+    key='Points x are read along d (solid); every point on the dotted line goes to zero; the output panel shows where they land, on the dashed line u.',
     params=[
-        Param("d1", "d₁ (read)", "range", 2.0, min=-D_MAX, max=D_MAX, step=0.1, help="W_down = [d₁ d₂]"),
-        Param("d2", "d₂ (read)", "range", -1.0, min=-3, max=3, step=0.1, help="W_down = [d₁ d₂]"),
-        Param("u1", "u₁ (write)", "range", -1.5, min=-3, max=3, step=0.1, help="W_up = [u₁; u₂]"),
-        Param("u2", "u₂ (write)", "range", 1.0, min=-3, max=3, step=0.1, help="W_up = [u₁; u₂]"),
+        Param("d1", "d₁ (read)", "range", 2.0, min=-D_MAX, max=D_MAX, step=0.1, help="first entry of the row d that the layer reads along"),
+        Param("d2", "d₂ (read)", "range", -1.0, min=-3, max=3, step=0.1, help="second entry of the row d that the layer reads along"),
+        Param("u1", "u₁ (write)", "range", -1.5, min=-3, max=3, step=0.1, help="first entry of the column u that the layer writes along"),
+        Param("u2", "u₂ (write)", "range", 1.0, min=-3, max=3, step=0.1, help="second entry of the column u that the layer writes along"),
     ],
     outputs=[
-        Output("matrix", "W_up W_down", "matrix", "the 2 × 2 map from input x to output, through the 1-D hidden layer"),
+        Output("matrix", "<i>W</i><sub>up</sub><i>W</i><sub>down</sub>", "matrix", "the 2 × 2 map from input x to output, through the 1-D hidden layer"),
         Output("rank", "rank", "integer", "how many independent directions the map keeps: at most 1 through the bottleneck"),
     ],
 )
@@ -82,7 +83,7 @@ def bottleneck(d1: float, d2: float, u1: float, u2: float) -> dict:
     right += [scatter(*out, name="output", color=COLORS["purple"], size=6, opacity=0.6),
               scatter(*out[:, [HIGHLIGHT]], name="the same point", color=COLORS["red"], size=11, showlegend=False)]
     fig = two_panels(
-        left, right, titles=("in: x", f"out: W_up W_down x (rank {rank})"), equal_axes=(True, True),
+        left, right, titles=("in: x", f"out: <i>W</i><sub>up</sub><i>W</i><sub>down</sub><i>x</i> (rank {rank})"), equal_axes=(True, True),
         xaxis={"range": [-5, 5], "title": {"text": "x₀"}}, yaxis={"range": [-5, 5], "title": {"text": "x₁"}},
         xaxis2={"range": [-reach, reach], "title": {"text": "z₀"}},
         yaxis2={"range": [-reach, reach], "title": {"text": "z₁"}},

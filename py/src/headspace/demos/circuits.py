@@ -4,6 +4,11 @@ Four panels for a head of a shipped model (``headspace.circuits``):
 
 * OV circuit ``W_E W_V W_O W_U``: row = the token attended to, column = the logit it raises (red)
   or lowers (blue). A copying head has a red diagonal.
+
+Each map is drawn divided by its own scale, ``SCALE_PERCENTILE`` of its entries' sizes (stated in
+its title; the hover gives the entry times it), so one colour bar reads all three and a map's
+structure shows whatever its size: scaled by its largest entry, the induction head's OV diagonal
+(mean 2.3 against a largest entry of 6.6) was faint. Entries beyond the scale saturate.
 * QK circuit ``W_E W_Q W_K^T W_E^T``: row = query token, column = key token.
 * the OV circuit's nonzero eigenvalues in the complex plane, divided by the largest size
   (stated in the panel's title; the hover gives each eigenvalue itself): a copying head's sit to
@@ -39,12 +44,14 @@ from headspace.circuits import copying_score, diagonal_top_fraction, full_ov_cir
 
 from . import _shipped
 from ._figure import COLORS, figure
+from ._outputs import head
 from ._registry import Output, Param, register
-from .token_path import path_matrix
+from .token_path import map_scale, path_matrix
 
-#: red positive, blue negative, zero transparent (the page's background in either scheme)
-DIVERGING = [[0.0, "rgba(33,102,172,1)"], [0.4999, "rgba(33,102,172,0)"], [0.5001, "rgba(178,24,43,0)"],
-             [1.0, "rgba(178,24,43,1)"]]
+#: red positive, blue negative, zero a light grey: opaque, so that zero is seen on the dark scheme too
+#: (transparent, it was the page's background and the faint entries vanished into it)
+DIVERGING = [[0.0, "#2166ac"], [0.5, "#f7f7f7"], [1.0, "#b2182b"]]
+
 ALL_HEADS = (_shipped.PREV, _shipped.INDUCTION) + tuple(
     sorted(set(_shipped.HEAD1_OPTIONS[1:]) | set(_shipped.HEAD2_OPTIONS[1:])))
 def _after_layer_0(head: str) -> bool:
@@ -64,9 +71,10 @@ _LATER_HEADS = [h for h in ALL_HEADS if _after_layer_0(h)]
 
 @register(
     "circuits", "A head's OV and QK circuits in token space",
+    key='Row and column: tokens; red raises, blue lowers, pale near zero, each map ÷ its scale (in its title); dots: the OV eigenvalues.',
     params=[
         Param("head", "Head", "select", _shipped.INDUCTION, options=ALL_HEADS,
-              help="layer.head; 'previous-token' and 'induction' are the model's heads with those roles"),
+              help="L1H2 is layer 1, head 2; 'previous-token' and 'induction' are the model's heads with those roles"),
         Param("writer", "Writer for the path", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
               help="an earlier head whose output this head reads (bottom right panel)",
               active_when={"head": _LATER_HEADS}, inactive="Only for a head after layer 0"),
@@ -117,12 +125,15 @@ def _head(where: str, model: str, step, l: int, h: int) -> tuple:
 
 
 def _heat(M, axis: int, name: str, rows: str, cols: str) -> dict:
-    lim = float(np.abs(M).max()) or 1.0
+    """Map ``M`` divided by its scale, on the shared colour scale (its bar drawn once, by the OV map)."""
+    lim = map_scale(M)
     ax = "" if axis == 1 else str(axis)
-    return {"type": "heatmap", "z": np.round(M, 3).tolist(), "zmin": -round(lim, 3), "zmax": round(lim, 3),
-            "colorscale": DIVERGING, "showscale": False, "xaxis": f"x{ax}", "yaxis": f"y{ax}", "name": name,
+    return {"type": "heatmap", "z": np.round(M / lim, 3).tolist(), "zmin": -1, "zmax": 1,
+            "colorscale": DIVERGING, "showscale": axis == 1, "xaxis": f"x{ax}", "yaxis": f"y{ax}", "name": name,
+            "colorbar": {"title": {"text": "÷ scale"}, "thickness": 12, "tickmode": "array", "tickvals": [-1, 0, 1],
+                         "ticktext": ["−1", "0", "1"]},
             "hoverongaps": False,  # the blank path panel of a layer-0 head has nothing to hover
-            "hovertemplate": f"{rows} %{{y}}, {cols} %{{x}}<br>%{{z}}<extra>{name}</extra>"}
+            "hovertemplate": f"{rows} %{{y}}, {cols} %{{x}}<br>%{{z}} × its scale<extra>{name}</extra>"}
 
 
 #: The note over the path panel of a layer-0 head, and its blank stand-in for a later head (two
@@ -136,8 +147,10 @@ EIG_REACH = 1.1
 def _figure(ov, qk, eig, path, writer, reader, mode, title) -> dict:
     n = ov.shape[0]
     ticks = list(range(0, n, max(4, n // 4)))
-    cols, gap, row_gap = (0.0, 0.46), 0.08, 0.14
-    width = 0.46
+    # the gap holds the right column's row labels beside the left column's maps, on a phone too
+    # (0.08 of a 191 px plot put "24" over the OV map once the colour bar took its margin)
+    cols, gap, row_gap = (0.0, 0.43), 0.14, 0.14
+    width = 0.43
     rows = ((0.56, 1.0), (0.0, 0.44))
     traces = [_heat(ov, 1, "OV circuit", "attended token", "logit"),
               _heat(qk, 2, "QK circuit", "query", "key")]
@@ -168,10 +181,11 @@ def _figure(ov, qk, eig, path, writer, reader, mode, title) -> dict:
                              "title": {"text": "real part ÷ largest |λ|", "font": {"size": 10}}})
     layout["yaxis3"].update({"range": [-EIG_REACH, EIG_REACH], "zeroline": True, "showgrid": True, "nticks": 5,
                              "title": {"text": "imaginary part ÷ largest |λ|", "font": {"size": 10}, "standoff": 2}})
-    path_title = (f"{mode} path {writer[0]}.{writer[1]} → {reader[0]}.{reader[1]}" if path is not None
-                  else "token path")
-    for text, x, y in [("OV: token → logit", 0.23, 1.0), ("QK: query × key", 0.77, 1.0),
-                       (f"OV eigenvalues (largest |λ| {scale:.3g})", 0.23, 0.44), (path_title, 0.77, 0.44)]:
+    path_title = (f"{mode} path {head(*writer)} → {head(*reader)} (scale {map_scale(path[:n, :n]):.3g})"
+                  if path is not None else "token path")
+    for text, x, y in [(f"OV: token → logit (scale {map_scale(ov):.3g})", 0.215, 1.0),
+                       (f"QK: query × key (scale {map_scale(qk):.3g})", 0.785, 1.0),
+                       (f"OV eigenvalues (largest |λ| {scale:.3g})", 0.215, 0.44), (path_title, 0.785, 0.44)]:
         notes.append({"text": text, "xref": "paper", "yref": "paper", "x": x, "y": y, "xanchor": "center",
                       "yanchor": "bottom", "showarrow": False, "font": {"size": 11}})
     fig = figure(traces, title=title, height=640, showlegend=False, annotations=notes,

@@ -85,6 +85,7 @@ _ANGLE = dict(min=0, max=180, step=1, unit="°")
 
 @register(
     "communication", "Two heads, one channel: how much gets through",
+    key="In the channel: writers' directions (solid), readers' (dashed), what each reader picks up (dotted); then what comes through at each gain.",
     params=[
         Param("pairs", "Heads on each side", "select", "one", options=("one", "two"),
               help="one writer and one reader, or two of each sharing the channel"),

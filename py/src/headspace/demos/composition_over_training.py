@@ -29,6 +29,7 @@ from headspace.composition import METRICS
 
 from . import _shipped
 from ._figure import COLORS, METRIC_COLORS, METRIC_DASH, scatter, two_panels
+from ._outputs import METRIC_NAMES
 from ._registry import Output, Param, register
 
 
@@ -61,18 +62,19 @@ def pair_over_training(model: str, mode: str, pair: tuple[int, int, int, int]) -
 
 @register(
     "composition-over-training", "One pair of heads over training, by every metric",
+    key="First panel: the pair's score by every metric over training; second: the loss and path ablation. Shaded: the phase change.",
     params=[
         _shipped.model_param(),
         _shipped.mode_param(),
         Param("head1", "Earlier head (writes)", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
-              help="layer.head; 'previous-token' is the model's previous-token head"),
+              help="L0H1 is layer 0, head 1; 'previous-token' is the model's previous-token head"),
         Param("head2", "Later head (reads)", "select", _shipped.INDUCTION, options=_shipped.HEAD2_OPTIONS,
-              help="layer.head; 'induction' is the model's induction head"),
+              help="L1H2 is layer 1, head 2; 'induction' is the model's induction head"),
     ],
     outputs=[
         Output("steps", "checkpoints", "steps", "the training steps at which the weights were saved"),
         Output("scores", "scores over training", "series",
-               "the pair's score at each checkpoint, by every metric; causal is path ablation, in nats",
+               "the pair's score at each checkpoint, by every metric, and path ablation in nats",
                index="steps", fold=True),
     ],
     needs_models=True,
@@ -84,7 +86,7 @@ def composition_over_training(model: str, mode: str, head1: str, head2: str) -> 
 
 
 def _figure(model, mode, a, b, steps, s) -> dict:
-    left = [scatter(steps, s[m], name=m, color=METRIC_COLORS[m], mode="lines+markers", size=5,
+    left = [scatter(steps, s[m], name=METRIC_NAMES[m], color=METRIC_COLORS[m], mode="lines+markers", size=5,
                     line={"color": METRIC_COLORS[m], "width": 2, "dash": METRIC_DASH.get(m, "solid")})
             for m in METRICS]
     c = _shipped.curve(model)
@@ -98,7 +100,7 @@ def _figure(model, mode, a, b, steps, s) -> dict:
     if c.get("phase_change_steps"):
         lo, hi = c["phase_change_steps"][:2]
         for ax in ("x", "x2"):
-            shapes.append({"type": "rect", "xref": ax, "yref": "paper",
+            shapes.append({"type": "rect", "xref": ax, "yref": "y" + ax[1:] + " domain",  # its panel alone
                            "x0": lo, "x1": hi, "y0": 0, "y1": 1, "fillcolor": "rgba(224,123,36,0.15)",
                            "line": {"width": 0}, "layer": "below"})
     for trace in right:                       # two_panels moves these to x2/y2

@@ -26,6 +26,7 @@ import numpy as np
 
 from . import _shipped
 from ._figure import COLORS, SCORE_SCALE, colorbar_ticks, figure
+from ._outputs import METRIC_NAMES
 from ._registry import Output, Param, register
 
 _MODE_HELP = "which input of the later head reads the earlier head's output: query, key or value"
@@ -47,18 +48,20 @@ def top_pair(s: np.ndarray) -> list[int]:
 
 @register(
     "composition-scores", "Composition scores between the heads of a trained model",
+    key='Row: the earlier head that writes; column: the later head that reads; colour and number: the score; outlined: the top pair.',
     params=[
         _shipped.model_param(),
         _shipped.mode_param(help=_MODE_HELP),
         Param("metric", "Metric", "select", "frobenius", options=_shipped.SCORE_OPTIONS,
-              help="how the score of a pair of heads is computed; 'causal' is the ground truth: the loss "
+              option_labels=tuple(METRIC_NAMES[m] for m in _shipped.SCORE_OPTIONS),
+              help="how the score of a pair of heads is computed; path ablation is the ground truth: the loss "
                    "increase (nats) when the writer's output is mean-ablated in the reader's input only"),
         Param("step", "Training step", "select", "final", options=_shipped.STEP_OPTIONS,
               help="final weights, or a training checkpoint (a model's latest checkpoint not after this step)"),
     ],
     outputs=[
         Output("scores", "scores", "head-pairs", "every pair's score: the earlier head (row) writes, the later "
-               "head (column) reads; L0H1 is head 1 of layer 0 (0.1 in the figure)", fold=True),
+               "head (column) reads", fold=True),
         Output("top_pair", "top pair", "head-pair", "the pair with the largest score, writer → reader"),
     ],
     needs_models=True,
@@ -81,8 +84,8 @@ def _figure(s, top, model, mode, metric, step, at) -> dict:
     lo, hi = min(0.0, min(vals)), max(vals) if max(vals) > 0 else 1.0
     heat = {"type": "heatmap", "z": z, "x": list(range(len(cols))), "y": list(range(len(rows))),
             "customdata": [[[ylab[i], xlab[j]] for j in range(len(cols))] for i in range(len(rows))], "zmin": round(lo, 4), "zmax": round(hi, 4),
-            "colorscale": SCORE_SCALE, "xgap": 2, "ygap": 2, "name": metric,
-            "colorbar": {"title": {"text": metric}, "thickness": 12, **colorbar_ticks(round(lo, 4), round(hi, 4))},
+            "colorscale": SCORE_SCALE, "xgap": 2, "ygap": 2, "name": METRIC_NAMES[metric],
+            "colorbar": {"title": {"text": METRIC_NAMES[metric]}, "thickness": 12, **colorbar_ticks(round(lo, 4), round(hi, 4))},
             "hovertemplate": "writer %{customdata[0]}<br>reader %{customdata[1]}<br>score %{z}<extra></extra>"}
     notes = [{"x": j, "y": i, "text": f"{v:.3f}", "showarrow": False,
               "font": {"size": 11, "color": "white" if (v - lo) > 0.55 * (hi - lo) else COLORS["ink"]}}
@@ -91,9 +94,9 @@ def _figure(s, top, model, mode, metric, step, at) -> dict:
     box = {"type": "rect", "xref": "x", "yref": "y", "x0": tj - 0.5, "x1": tj + 0.5, "y0": ti - 0.5,
            "y1": ti + 0.5, "line": {"color": COLORS["orange"], "width": 3}}
     when = "final weights" if at is None else f"step {at}" + ("" if step == at else f" (latest checkpoint before {step})")
-    unit = "Δ loss (nats)" if metric == _shipped.CAUSAL else metric
+    unit = "Δ loss (nats)" if metric == _shipped.CAUSAL else METRIC_NAMES[metric]
     heat["colorbar"]["title"]["text"] = unit
-    title = f"{mode}-composition, {'path ablation' if metric == _shipped.CAUSAL else metric}: {model}, {when}"
+    title = f"{mode}-composition, {METRIC_NAMES[metric]}: {_shipped.model_words(model)}, {when}"
     fig = figure([heat], title=title, height=430, showlegend=False,
                  xaxis={"title": {"text": "later head (reads)"}, "tickvals": list(range(len(cols))),
                         "ticktext": xlab, "zeroline": False, "showgrid": False, "tickangle": 0},

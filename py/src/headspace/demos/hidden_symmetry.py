@@ -73,6 +73,7 @@ def basis_params(rotation: float, scale: float, axis: str) -> list[Param]:
 
 @register(
     "hidden-symmetry", "Change the hidden basis: the output never notices",
+    key='Colour follows each point of the ring: the hidden values move under A, while the outputs before and after lie on each other.',
     params=[
         *basis_params(rotation=30, scale=1.5, axis="hidden"),
         Param("view", "Circuit", "select", "OV", options=("OV", "QK"),
@@ -128,7 +129,7 @@ def _ring(points, name, size, **extra):
 
 def _ov_figure(hidden, hidden_new, out, out_new) -> dict:
     reach_h = max(2.5, float(np.ceil(1.1 * np.abs(hidden_new).max())))
-    left = [_ring(hidden, "hidden y = W_down x", 6, opacity=0.3),
+    left = [_ring(hidden, "hidden y = W<sub>down</sub>x", 6, opacity=0.3),
             _ring(hidden_new, "new hidden A⁻¹ y", 8)]
     right = [scatter(*out, name="output before", mode="markers", color=COLORS["ink"], size=14, opacity=0.35),
              _ring(out_new, "output after", 6)]

@@ -88,7 +88,7 @@ def identity_scores(d: int) -> dict:
     (0.5, 1.0)
     """
     if d not in DIMS:
-        raise ValueError(f"d must be one of {list(DIMS)}; got {d!r}")
+        raise ValueError(f"d must be one of {', '.join(map(str, DIMS))}; got {d!r}")
     eye, ones = np.eye(d), np.ones((d, d))
     out = {m: composition_score(eye, eye, m) for m in ("frobenius", "frobenius_baseline", "svd_bound", "subspace")}
     out["random_frobenius"] = random_baseline((d, d), (d, d))[0]
@@ -108,19 +108,20 @@ def _row(d: int) -> tuple:
 
 @register(
     "identity-paradox", "The identity composed with itself",
+    key='Each line: one score against the matrix size d (log scale); the ring marks the d chosen.',
     params=[
         Param("d", "Dimension d", "select", 64, options=DIMS,
-              help="size of the identity matrix I_d (and of the all-ones matrix J_d)"),
+              help="size of the identity matrix I (and of the all-ones matrix J)"),
     ],
     outputs=[
-        Output("frobenius", "frobenius of I", "number", "the Frobenius score of the identity with itself: d^−1/2"),
-        Output("frobenius_baseline", "frobenius_baseline of I", "number",
+        Output("frobenius", "Frobenius of I", "number", "the Frobenius score of the identity with itself: <i>d</i><sup>−1/2</sup>"),
+        Output("frobenius_baseline", "baseline-corrected of I", "number",
                "the Frobenius score minus the mean score of random pairs of the same size"),
-        Output("svd_bound", "svd_bound of I", "number", "the score with the singular-value bound as denominator"),
+        Output("svd_bound", "SVD bound of I", "number", "the score with the singular-value bound as denominator"),
         Output("subspace", "subspace of I", "number", "how much of the write space lies in the read space"),
-        Output("random_frobenius", "frobenius of random pairs", "number",
+        Output("random_frobenius", "Frobenius of random pairs", "number",
                "the mean Frobenius score of pairs of random Gaussian d × d matrices"),
-        Output("rank_one_frobenius", "frobenius of J", "number",
+        Output("rank_one_frobenius", "Frobenius of J", "number",
                "the Frobenius score of the all-ones matrix J with itself"),
     ],
 )
@@ -129,15 +130,15 @@ def identity_paradox(d: int) -> dict:
     rows = {k: [_row(x)[i] for x in DIMS] for i, k in enumerate(KEYS)}
     logd = np.log2(DIMS)
     traces = [
-        scatter(logd, rows["svd_bound"], name="svd_bound and subspace of I (both 1)", color=COLORS["green"],
+        scatter(logd, rows["svd_bound"], name="SVD bound and subspace of I (both 1)", color=COLORS["green"],
                 mode="lines+markers", size=6),
-        scatter(logd, rows["rank_one_frobenius"], name="frobenius of J (all ones, rank 1)", color=COLORS["purple"],
+        scatter(logd, rows["rank_one_frobenius"], name="Frobenius of J (all ones, rank 1)", color=COLORS["purple"],
                 mode="lines+markers", size=6, line={"color": COLORS["purple"], "width": 2, "dash": "dot"}),
-        scatter(logd, rows["frobenius"], name="frobenius of I = d^-1/2", color=COLORS["blue"],
+        scatter(logd, rows["frobenius"], name="Frobenius of I = d<sup>−1/2</sup>", color=COLORS["blue"],
                 mode="lines+markers", size=6),
-        scatter(logd, rows["random_frobenius"], name="frobenius of random pairs", color=COLORS["muted"],
+        scatter(logd, rows["random_frobenius"], name="Frobenius of random pairs", color=COLORS["muted"],
                 mode="lines", line={"color": COLORS["muted"], "width": 3, "dash": "dash"}),
-        scatter(logd, rows["frobenius_baseline"], name="frobenius_baseline of I", color=COLORS["orange"],
+        scatter(logd, rows["frobenius_baseline"], name="baseline-corrected of I", color=COLORS["orange"],
                 mode="lines+markers", size=6),
     ]
     here = np.log2(d)

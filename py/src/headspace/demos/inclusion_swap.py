@@ -59,6 +59,7 @@ def _unit(v: np.ndarray) -> np.ndarray:
 
 @register(
     "inclusion-swap", "A stretch of the stream moves a writer from one reader's space into another's",
+    key="The writer's direction, reader B's space (dashed), reader D's (dotted), B's kernel, and the unit circle after the stretch.",
     params=[
         Param("phi", "Reader D's angle φ", "range", 45, min=5, max=80, step=5, unit="°",
               help="the angle between the line reader D reads and the line reader B reads"),

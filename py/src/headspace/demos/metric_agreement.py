@@ -27,6 +27,7 @@ from headspace.composition import METRICS
 
 from . import _shipped
 from ._figure import COLORS, METRIC_COLORS, METRIC_DASH, figure, scatter
+from ._outputs import METRIC_NAMES
 from .composition_over_training import step_range
 from ._registry import Output, register
 
@@ -48,6 +49,7 @@ def _agreement(where: str, model: str, step, mode: str) -> tuple:
 
 @register(
     "metric-agreement", "Which score ranks pairs of heads as path ablation does, over training",
+    key="Each line: one score's rank agreement with path ablation over training (1: the same order). Shaded: the phase change.",
     params=[
         _shipped.model_param(),
         _shipped.mode_param(),
@@ -72,7 +74,7 @@ def metric_agreement(model: str, mode: str) -> dict:
 
 
 def _figure(model, mode, steps, rho) -> dict:
-    lines = [scatter(steps, rho[m], name=m, color=METRIC_COLORS[m], mode="lines+markers", size=5,
+    lines = [scatter(steps, rho[m], name=METRIC_NAMES[m], color=METRIC_COLORS[m], mode="lines+markers", size=5,
                      line={"color": METRIC_COLORS[m], "width": 2, "dash": METRIC_DASH.get(m, "solid")})
              for m in METRICS]
     for trace in lines:
@@ -81,7 +83,7 @@ def _figure(model, mode, steps, rho) -> dict:
     shapes = []
     if c.get("phase_change_steps"):
         lo, hi = c["phase_change_steps"][:2]
-        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": lo, "x1": hi, "y0": 0, "y1": 1,
+        shapes.append({"type": "rect", "xref": "x", "yref": "y domain", "x0": lo, "x1": hi, "y0": 0, "y1": 1,
                        "fillcolor": "rgba(224,123,36,0.15)", "line": {"width": 0}, "layer": "below"})
     fig = figure(lines, title=f"{mode}: rank agreement with path ablation", height=420,
                  xaxis={"title": {"text": "training step"}, "zeroline": False, "range": step_range()},

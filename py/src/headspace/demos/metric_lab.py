@@ -50,6 +50,7 @@ from headspace.composition import METRICS, composition_score
 from headspace.symmetry import adversarial_basis, random_orthogonal
 
 from ._figure import METRIC_COLORS, two_panels
+from ._outputs import AXIOM_NAMES, METRIC_NAMES
 from ._registry import Output, Param, register
 
 D_MODEL = 8
@@ -110,6 +111,7 @@ def _scores(angle, decay, order, rank, stretch, seed) -> tuple:
 
 @register(
     "metric-lab", "Metric lab: every score and every axiom, on two heads you control",
+    key='Bars: each score of the pair. Grid: each score (row) against each axiom (column): ✓ proved, ✓? no counterexample, ✗ fails.',
     params=[
         Param("angle", "Angle between write and read spaces", "range", 30, min=0, max=90, step=1, unit="°",
               help="every principal angle between the space A writes and the space B reads"),
@@ -132,30 +134,33 @@ def _scores(angle, decay, order, rank, stretch, seed) -> tuple:
         Output("axioms", "axioms met", "axioms",
                "which metric meets which axiom: ✓ proved, ✓? no counterexample in the trials, ✗ a counterexample",
                fold=True),
+        Output("axiom_text", "what each axiom asks", "statements",
+               "the grid's columns in words, as hovering a cell tells them", fold=True),
     ],
 )
 def metric_lab(angle: float, decay: float, order: str, rank: int, stretch: int, seed: int) -> dict:
     s = dict(_scores(float(angle), float(decay), order, int(rank), stretch, int(seed)))
     table = axioms(seed)
-    return {"figure": _figure(s, table), "outputs": {"scores": s, "axioms": table}}
+    return {"figure": _figure(s, table), "outputs": {"scores": s, "axioms": table, "axiom_text": dict(AXIOMS)}}
 
 
 def _figure(s: dict, table: dict) -> dict:
-    names = list(METRICS)[::-1]                     # first metric on top
-    bars = [{"type": "bar", "orientation": "h", "y": names, "x": [round(s[m], 6) for m in names],
-             "marker": {"color": [METRIC_COLORS[m] for m in names]}, "name": "score", "showlegend": False,
-             "text": [f"{s[m]:.3f}" for m in names], "textposition": "outside", "cliponaxis": False,
+    keys_down = list(METRICS)[::-1]                 # first metric on top
+    names = [METRIC_NAMES[m] for m in keys_down]
+    bars = [{"type": "bar", "orientation": "h", "y": names, "x": [round(s[m], 6) for m in keys_down],
+             "marker": {"color": [METRIC_COLORS[m] for m in keys_down]}, "name": "score", "showlegend": False,
+             "text": [f"{s[m]:.3f}" for m in keys_down], "textposition": "outside", "cliponaxis": False,
              "hoverinfo": "x+y"}]
     keys = list(AXIOMS)
-    label = {"1": "A1", "1-strict": "A1 strict", "2": "A2", "3": "A3", "4": "A4"}
+    label = AXIOM_NAMES
     # 1 = proved, 0.75 = no counterexample in the trials (evidence only), 0 = a counterexample
     level = lambda v: 0 if not v["meets"] else 1 if v["known"] == "proved" else 0.75  # noqa: E731
-    z = [[level(table[m][k]) for k in keys] for m in names]
+    z = [[level(table[m][k]) for k in keys] for m in keys_down]
     # short marks that fit a phone's cells; the hover text says it in words
     text = [["✓" if v["meets"] and v["known"] == "proved" else "✓?" if v["meets"] else "✗"
-             for v in (table[m][k] for k in keys)] for m in names]
-    hover = [[f"{m}, Axiom {label[k]}: {'meets' if table[m][k]['meets'] else 'fails'} "
-              f"({table[m][k]['known']})<br>{AXIOMS[k]}" for k in keys] for m in names]
+             for v in (table[m][k] for k in keys)] for m in keys_down]
+    hover = [[f"{METRIC_NAMES[m]}, Axiom {label[k]}: {'meets' if table[m][k]['meets'] else 'fails'} "
+              f"({table[m][k]['known']})<br>{AXIOMS[k]}" for k in keys] for m in keys_down]
     grid = [{"type": "heatmap", "z": z, "x": [label[k] for k in keys], "y": names, "zmin": 0, "zmax": 1,
              "colorscale": [[0, "#f3c6cc"], [0.75, "#e6efc0"], [1, "#bfe6d2"]], "showscale": False,
              "xgap": 3, "ygap": 3, "customdata": hover, "hovertemplate": "%{customdata}<extra></extra>",
@@ -169,7 +174,7 @@ def _figure(s: dict, table: dict) -> dict:
                      yaxis={"zeroline": False, "automargin": True},
                      xaxis2={"zeroline": False, "showgrid": False, "ticks": "", "title": {"text": "axiom"},
                              "type": "category"},   # "1" and "2" are names, not numbers
-                     yaxis2={"zeroline": False, "showticklabels": False, "showgrid": False, "ticks": ""},
+                     yaxis2={"zeroline": False, "showgrid": False, "ticks": ""},
                      annotations=notes)
     fig["layout"]["showlegend"] = False
     fig["layout"]["margin"] = {**fig["layout"]["margin"], "l": 130, "t": 50, "b": 50}

@@ -42,6 +42,7 @@ from headspace.composition import all_composition_scores
 
 from . import _shipped
 from ._figure import COLORS, scatter, two_panels
+from ._outputs import head
 from ._registry import Output, Param, register
 from .residual_basis import mean_loss
 
@@ -110,6 +111,7 @@ def first_reorder(curve: np.ndarray) -> float | None:
 
 @register(
     "norm-symmetry", "Nudge the basis of a model with RMSNorm: when does the model notice?",
+    key="The loss change as T stretches, then every pair's Frobenius score (thick: the top pair at the start); dashed: where the top pair changes.",
     params=[
         Param("stretch", "Stretch", "select", STRETCHES[0], options=STRETCHES,
               help="which directions of the residual stream T scales"),
@@ -125,7 +127,7 @@ def first_reorder(curve: np.ndarray) -> float | None:
                "the condition number at which the pair on top before the stretch first loses the top place",
                none="not up to 100"),
         Output("scores", "scores", "head-pairs",
-               "every pair's frobenius score at this condition number: writer (row) → reader (column)", fold=True),
+               "every pair's Frobenius score at this condition number: writer (row) → reader (column)", fold=True),
     ],
     needs_models=True,
 )
@@ -167,10 +169,10 @@ def _figure(losses, curve, i, j, first, mode, stretch) -> dict:
         if p == top:
             continue
         right.append(scatter(fine, flat[(slice(None),) + p], mode="lines", color=COLORS["muted"], width=1,
-                             name=f"{p[0]}.{p[1]} → {p[2]}.{p[3]}", showlegend=False,
-                             hovertemplate=f"{p[0]}.{p[1]} → {p[2]}.{p[3]}: " + "%{y:.3f}<extra></extra>"))
+                             name=f"{head(*p[:2])} → {head(*p[2:])}", showlegend=False,
+                             hovertemplate=f"{head(*p[:2])} → {head(*p[2:])}: " + "%{y:.3f}<extra></extra>"))
     right.append(scatter(fine, flat[(slice(None),) + top], mode="lines", color=COLORS["orange"], width=3,
-                         name=f"top pair at the start, {top[0]}.{top[1]} → {top[2]}.{top[3]}",
+                         name=f"top pair at the start, {head(*top[:2])} → {head(*top[2:])}",
                          hovertemplate="top pair: %{y:.3f}<extra></extra>"))
     top_y = float(flat.max()) * 1.05
     right.append(scatter([fine[j], fine[j]], [0.0, top_y], mode="lines", color=COLORS["ink"], width=1.5,
@@ -178,11 +180,13 @@ def _figure(losses, curve, i, j, first, mode, stretch) -> dict:
     lines = []
     if first is not None:
         for axis in ("x", "x2"):
-            lines.append({"type": "line", "xref": axis, "yref": "paper", "x0": np.log10(first), "x1": np.log10(first), "y0": 0,
+            # "y domain": from the bottom to the top of its own panel, not through the gap between them
+            lines.append({"type": "line", "xref": axis, "yref": "y" + axis[1:] + " domain",
+                          "x0": np.log10(first), "x1": np.log10(first), "y0": 0,
                           "y1": 1, "line": {"color": COLORS["orange"], "width": 1.5, "dash": "dash"}})
     log_x = {"title": {"text": "cond(T)"}, "zeroline": False, "range": [-0.05, 2.05],
              "tickvals": [0, 0.5, 1, 1.5, 2], "ticktext": ["1", "3.2", "10", "32", "100"]}
-    fig = two_panels(left, right, titles=("loss change (nats)", f"frobenius, {mode}"),
+    fig = two_panels(left, right, titles=("loss change (nats)", f"Frobenius, {mode}"),
                      xaxis=log_x, xaxis2=log_x,
                      # the curves hold every slider position: ranges that fit them fit every frame
                      yaxis={"range": _span(min(0.0, *losses), max(0.0, *losses))},

@@ -26,11 +26,13 @@ from headspace.paths import BIAS, DIRECT, VIRTUAL, path_terms
 
 from . import _shipped
 from ._figure import COLORS, figure
+from ._outputs import path_label
 from ._registry import Output, register
 
 
 @register(
     "path-expansion", "The logit split into direct, single-head and virtual-head paths",
+    key='One row per path (L0H1: layer 0, head 1; L0H1 → L1H0: a virtual head): what it adds to the correct logit, and the loss change without it.',
     params=_shipped.sequence_params(
         "position", "Position", last=-2,
         help="where the next token is predicted (the last but one if the sequence is shorter)"),
@@ -111,7 +113,7 @@ def _color(label: str, pair: str) -> str:
 
 def _figure(contribution, losses, pair, toks, i, target, model, step, extent) -> dict:
     labels = list(contribution)
-    shown = [label.replace(VIRTUAL, "→") + (" ★" if label == pair else "") for label in labels]
+    shown = [path_label(label) + (" ★" if label == pair else "") for label in labels]
     colors = [_color(label, pair) for label in labels]
     bar = {"type": "bar", "orientation": "h", "y": shown, "marker": {"color": colors}, "showlegend": False}
     left = {**bar, "x": [round(contribution[k], 4) for k in labels], "name": "contribution",

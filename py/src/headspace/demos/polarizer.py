@@ -13,10 +13,11 @@ _LIGHT = point_cloud(200, seed=4)
 
 @register(
     "polarizer", "A polariser is a rank-1 projection",
+    key='Dots "light in": polarised every way; dots "light out": all along the polariser\'s axis, the dashed line.',
     params=[Param("theta", "Polariser angle θ", "range", 30, min=0, max=180, step=1, unit="°")],
     outputs=[
         Output("jones", "Jones matrix", "matrix",
-               "the 2 × 2 matrix the filter applies to a field (E_x, E_y): a projection onto its axis"),
+               "the 2 × 2 matrix the filter applies to a field (<i>E</i><sub>x</sub>, <i>E</i><sub>y</sub>): a projection onto its axis"),
         Output("transmission", "transmitted fraction", "number",
                "the share of unpolarised light's intensity that gets through"),
     ],

@@ -85,6 +85,7 @@ def points_at(t: int) -> np.ndarray:
 
 @register(
     "projection-2d-1d", "Projecting 2-D down to 1-D",
+    key='Points x drop (dotted) onto the line W reads along; the 1-D panel puts each at its number y = W x. The larger dot: one point in both.',
     params=[
         Param("w1", "w₁", "range", 2.0, min=-W_MAX, max=W_MAX, step=0.1,
               help="first entry of the 1×2 matrix W"),
@@ -141,6 +142,7 @@ _SCALE = [[0.0, COLORS["blue"]], [1.0, COLORS["orange"]]]
 
 @register(
     "projection-1d-2d", "Projecting 1-D up to 2-D",
+    key='Values y on a line, coloured by size; the 2-D panel shows each as the point U y, on the dashed line U writes along.',
     params=[
         Param("u1", "u₁", "range", -1.5, min=-U_MAX, max=U_MAX, step=0.1, help="first entry of the 2×1 matrix U"),
         Param("u2", "u₂", "range", 3.2, min=-U_MAX, max=U_MAX, step=0.1, help="second entry of the 2×1 matrix U"),

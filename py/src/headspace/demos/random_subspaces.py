@@ -60,6 +60,7 @@ def _angles(shared: int, n: int, k: int, seed: int) -> np.ndarray:
 
 @register(
     "random-subspaces", "Principal angles between a writer's and a reader's space, placed at random",
+    key='Dots: each principal angle θ at its cos²θ; dashed: their mean; dotted: chance, k/n.',
     params=[
         Param("shared", "Shared directions", "range", 0, min=0, max=4, step=1,
               help="how many directions the reader's space takes from the writer's"),

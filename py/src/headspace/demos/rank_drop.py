@@ -55,6 +55,7 @@ def scores(eps, delta: float) -> dict:
 
 @register(
     "rank-drop", "Two writers whose order flips where their rank drops",
+    key="Each writer's score against ε, by the subspace score and by the Frobenius score; rings: at ε = 0; filled dots: the ε chosen.",
     params=[
         Param("eps", "Faint direction ε", "range", 0.2, min=0.0, max=EPS_MAX, step=0.01,
               help="how loudly each writer writes its second direction; at 0 both have rank 1"),

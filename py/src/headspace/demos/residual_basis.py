@@ -51,6 +51,7 @@ from headspace.model import cross_entropy
 
 from . import _shipped
 from ._figure import COLORS, SCORE_SCALE, figure
+from ._outputs import METRIC_NAMES, head
 from ._registry import Output, Param, register
 
 #: Two orderings differ only if a gap of more than this share of the largest score changes sign.
@@ -118,10 +119,12 @@ def is_symmetry(m) -> bool:
 
 @register(
     "residual-basis", "Change the residual basis of a trained model",
+    key="Row: writer head; column: reader head; number: the pair's rank by score, before and after T; outlined: a rank that changed.",
     params=[
         _shipped.model_param(help="a shipped toy model; with RMSNorm only rotations (times a scale) are symmetries"),
         Param("metric", "Score", "select", "frobenius", options=_shipped.SCORE_OPTIONS,
-              help="how each pair of heads is scored; 'causal' is path ablation, the loss increase in nats"),
+              option_labels=tuple(METRIC_NAMES[m] for m in _shipped.SCORE_OPTIONS),
+              help="how each pair of heads is scored; path ablation is the loss increase in nats"),
         _shipped.mode_param(),
         Param("rotation", "Rotate by", "range", 0, min=-180, max=180, step=5, unit="°",
               help="rotation in every plane of a seeded orthonormal frame"),
@@ -280,7 +283,7 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
     for k, (s, r, axis) in enumerate(((before, r_before, ""), (after, r_after, "2"))):
         z = [[round(float(s[a][b][c][d]), 6) if c > a else None for (c, d) in cols] for (a, b) in rows]
         rk = [[int(r[a][b][c][d]) for (c, d) in cols] for (a, b) in rows]
-        names = [[[f"{a}.{b}", f"{c}.{d}"] for (c, d) in cols] for (a, b) in rows]
+        names = [[[head(a, b), head(c, d)] for (c, d) in cols] for (a, b) in rows]
         traces.append({"type": "heatmap", "z": z, "x": list(range(len(cols))), "y": list(range(len(rows))),
                        "customdata": [[[*names[i][j], rk[i][j]] for j in range(len(cols))] for i in range(len(rows))],
                        "zmin": round(lo, 6), "zmax": round(hi, 6), "colorscale": SCORE_SCALE, "xgap": 2, "ygap": 2,
@@ -297,9 +300,9 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
                 if k == 1 and rk[i][j] != int(r_before[rows[i] + cols[j]]):
                     shapes.append({"type": "rect", "xref": "x2", "yref": "y2", "x0": j - 0.45, "x1": j + 0.45,
                                    "y0": i - 0.45, "y1": i + 0.45, "line": {"color": COLORS["orange"], "width": 2.5}})
-    ticks = {"tickvals": list(range(len(cols))), "ticktext": [f"{l}.{h}" for l, h in cols], "showgrid": False,
+    ticks = {"tickvals": list(range(len(cols))), "ticktext": [head(l, h) for l, h in cols], "showgrid": False,
              "zeroline": False, "tickangle": 0, "title": {"text": "reader"}}
-    yticks = {"tickvals": list(range(len(rows))), "ticktext": [f"{l}.{h}" for l, h in rows], "showgrid": False,
+    yticks = {"tickvals": list(range(len(rows))), "ticktext": [head(l, h) for l, h in rows], "showgrid": False,
               "zeroline": False, "autorange": "reversed"}
     heads = [{"text": t, "xref": "paper", "yref": "paper", "x": x, "y": 1.0, "xanchor": "center",
               "yanchor": "bottom", "showarrow": False, "font": {"size": 13}} for t, x in zip(titles, (0.235, 0.765))]
@@ -312,7 +315,7 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
 
 
 def _figure(before, after, model, mode, metric, loss_before, loss_after, cond) -> dict:
-    label = "path ablation" if metric == _shipped.CAUSAL else metric
-    unit = "Δ loss (nats)" if metric == _shipped.CAUSAL else metric
+    label = METRIC_NAMES[metric]
+    unit = "Δ loss (nats)" if metric == _shipped.CAUSAL else label
     title = f"{mode}, {label}: loss {loss_before:.4f} → {loss_after:.4f}"
     return rank_heatmaps(before, after, ("before", f"after T, cond {cond:.3g}"), unit, title)

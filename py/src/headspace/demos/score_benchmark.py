@@ -33,6 +33,7 @@ from headspace.pair_scores import SCORES as PAIR_SCORES
 from headspace.tasks import TASKS
 
 from ._figure import COLORS, figure, scatter, two_panels
+from ._outputs import METRIC_NAMES
 from ._registry import Output, Param, register
 
 FILE = "benchmark.json"
@@ -103,6 +104,12 @@ def roc_curve(rank, causal):
     return fpr, tpr
 
 
+def _truth_words(key: str) -> str:
+    """A ground truth's key in words: ``"mean-circuit"`` -> ``"mean ablation, circuit positions"``."""
+    how, where = (key.split("-", 1) + [""])[:2]
+    return f"{how} ablation, " + ("all positions" if where == "all" else f"{where} positions")
+
+
 def _mode_param():
     return Param("mode", "composition", "select", "task", options=MODE_OPTIONS,
                  help="which input of the later head: each model's own task's mode (induction K, reverse V, "
@@ -111,10 +118,13 @@ def _mode_param():
 
 @register(
     "score-benchmark", "Which composition score ranks pairs of heads as their causal effect does, across the zoo",
+    key="First panel: each pair's score, ranked within its model, against its causal effect; second: the ROC curve of finding the causal pairs by that rank.",
     params=[
-        Param("score", "score", "select", "frobenius" if "frobenius" in SCORES else SCORES[0], options=SCORES),
+        Param("score", "score", "select", "frobenius" if "frobenius" in SCORES else SCORES[0], options=SCORES,
+              option_labels=tuple(METRIC_NAMES.get(s, s) for s in SCORES)),
         Param("ground_truth", "ground truth", "select",
               "mean-circuit" if "mean-circuit" in GROUND_TRUTHS else GROUND_TRUTHS[0], options=GROUND_TRUTHS,
+              option_labels=tuple(_truth_words(g) for g in GROUND_TRUTHS),
               help="path ablation by the mean or by resampling; loss averaged over all positions or only "
                    "where the task's circuit acts"),
         Param("group", "models", "select", "all", options=GROUPS,
@@ -140,7 +150,8 @@ def score_benchmark(score: str, ground_truth: str, group: str, mode: str) -> dic
     right = [scatter([0, 1], [0, 1], name="chance", color=COLORS["muted"], mode="lines",
                      line={"color": COLORS["muted"], "width": 1, "dash": "dot"}),
              scatter(fpr, tpr, name="ROC (pooled)", color=COLORS["blue"], mode="lines")]
-    fig = two_panels(left, right, titles=(f"{score} vs {ground_truth}", "finding the causal pairs"),
+    fig = two_panels(left, right, titles=(f"{METRIC_NAMES.get(score, score)} vs {_truth_words(ground_truth)}",
+                                          "finding the causal pairs"),
                      split=0.56, gap=0.14, height=400,
                      xaxis={"title": {"text": "score's rank in its model"}, "range": [-0.03, 1.03], "zeroline": False},
                      yaxis={"title": {"text": "effect (nats)"}},

@@ -50,6 +50,7 @@ def heads(turn: float, decay: float, order: str):
 
 @register(
     "singular-routes", "The product of two heads, route by route",
+    key='Grid: the size of each route from writer direction i to reader direction j; bars: the chain of norms the scores divide by.',
     params=[
         Param("turn", "Turn the reader", "range", 0, min=0, max=90, step=5, unit="°",
               help="turns the reader's input directions away from the writer's output directions, in pairs"),

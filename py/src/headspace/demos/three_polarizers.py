@@ -31,6 +31,7 @@ def _unit(deg: float) -> np.ndarray:
 
 @register(
     "three-polarizers", "Three polarisers: the middle one lets light through",
+    key="Dashed lines: the polarisers' axes; solid arrows: the field after each; bars: the intensity after each (the first is 1).",
     params=[
         Param("theta1", "First polariser θ₁", "range", 0, min=0, max=180, step=1, unit="°"),
         Param("theta2", "Middle polariser θ₂", "range", 45, min=0, max=180, step=1, unit="°"),

@@ -29,9 +29,23 @@ from headspace.composition import composition_score, token_path as _token_path
 
 from . import _shipped
 from ._figure import colorbar_ticks, figure
-from ._registry import Output, Param, register
+from ._outputs import head
+from ._registry import Output, Param, ParameterError, register
 
 SCALE = [[0.0, "#2166ac"], [0.5, "#f7f7f7"], [1.0, "#b2182b"]]
+#: A map's colour range: this percentile of its entries' sizes; the few larger entries saturate, so a
+#: diagonal that is forming shows (at step 800 the K path's diagonal averages 9.9, a third of its
+#: largest entry, 29.5, and was faint scaled to that).
+SCALE_PERCENTILE = 99
+
+
+def map_scale(M) -> float:
+    """The size a map's colours are scaled to: ``SCALE_PERCENTILE`` of its entries' sizes (1 if all are 0).
+
+    >>> map_scale(np.arange(101.0))
+    99.0
+    """
+    return float(np.percentile(np.abs(M), SCALE_PERCENTILE)) or 1.0
 
 
 def path_matrix(model: str, step, mode: str, writer: tuple[int, int], reader: tuple[int, int]) -> np.ndarray:
@@ -47,19 +61,20 @@ def path_matrix(model: str, step, mode: str, writer: tuple[int, int], reader: tu
 
 def _check_layers(writer, reader):
     if reader[0] <= writer[0]:
-        raise ValueError(f"head2 must be in a later layer than head1; got writer layer {writer[0]} and "
-                         f"reader layer {reader[0]}")
+        raise ParameterError("head2", f"Later head (reads) must be in a later layer than the earlier head; got "
+                                      f"{head(*writer)} writing and {head(*reader)} reading")
 
 
 @register(
     "token-path", "The token path through a writer and a reader",
+    key="Row and column: tokens; colour: the path's entry, red raising, blue lowering, pale near zero (beyond the bar's ends: saturated).",
     params=[
         _shipped.model_param(),
         _shipped.mode_param(),
         Param("head1", "Earlier head (writes)", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
-              help="layer.head; 'previous-token' is the model's previous-token head"),
+              help="L0H1 is layer 0, head 1; 'previous-token' is the model's previous-token head"),
         Param("head2", "Later head (reads)", "select", _shipped.INDUCTION, options=_shipped.HEAD2_OPTIONS,
-              help="layer.head; 'induction' is the model's induction head"),
+              help="L1H2 is layer 1, head 2; 'induction' is the model's induction head"),
         Param("step", "Training step", "select", "final", options=_shipped.STEP_OPTIONS,
               help="final weights, or a training checkpoint (a model's latest checkpoint not after this step)"),
         Param("tokens", "Tokens shown", "select", 32, options=(16, 32, 64, 128),
@@ -85,7 +100,7 @@ def token_path(model: str, mode: str, head1: str, head2: str, step, tokens: int)
 
 def _figure(M, model, mode, a, b, step, at, frac) -> dict:
     n = M.shape[0]
-    lim = float(np.abs(M).max()) or 1.0
+    lim = map_scale(M)
     rows, cols = {"Q": ("query token (through the writer)", "key token"),
                   "K": ("query token", "key token (through the writer)"),
                   "V": ("input token", "output logit")}[mode]
@@ -96,7 +111,7 @@ def _figure(M, model, mode, a, b, step, at, frac) -> dict:
             "hovertemplate": f"{rows[0].split(' (')[0]} %{{y}}<br>{cols[0].split(' (')[0]} %{{x}}"
                              "<br>%{z}<extra></extra>"}
     when = "final weights" if at is None else f"step {at}"
-    title = f"{mode} path {a[0]}.{a[1]} → {b[0]}.{b[1]}, {when}"
+    title = f"{mode} path {head(*a)} → {head(*b)}, {when}"
     return figure([heat], title=title, height=440, showlegend=False,
                   xaxis={"title": {"text": cols}, "zeroline": False, "showgrid": False},
                   yaxis={"title": {"text": rows}, "autorange": "reversed", "zeroline": False,

@@ -54,16 +54,17 @@ def transformed(T: np.ndarray) -> dict:
 
 @register(
     "transform-rules", "How OV, QK and their product move under a change of residual basis",
+    key='Each row: one matrix before, then after, the change of basis T; red positive, blue negative, each entry printed.',
     params=basis_params(rotation=0, scale=2.0, axis="residual"),
     outputs=[
         Output("T", "T", "matrix", "the change of residual basis: rotation × reflection × shear × stretch"),
-        Output("ov_after", "W_OV after", "matrix", "the writer's OV circuit in the new basis: T W_OV T⁻¹"),
-        Output("qk_after", "W_QK after", "matrix", "the reader's QK circuit in the new basis: T⁻ᵀ W_QK T⁻¹"),
-        Output("composite_after", "W_QK W_OV after", "matrix", "their product in the new basis: T⁻ᵀ W_QK W_OV T⁻¹"),
+        Output("ov_after", "<i>W</i><sub>OV</sub> after", "matrix", "the writer's OV circuit in the new basis: <i>T W</i><sub>OV</sub><i>T</i><sup>−1</sup>"),
+        Output("qk_after", "<i>W</i><sub>QK</sub> after", "matrix", "the reader's QK circuit in the new basis: <i>T</i><sup>−T</sup><i>W</i><sub>QK</sub><i>T</i><sup>−1</sup>"),
+        Output("composite_after", "<i>W</i><sub>QK</sub><i>W</i><sub>OV</sub> after", "matrix", "their product in the new basis: <i>T</i><sup>−T</sup><i>W</i><sub>QK</sub><i>W</i><sub>OV</sub><i>T</i><sup>−1</sup>"),
         Output("token_change", "largest token-space change", "number",
-               "the largest change of any entry of W_Eᵀ W_QK W_OV W_E: rounding error only", floor=0),
-        Output("frobenius_before", "frobenius before", "number", "the pair's Frobenius composition score before T"),
-        Output("frobenius_after", "frobenius after", "number", "the same score after the change of basis T"),
+               "the largest change of any entry of <i>W</i><sub>E</sub><sup>T</sup><i>W</i><sub>QK</sub><i>W</i><sub>OV</sub><i>W</i><sub>E</sub>: rounding error only", floor=0),
+        Output("frobenius_before", "Frobenius before", "number", "the pair's Frobenius composition score before T"),
+        Output("frobenius_after", "Frobenius after", "number", "the same score after the change of basis T"),
     ],
 )
 def transform_rules(rotation: float, scale: float, shear: float, flip: bool) -> dict:
@@ -79,6 +80,9 @@ def transform_rules(rotation: float, scale: float, shear: float, flip: bool) -> 
 
 
 RULES = {"W_OV": "T (·) T⁻¹", "W_QK": "T⁻ᵀ (·) T⁻¹", "W_QK W_OV": "T⁻ᵀ (·) T⁻¹", "W_Eᵀ W_QK W_OV W_E": "fixed"}
+#: Each matrix as the figure sets it: maths, not a code name.
+SHOWN = {"W_OV": "W<sub>OV</sub>", "W_QK": "W<sub>QK</sub>", "W_QK W_OV": "W<sub>QK</sub>W<sub>OV</sub>",
+         "W_Eᵀ W_QK W_OV W_E": "W<sub>E</sub><sup>T</sup>W<sub>QK</sub>W<sub>OV</sub>W<sub>E</sub>"}
 
 
 def _figure(mats: dict, outputs: dict) -> dict:
@@ -96,8 +100,8 @@ def _figure(mats: dict, outputs: dict) -> dict:
             n = M.shape[0]
             traces.append({"type": "heatmap", "z": np.round(M, 4).tolist(), "xaxis": "x" + ax, "yaxis": "y" + ax,
                            "zmin": -lim, "zmax": lim, "colorscale": DIVERGING, "showscale": False,
-                           "xgap": 2, "ygap": 2, "name": name, "text": [[f"{v:.2f}" for v in row] for row in M],
-                           "hovertemplate": f"{name}" + " [%{y}, %{x}] = %{z:.4f}<extra></extra>"})
+                           "xgap": 2, "ygap": 2, "name": SHOWN[name], "text": [[f"{v:.2f}" for v in row] for row in M],
+                           "hovertemplate": f"{SHOWN[name]}" + " [%{y}, %{x}] = %{z:.4f}<extra></extra>"})
             layout["xaxis" + ax] = {"domain": [0.0, 0.46] if c == 0 else [0.54, 1.0], "anchor": "y" + ax,
                                     "showticklabels": False, "showgrid": False, "zeroline": False,
                                     "ticks": ""}
@@ -108,7 +112,7 @@ def _figure(mats: dict, outputs: dict) -> dict:
                 for j in range(M.shape[1]):
                     notes.append({"x": j, "y": i, "xref": "x" + ax, "yref": "y" + ax, "text": f"{M[i, j]:.2f}",
                                   "showarrow": False, "font": {"size": 11, "color": CELL_INK}})
-        notes.append({"text": f"{name}: {RULES[name]}", "xref": "paper", "yref": "paper", "x": 0.5,
+        notes.append({"text": f"{SHOWN[name]}: {RULES[name]}", "xref": "paper", "yref": "paper", "x": 0.5,
                       "y": round(top, 4), "xanchor": "center", "yanchor": "bottom", "showarrow": False,
                       "font": {"size": 12}})
     heads = [{"text": t, "xref": "paper", "yref": "paper", "x": x, "y": 1.0, "yshift": 18, "xanchor": "center",
