@@ -889,7 +889,23 @@ def primer() -> dict:
         # the RMS model
         "rms_pair": rpair.replace(VIRTUAL, "→"), "rms_pair_virtual": fr[rpair],
         "rms_top": max(rothers, key=rothers.get).replace(VIRTUAL, "→"), "rms_top_virtual": max(rothers.values()),
+        **_stream(plain),
     }
+
+
+def _stream(name: str) -> dict:
+    """The residual-stream schematic at the top of the primer: what the induction head reads through its key."""
+    from headspace.demos import _shipped
+    from headspace.demos.residual_stream import head_name
+
+    (l1, h1), (l2, h2) = _shipped.roles(name)
+    prev, ind = head_name(l1, h1), head_name(l2, h2)
+    reads = _outputs("residual-stream", head=ind, input="key", model=name)["reads"]
+    others = {k: v for k, v in reads.items() if k != prev}
+    _holds(reads[prev] > max(others.values()), "primer: through its key, the induction head reads the "
+                                               "previous-token head more than any other writer")
+    return {"stream_induction": ind, "stream_prev": prev, "stream_key_prev": reads[prev],
+            "stream_key_other": max(others.values())}
 
 
 def _bench_row(t: dict, group: str, mode: str, gt: str, score: str) -> dict:
