@@ -309,6 +309,8 @@ def measuring() -> dict:
         "labelled_rank": int(np.where(order == h2)[0][0]) + 1, "n_pairs": int(rows.size),
         "top_pair": f"{_head(top[:2])} and {_head(top[2:])}",
         "best_corrected": float(base_rows.max()), "labelled_corrected": float(base_rows[h1, h2]),
+        # the baseline-corrected K heatmap: the same top pair, some pairs now below zero
+        "corrected_below_zero": _corrected_below_zero(base, top, base_rows),
         # the pair's Q and V frobenius from step 0 to the end; baseline-corrected at the end
         "q_step0": q_v["Q"][0], "q_final": q_v["Q"][-1], "v_step0": q_v["V"][0], "v_final": q_v["V"][-1],
         "qv_corrected_final": float(np.mean([q_v_base["Q"][h1 * cfg["n_heads"] + h2],
@@ -353,6 +355,14 @@ def measuring() -> dict:
     for i, step in enumerate(during):
         out[f"copy_step_{i}"], out[f"copy_at_{i}"] = step, copying[steps.index(step)]
     return out
+
+
+def _corrected_below_zero(base: dict, top: list, base_rows: np.ndarray) -> int:
+    """How many pairs the baseline-corrected K heatmap puts below zero; it keeps the plain top pair."""
+    _holds(base["top_pair"] == top, "measuring: the baseline correction keeps the plain score's top pair")
+    below = int((base_rows < 0).sum())
+    _holds(below > 0, "measuring: the baseline correction puts some pairs of the trained model below zero")
+    return below
 
 
 def _lab(**changes) -> dict:
@@ -761,7 +771,25 @@ def difficult() -> dict:
         "rho_plain_batch_min": min(per_batch_fro), "rho_plain_batch_max": max(per_batch_fro),
         # transform-rules at its defaults
         "toy_before": tr["frobenius_before"], "toy_after": tr["frobenius_after"],
+        **_grown(),
     }
+
+
+def _grown() -> dict:
+    """norm-symmetry at its defaults, shrinking one direction and growing it: the loss each costs."""
+    shrink = _outputs("norm-symmetry", stretch="shrink one direction")
+    grow = _outputs("norm-symmetry", stretch="grow one direction")
+    _holds(grow["loss_change"] > 100 * shrink["loss_change"], "difficult: at the figure's condition number, "
+           "growing one direction costs the model far more loss than shrinking it")
+    # the residual-basis figure on the RMS model (why-measuring-composition-is-difficult.md): a rotation
+    # alone keeps the loss and every rank; a stretch moves both
+    turned = _outputs("residual-basis", model="attn-only-2l-rms", rotation=40, log_condition=0.0)
+    stretched = _outputs("residual-basis", model="attn-only-2l-rms", rotation=40, log_condition=1.0)
+    _holds(not turned["order_changed"] and abs(turned["loss_after"] - turned["loss_before"]) < 1e-9,
+           "difficult: on the RMS model a rotation keeps the loss and every Frobenius rank")
+    _holds(stretched["order_changed"] and stretched["loss_after"] - stretched["loss_before"] > 0.01,
+           "difficult: on the RMS model a stretch moves the ranks and the loss")
+    return {"shrink_default_loss": shrink["loss_change"], "grow_default_loss": grow["loss_change"]}
 
 
 def virtual_head_effects(name: str) -> dict:
@@ -904,8 +932,11 @@ def _stream(name: str) -> dict:
     others = {k: v for k, v in reads.items() if k != prev}
     _holds(reads[prev] > max(others.values()), "primer: through its key, the induction head reads the "
                                                "previous-token head more than any other writer")
+    values = _outputs("residual-stream", head=ind, input="value", model=name)["reads"]
+    _holds(values[prev] == min(values.values()), "primer: through its value, the induction head reads the "
+                                                 "previous-token head least of all its writers")
     return {"stream_induction": ind, "stream_prev": prev, "stream_key_prev": reads[prev],
-            "stream_key_other": max(others.values())}
+            "stream_key_other": max(others.values()), "stream_value_prev": values[prev]}
 
 
 def _bench_row(t: dict, group: str, mode: str, gt: str, score: str) -> dict:
