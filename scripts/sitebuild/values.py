@@ -1029,6 +1029,8 @@ def benchmark() -> dict:
     out["formed_top_min"], out["formed_top_max"] = min(tops), max(tops)
     others = [max(max(m["ground_truth"]["mean-circuit"][k]) for k in range(3)) for m in models if m["family"] != formed]
     out["others_top_max"] = max(others)
+    _holds(out["others_top_max"] < out["formed_top_min"], "which-score: no pair of any other family reaches "
+           "the largest effect of each model of the family whose circuit formed")
     for task in t["tasks"]:
         rows = {s: _bench_row(t, task, "task", "mean-circuit", s) for s in t["scores"]}
         best = max(rows, key=lambda s: rows[s]["spearman"])
