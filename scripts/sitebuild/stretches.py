@@ -49,8 +49,8 @@ def _words(text: str) -> int:
 
 def stretches(text: str) -> list[tuple[int, int]]:
     """``(words, line)`` of each stretch of prose between figures, in reading order; ``line`` is
-    where the stretch starts in ``text`` (1-based). The article's end (its References) closes the
-    last stretch."""
+    where the stretch starts in ``text`` (1-based: the line the figure before it ends on). The
+    article's end (its References) closes the last stretch."""
     out, start = [], 0
     bounds = [(m.start(), m.end()) for m in _FIGURE.finditer(text)] + [(len(text), len(text))]
     for lo, hi in bounds:
