@@ -216,9 +216,9 @@ def _figure(model: str, layer: int, head: int, input: str, reads: dict, writes: 
         lines = [_SHORT.get(n, n)] + ([f"{score[n]:.2f}"] if n in score else [])
         for k, text in enumerate(lines):  # one note a line: centred alike by plotly and the build
             notes.append({"x": x, "y": y + (0.5 - k) * 0.18 * (len(lines) > 1), "text": text, "showarrow": False,
-                          "yanchor": "middle", "font": {"size": 11, "color": COLORS["ink"]}})
+                          "yanchor": "middle", "font": {"size": 11}})
     notes.append({"x": stream_x, "y": y_hi, "text": "residual stream", "showarrow": False,
-                  "xanchor": "left", "yanchor": "top", "xshift": -6, "font": {"size": 11, "color": COLORS["ink"]}})
+                  "xanchor": "left", "yanchor": "top", "xshift": -6, "font": {"size": 11}})
     role = f", the {roles[me]}" if me in roles else ""
     fig = figure(traces, title=f"What {me}{role} reads, and who reads it, through the {input}", height=420,
                  xaxis={"range": [stream_x - 0.25, n_heads - 0.45], "visible": False, "zeroline": False,
