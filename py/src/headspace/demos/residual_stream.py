@@ -218,9 +218,9 @@ def _figure(model: str, layer: int, head: int, input: str, reads: dict, writes: 
             notes.append({"x": x, "y": y + (0.5 - k) * 0.18 * (len(lines) > 1), "text": text, "showarrow": False,
                           "yanchor": "middle", "font": {"size": 11}})
     notes.append({"x": stream_x, "y": y_hi, "text": "residual stream", "showarrow": False,
-                  "xanchor": "left", "yanchor": "top", "xshift": -6, "font": {"size": 11}})
-    role = f", the {roles[me]}" if me in roles else ""
-    fig = figure(traces, title=f"What {me}{role} reads, and who reads it, through the {input}", height=420,
+                  "xanchor": "left", "yanchor": "top", "xshift": 10, "font": {"size": 11}})
+    role = f" ({roles[me]})" if me in roles else ""
+    fig = figure(traces, title=f"{me}{role}: what it reads and who reads it, through the {input}", height=420,
                  xaxis={"range": [stream_x - 0.25, n_heads - 0.45], "visible": False, "zeroline": False,
                         "showgrid": False, "showticklabels": False},
                  yaxis={"range": [y_lo, y_hi], "visible": False, "zeroline": False,
