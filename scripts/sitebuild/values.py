@@ -309,8 +309,6 @@ def measuring() -> dict:
         "labelled_rank": int(np.where(order == h2)[0][0]) + 1, "n_pairs": int(rows.size),
         "top_pair": f"{_head(top[:2])} and {_head(top[2:])}",
         "best_corrected": float(base_rows.max()), "labelled_corrected": float(base_rows[h1, h2]),
-        # the baseline-corrected K heatmap: the same top pair, some pairs now below zero
-        "corrected_below_zero": _corrected_below_zero(base, top, base_rows),
         # the pair's Q and V frobenius from step 0 to the end; baseline-corrected at the end
         "q_step0": q_v["Q"][0], "q_final": q_v["Q"][-1], "v_step0": q_v["V"][0], "v_final": q_v["V"][-1],
         "qv_corrected_final": float(np.mean([q_v_base["Q"][h1 * cfg["n_heads"] + h2],
@@ -355,14 +353,6 @@ def measuring() -> dict:
     for i, step in enumerate(during):
         out[f"copy_step_{i}"], out[f"copy_at_{i}"] = step, copying[steps.index(step)]
     return out
-
-
-def _corrected_below_zero(base: dict, top: list, base_rows: np.ndarray) -> int:
-    """How many pairs the baseline-corrected K heatmap puts below zero; it keeps the plain top pair."""
-    _holds(base["top_pair"] == top, "measuring: the baseline correction keeps the plain score's top pair")
-    below = int((base_rows < 0).sum())
-    _holds(below > 0, "measuring: the baseline correction puts some pairs of the trained model below zero")
-    return below
 
 
 def _lab(**changes) -> dict:
