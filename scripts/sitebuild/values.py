@@ -762,7 +762,25 @@ def difficult() -> dict:
         "rho_plain_batch_min": min(per_batch_fro), "rho_plain_batch_max": max(per_batch_fro),
         # transform-rules at its defaults
         "toy_before": tr["frobenius_before"], "toy_after": tr["frobenius_after"],
+        **_grown(),
     }
+
+
+def _grown() -> dict:
+    """norm-symmetry at its defaults, shrinking one direction and growing it: the loss each costs."""
+    shrink = _outputs("norm-symmetry", stretch="shrink one direction")
+    grow = _outputs("norm-symmetry", stretch="grow one direction")
+    _holds(grow["loss_change"] > 100 * shrink["loss_change"], "difficult: at the figure's condition number, "
+           "growing one direction costs the model far more loss than shrinking it")
+    # the residual-basis figure on the RMS model (why-measuring-composition-is-difficult.md): a rotation
+    # alone keeps the loss and every rank; a stretch moves both
+    turned = _outputs("residual-basis", model="attn-only-2l-rms", rotation=40, log_condition=0.0)
+    stretched = _outputs("residual-basis", model="attn-only-2l-rms", rotation=40, log_condition=1.0)
+    _holds(not turned["order_changed"] and abs(turned["loss_after"] - turned["loss_before"]) < 1e-9,
+           "difficult: on the RMS model a rotation keeps the loss and every Frobenius rank")
+    _holds(stretched["order_changed"] and stretched["loss_after"] - stretched["loss_before"] > 0.01,
+           "difficult: on the RMS model a stretch moves the ranks and the loss")
+    return {"shrink_default_loss": shrink["loss_change"], "grow_default_loss": grow["loss_change"]}
 
 
 def virtual_head_effects(name: str) -> dict:
@@ -890,7 +908,26 @@ def primer() -> dict:
         # the RMS model
         "rms_pair": path_label(rpair), "rms_pair_virtual": fr[rpair],
         "rms_top": path_label(max(rothers, key=rothers.get)), "rms_top_virtual": max(rothers.values()),
+        **_stream(plain),
     }
+
+
+def _stream(name: str) -> dict:
+    """The residual-stream schematic at the top of the primer: what the induction head reads through its key."""
+    from headspace.demos import _shipped
+    from headspace.demos.residual_stream import head_name
+
+    (l1, h1), (l2, h2) = _shipped.roles(name)
+    prev, ind = head_name(l1, h1), head_name(l2, h2)
+    reads = _outputs("residual-stream", head=ind, input="key", model=name)["reads"]
+    others = {k: v for k, v in reads.items() if k != prev}
+    _holds(reads[prev] > max(others.values()), "primer: through its key, the induction head reads the "
+                                               "previous-token head more than any other writer")
+    values = _outputs("residual-stream", head=ind, input="value", model=name)["reads"]
+    _holds(values[prev] == min(values.values()), "primer: through its value, the induction head reads the "
+                                                 "previous-token head least of all its writers")
+    return {"stream_induction": ind, "stream_prev": prev, "stream_key_prev": reads[prev],
+            "stream_key_other": max(others.values()), "stream_value_prev": values[prev]}
 
 
 def _bench_row(t: dict, group: str, mode: str, gt: str, score: str) -> dict:
@@ -983,6 +1020,8 @@ def benchmark() -> dict:
     out["formed_top_min"], out["formed_top_max"] = min(tops), max(tops)
     others = [max(max(m["ground_truth"]["mean-circuit"][k]) for k in range(3)) for m in models if m["family"] != formed]
     out["others_top_max"] = max(others)
+    _holds(out["others_top_max"] < out["formed_top_min"], "which-score: no pair of any other family reaches "
+           "the largest effect of each model of the family whose circuit formed")
     for task in t["tasks"]:
         rows = {s: _bench_row(t, task, "task", "mean-circuit", s) for s in t["scores"]}
         best = max(rows, key=lambda s: rows[s]["spearman"])
