@@ -406,7 +406,11 @@ if (states.length) {
       if (!state || !state.startAnimation || state.fromLink) continue;
       state.inView = e.isIntersecting;
       // Python may finish booting after the figure has left the screen: start only if still in view.
-      if (e.isIntersecting && (bootState.started || !saveData)) bootPython().then(() => state.inView && state.startAnimation(), () => {});
+      // Until then its button says it will play (controls.js).
+      if (e.isIntersecting && (bootState.started || !saveData)) {
+        if (!python.live()) state.armAnimation();
+        bootPython().then(() => state.inView && state.startAnimation(), () => state.stopAnimation());
+      }
       else state.stopAnimation();
     }
   }, { rootMargin: "100px" });

@@ -52,6 +52,8 @@ function showError(state, box, message, about) {
     control.setAttribute("aria-errormessage", box.id);
     control.dataset.describedBy = control.getAttribute("aria-describedby") || "";
     control.setAttribute("aria-describedby", `${control.dataset.describedBy} ${box.id}`.trim());
+    // The reader typing in it sees the message: scrolled to, if it fell below the screen's edge.
+    if (control.contains(document.activeElement)) requestAnimationFrame(() => box.scrollIntoView({ block: "nearest" }));
   } else if (about === "top") state.fig.prepend(box);
   else state.fig.querySelector('[data-role="plot"]').before(box);
   const [sentence, problems] = Array.isArray(message) ? message : [message, []];
