@@ -175,9 +175,11 @@ function problemText(state, { name, raw, message, text }) {
     const known = Object.entries(state.controls).map(([n, c]) => `${labelOf(c)} (${n})`).join(", ");
     return `${name}=${raw}: this figure has no parameter '${name}'. Its settings are ${known}.`;
   }
-  const what = message.replace(new RegExp(`^parameter '${name}'[:,]?\\s*`), "");
-  return `${labelOf(control)} (${name}=${raw} in the link): ${what}.`;
+  return `${labelOf(control)} (${name}=${raw} in the link): ${withoutCodeName(name, message)}.`;
 }
+// Python's message names the parameter by its code name first ("parameter 'theta' must be ..."):
+// beside the control's label, the rest says it.
+const withoutCodeName = (name, message) => message.replace(new RegExp(`^parameter '${name}'[:,]?\\s*`), "");
 const labelOf = (control) => (control.labels?.[0] || control.querySelector?.("legend"))?.textContent.trim() || control.getAttribute("name");
 
 function linkMessage(state, problems) {
@@ -237,8 +239,10 @@ function onReply(call, data) {
     // A parameter Python refused (a mistyped token, say) is the reader's input, not a fault: the
     // message sits under its control, which is marked until a setting is drawn.
     state.waiting = null;
-    advance(state, "refuse", data.kind === "parameter" ? `${data.message}. The figure still shows the last valid input.`
-      : `Python raised an error: ${data.message}`, data.kind === "parameter" ? state.controls[data.parameter] : undefined);
+    const control = data.kind === "parameter" ? state.controls[data.parameter] : undefined;
+    advance(state, "refuse", control ? `${labelOf(control)}: ${withoutCodeName(data.parameter, data.message)}. The figure still shows the last valid input.`
+      : data.kind === "parameter" ? `${data.message}. The figure still shows the last valid input.`
+        : `Python raised an error: ${data.message}`, control);
   }
   if (state.queued && !state.inFlight) send(state);
 }

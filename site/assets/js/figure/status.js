@@ -52,8 +52,12 @@ function showError(state, box, message, about) {
     control.setAttribute("aria-errormessage", box.id);
     control.dataset.describedBy = control.getAttribute("aria-describedby") || "";
     control.setAttribute("aria-describedby", `${control.dataset.describedBy} ${box.id}`.trim());
-    // The reader typing in it sees the message: scrolled to, if it fell below the screen's edge.
-    if (control.contains(document.activeElement)) requestAnimationFrame(() => box.scrollIntoView({ block: "nearest" }));
+    // The reader typing in it sees the message with it: scrolled to, if either is off the screen.
+    if (control.contains(document.activeElement)) requestAnimationFrame(() => {
+      const top = control.getBoundingClientRect().top, bottom = box.getBoundingClientRect().bottom;
+      if (bottom > innerHeight) scrollBy(0, Math.min(bottom - innerHeight + 8, top - 8));
+      else if (top < 0) scrollBy(0, top - 8);
+    });
   } else if (about === "top") state.fig.prepend(box);
   else state.fig.querySelector('[data-role="plot"]').before(box);
   const [sentence, problems] = Array.isArray(message) ? message : [message, []];
