@@ -240,7 +240,9 @@ function onReply(call, data) {
     // message sits under its control, which is marked until a setting is drawn.
     state.waiting = null;
     const control = data.kind === "parameter" ? state.controls[data.parameter] : undefined;
-    advance(state, "refuse", control ? `${labelOf(control)}: ${withoutCodeName(data.parameter, data.message)}. The figure still shows the last valid input.`
+    const label = control ? labelOf(control) : ""; // with the code name, unless the label holds it
+    const named = label.toLowerCase().includes(data.parameter) ? "" : ` (${data.parameter})`;
+    advance(state, "refuse", control ? `${label}${named}: ${withoutCodeName(data.parameter, data.message)}. The figure still shows the last valid input.`
       : data.kind === "parameter" ? `${data.message}. The figure still shows the last valid input.`
         : `Python raised an error: ${data.message}`, control);
   }
