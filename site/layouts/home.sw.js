@@ -10,7 +10,12 @@ one visit the site reads offline, its figures going live.
 - /models/ keep their names across builds: they too come from the cache first, and their content
   is in VERSION, so a build that changes them starts a new cache.
 - Pages, and everything else, go to the network first (a page always revalidates); the cache is
-  the offline fallback.
+  the offline fallback. Offline, a page not in the cache gets a page that says so and lists the
+  pages this cache holds (offlinePage).
+- Which pages read offline: every page the reader opened, and, after one visit, Home, About and
+  the primer (the way in, part 1): three small pages (about 90 kB compressed) fetched once (keep).
+  Each reads as built, with its figures as the build drew them; a figure goes live offline if
+  this cache holds the runtime (and, for a figure that reads a model, that model's files).
 - Each build's VERSION names its cache; the old caches are deleted on activate, after the runtime
   files the new build still uses are copied over (immutable addresses: same bytes).
 - sw.js itself is never cached (home.headers: max-age=0; the page registers it with
@@ -23,6 +28,10 @@ one visit the site reads offline, its figures going live.
 {{- end -}}
 {{- $version := delimit $parts "\n" | md5 | truncate 12 "" -}}
 {{- $root := "/" | relURL -}}
+{{- $kept := slice ("/" | relURL) ("/about/" | relURL) -}}
+{{- range where site.RegularPages "Params.part" 1 }}{{ $kept = $kept | append .RelPermalink }}{{ end -}}
+{{- $titles := dict -}}
+{{- range site.Pages }}{{ if and .RelPermalink (ne .Section "embed") (not (in (slice "taxonomy" "term") .Kind)) }}{{ $titles = merge $titles (dict .RelPermalink (cond .IsHome site.Title .Title)) }}{{ end }}{{ end -}}
 // Written by Hugo from layouts/home.sw.js; do not edit.
 const VERSION = {{ $version | jsonify }};
 const CACHE = `headspace-${VERSION}`;
@@ -34,6 +43,10 @@ const MODELS = new URL({{ "models/" | relURL | jsonify }}, self.location).href;
 // What the worker loads before Python runs; the wheels and the standard library are named by the site lockfile.
 const RUNTIME = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm"]
   .map((f) => new URL(f, PYODIDE).href).concat([LOCKFILE]);
+
+// The pages kept after one visit (Home, About, the primer), and every page's title for the offline page.
+const PAGES = {{ $kept | jsonify }}.map((p) => new URL(p, self.location).href);
+const TITLES = {{ $titles | jsonify }};
 
 const IMMUTABLE = ["pyodide/", "vendor/", "js/", "css/"].map((p) => ROOT + p);
 const VERSIONED = ["models/"].map((p) => ROOT + p);
@@ -104,8 +117,22 @@ async function fromNetworkFirst(event) {
     // Offline: the page as last read; a link to a figure's state (?theta=30) falls back to the page.
     const hit = (await cache.match(event.request)) || (await cache.match(event.request, { ignoreSearch: true }));
     if (hit) return hit;
+    if (event.request.mode === "navigate") return offlinePage(cache, new URL(event.request.url).pathname);
     throw err;
   }
+}
+
+// Offline, a page this cache does not hold: say so, and list the pages it does hold.
+async function offlinePage(cache, path) {
+  const pages = (await cache.keys()).map((r) => new URL(r.url).pathname).filter((p) => p in TITLES);
+  const escape = (text) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;");
+  const items = [...new Set(pages)].sort().map((p) => `<li><a href="${escape(p)}">${escape(TITLES[p])}</a></li>`).join("");
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark"><title>Offline · headspace</title>
+<style>body{font:1.1rem/1.6 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}</style></head><body>
+<h1>You are offline</h1><p>${escape(TITLES[path] ? `“${TITLES[path]}”` : path)} is not kept on this device, so it cannot be read until you are online again.</p>
+<p>These pages of headspace are kept and read offline:</p><ul data-role="kept">${items}</ul></body></html>`;
+  return new Response(html, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
 }
 
 self.addEventListener("fetch", (event) => {
@@ -120,7 +147,8 @@ self.addEventListener("fetch", (event) => {
 // The page, once its figures are live, names the files it used; with the runtime (and the wheels
 // and model files the site lockfile and the models' manifest name) they are copied from the
 // browser's HTTP cache into this cache, without the network: a file the browser does not hold is
-// skipped ("only-if-cached"), so nothing is downloaded that the reader did not load.
+// skipped ("only-if-cached"), so nothing is downloaded that the reader did not load, except
+// PAGES: Home, About and the primer, fetched once so that the site's way in reads offline.
 // When every file is in, the page is told (it marks <html data-offline-copy="kept">): closing
 // the browser before then can leave the copy incomplete.
 self.addEventListener("message", (event) => {
@@ -155,4 +183,11 @@ async function keep(urls) {
       ([name, model]) => Object.keys(model.files).map((f) => new URL(`${name}/${f}`, MODELS).href)));
   } catch (err) { /* no model demo read yet */ }
   await Promise.all(extra.map(fromBrowser));
+  await Promise.all(PAGES.map(async (page) => {
+    if (await cache.match(page)) return;
+    try {
+      const response = await fetch(page);
+      if (keepable(response)) await cache.put(page, response);
+    } catch (err) { /* offline now: kept on the next visit */ }
+  }));
 }

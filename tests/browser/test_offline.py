@@ -115,3 +115,30 @@ def test_the_article_reads_offline_after_one_visit(playwright, server, tmp_path)
     assert page.evaluate("() => window.headspace.marks.pythonReady") > 0
     context.close()
     assert errors == []
+
+
+WAY_IN = {"/": "headspace", "/about/": "About", "/posts/transformer-circuits-primer/": "Primer"}
+
+
+def test_the_way_in_reads_offline_after_one_visit(playwright, server, tmp_path):
+    """After a visit to the polariser note only: offline, Home, About and the primer read (the
+    service worker keeps those three pages after one visit), and a page it did not keep says so
+    and lists those it did (issue 35)."""
+    site = f"http://127.0.0.1:{server.server_port}"
+    first_visit(playwright, tmp_path, site + ARTICLE)
+    server.shutdown()
+    server.server_close()
+    context = playwright.chromium.launch_persistent_context(
+        tmp_path, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, reduced_motion="reduce", offline=True)
+    page = context.pages[0] if context.pages else context.new_page()
+    try:
+        for path, title in WAY_IN.items():
+            response = page.goto(site + path)
+            assert response.status == 200 and title in page.title(), (path, page.title())
+            assert page.locator("main#content").is_visible()
+        response = page.goto(site + "/gallery/")
+        assert response.status == 503 and "offline" in page.locator("h1").text_content()
+        kept = page.locator("[data-role=kept] a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+        assert set(WAY_IN) | {ARTICLE} <= set(kept) and "/gallery/" not in kept, kept
+    finally:
+        context.close()

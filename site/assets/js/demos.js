@@ -16,18 +16,20 @@
 //    in flight and the latest setting wins. Python's figure is drawn by plotly ("live").
 // 4. On failure the last good drawing stays, data-status="error" and the message says why.
 // 5. A figure opened from a link in a state (state.js) shows its starting settings until Python
-//    has checked the link's parameters, then that state.
+//    has checked the link's parameters, then that state; a parameter Python refuses is left out
+//    and named, with every other one refused, at the top of the figure.
 
 import { fromQuery, readParams, writeParams } from "./state.js";
 import { setupMenu } from "./share.js";
 import { afterPageLoad } from "./first-paint.js";
 import { demos, embedPage, marks, same, saveData } from "./figure/page.js";
-import { advance, boot as bootState, refresh, say, sayRaw, showNote } from "./figure/status.js";
+import { advance, boot as bootState, refresh, say, sayRaw, showNote, unmark } from "./figure/status.js";
 import * as draw from "./figure/draw.js";
 import * as answers from "./figure/answers.js";
 import * as python from "./figure/python.js";
 import { applyActive, keepOnSwipe, keepToGrid, setupPlay, setupRandomTokens, updateReadouts } from "./figure/controls.js";
 import { reportHeight } from "./figure/embed-host.js";
+import { THEMES } from "./theme.js";
 
 const states = demos.map((fig, index) => {
   const plot = fig.querySelector('[data-role="plot"]');
@@ -45,7 +47,7 @@ for (const state of states) state.lastKey = JSON.stringify(state.start);
 
 // ---------- a reader's move ----------
 function request(state, again = false) {
-  state.link = null; // the reader's own move wins over a link still waiting for Python
+  state.link = state.linkProblems = null; // the reader's own move wins over a link still waiting for Python
   showNote(state, "");
   const params = readParams(state.fig);
   const key = JSON.stringify(params);
@@ -127,8 +129,12 @@ function render(state, result, timing = {}) {
   draw.writeOutputs(state, result.outputs, result.text);
   state.fig.dataset.renderCount = String(Number(state.fig.dataset.renderCount) + 1);
   state.lastFigure = result.figure;
-  for (const control of state.fig.querySelectorAll("[aria-invalid]")) control.removeAttribute("aria-invalid");
+  unmark(state.fig);
   advance(state, "drawn");
+  if (state.linkProblems) { // a link's settings drawn without the ones Python refused: say which
+    advance(state, "refuse", linkMessage(state, state.linkProblems), "top");
+    state.linkProblems = null;
+  }
   // Style and layout now, not at the start of the next frame: a move lands anywhere in a frame,
   // and until that frame begins the main thread would only wait.
   void state.fig.offsetHeight;
@@ -158,11 +164,34 @@ function send(state) {
 }
 
 // A link's parameters go to Python first: the registry checks them, and only parameters it
-// accepts reach the controls.
+// accepts reach the controls. Python names one refused parameter per call: the link is asked
+// again without it until what is left is accepted, so that every bad parameter is named.
 function sendLink(state) {
   const params = state.link;
   state.link = null;
   post(state, params, "link");
+}
+
+// A link's refused parameters, in the words of the figure: the control's label, the link's text,
+// and what Python expected (its message, less the parameter's code name it starts with).
+function problemText(state, { name, raw, message, text }) {
+  if (text) return text;
+  const control = state.controls[name];
+  if (!control) {
+    const known = Object.entries(state.controls).map(([n, c]) => `${labelOf(c)} (${n})`).join(", ");
+    return `${name}=${raw}: this figure has no parameter '${name}'. Its settings are ${known}.`;
+  }
+  return `${labelOf(control)} (${name}=${raw} in the link): ${withoutCodeName(name, message)}.`;
+}
+// Python's message names the parameter by its code name first ("parameter 'theta' must be ..."):
+// beside the control's label, the rest says it.
+const withoutCodeName = (name, message) => message.replace(new RegExp(`^parameter '${name}'[:,]?\\s*`), "");
+const labelOf = (control) => (control.labels?.[0] || control.querySelector?.("legend"))?.textContent.trim() || control.getAttribute("name");
+
+function linkMessage(state, problems) {
+  const one = problems.length === 1;
+  return [`${one ? "One setting" : `${problems.length} settings`} in the link could not be applied, so the figure ` +
+    `shows ${state.linkApplied ? "the link's other settings" : "its default settings"}:`, problems.map((p) => problemText(state, p))];
 }
 
 function post(state, params, kind) {
@@ -198,16 +227,30 @@ function onReply(call, data) {
       const result = JSON.parse(data.json);
       render(state, result, { roundTripMs: t - call.sent, pythonMs: data.pythonMs, parseMs: performance.now() - t });
     }
-  } else if (kind === "link") {
+  } else if (kind === "link" && data.kind === "parameter" && data.parameter in params && !state.queued) {
+    // Leave the refused parameter out and ask again: every bad one is named, the good ones applied.
     state.waiting = null; // a result still waiting for plotly is older than this refusal
-    advance(state, "refuse", `The link's settings were not applied: ${data.message}. The figure shows its default settings.`);
-  } else {
-    // A parameter Python refused (a mistyped token, say) is the reader's input, not a fault: its
-    // control is marked until a setting is drawn.
+    const { [data.parameter]: refused, ...rest } = params;
+    (state.linkProblems ||= []).push({ name: data.parameter, raw: state.linkText[data.parameter] ?? JSON.stringify(refused), message: data.message });
+    state.linkApplied = Object.keys(rest).length > 0;
+    state.link = rest;
+    sendLink(state);
+  } else if (kind === "link") {
     state.waiting = null;
-    if (data.kind === "parameter") state.controls[data.parameter]?.setAttribute("aria-invalid", "true");
-    advance(state, "refuse", data.kind === "parameter" ? `${data.message}. The figure still shows the last valid input.`
-      : `Python raised an error: ${data.message}`);
+    const problems = state.linkProblems || [];
+    state.linkProblems = null;
+    advance(state, "refuse", problems.length ? linkMessage(state, problems)
+      : `The link's settings were not applied: ${data.message}. The figure shows its default settings.`, "top");
+  } else {
+    // A parameter Python refused (a mistyped token, say) is the reader's input, not a fault: the
+    // message sits under its control, which is marked until a setting is drawn.
+    state.waiting = null;
+    const control = data.kind === "parameter" ? state.controls[data.parameter] : undefined;
+    const label = control ? labelOf(control) : ""; // with the code name, unless the label holds it
+    const named = label.toLowerCase().includes(data.parameter) ? "" : ` (${data.parameter})`;
+    advance(state, "refuse", control ? `${label}${named}: ${withoutCodeName(data.parameter, data.message)}. The figure still shows the last valid input.`
+      : data.kind === "parameter" ? `${data.message}. The figure still shows the last valid input.`
+        : `Python raised an error: ${data.message}`, control);
   }
   if (state.queued && !state.inFlight) send(state);
 }
@@ -298,6 +341,8 @@ draw.whenPlotly(async () => {
 
 // ---------- start ----------
 if (states.length) {
+  // The head's script enabled the controls as they were parsed (controls-on.js); should it not have run, here.
+  for (const set of document.querySelectorAll('fieldset[data-role="controls"][disabled]')) set.disabled = false;
   if (saveData) {
     for (const state of states) {
       const cost = state.fig.querySelector('[data-role="live"]')?.dataset.cost; // the build's sum of the runtime's files
@@ -317,11 +362,20 @@ if (states.length) {
     state.fig.addEventListener("pointerover", (e) => (e.pointerType === "mouse" || python.live()) && reach(), { passive: true });
     state.fig.addEventListener("focusin", reach, { once: true, passive: true });
   }
-  // A link to a figure in a state: ?params on an embed page, ?params#figure-id elsewhere.
-  const linked = location.search && (embedPage ? states[0]
+  // A link to a figure in a state: ?params on an embed page, ?params#figure-id elsewhere. An embed
+  // page's ?theme= is the page's colour scheme (theme.js), not the figure's: a bad one is named.
+  const query = new URLSearchParams(location.search);
+  const theme = embedPage && query.get("theme");
+  if (embedPage) query.delete("theme");
+  const linked = (query.size || (theme && !THEMES.includes(theme))) && (embedPage ? states[0]
     : states.find((s) => s.fig.id === decodeURIComponent(location.hash.slice(1))));
   if (linked) {
-    linked.link = fromQuery(linked.fig, location.search);
+    linked.link = fromQuery(linked.fig, query.toString()) || {};
+    linked.linkText = Object.fromEntries(query);
+    linked.linkApplied = Object.keys(linked.link).length > 0;
+    if (theme && !THEMES.includes(theme)) {
+      linked.linkProblems = [{ text: `Colour scheme (theme=${theme} in the link): must be ${THEMES.join(", ").replace(/, (?=\w+$)/, " or ")}.` }];
+    }
     linked.fromLink = true; // never animates by itself: it would move away from the linked state
     if (linked.link) showNote(linked, "Showing the default settings until Python has started; then this figure opens with the settings in the link.");
     if (linked.link && saveData) bootPython(); // following a link to a state asks for Python
@@ -364,7 +418,11 @@ if (states.length) {
       if (!state || !state.startAnimation || state.fromLink) continue;
       state.inView = e.isIntersecting;
       // Python may finish booting after the figure has left the screen: start only if still in view.
-      if (e.isIntersecting && (bootState.started || !saveData)) bootPython().then(() => state.inView && state.startAnimation(), () => {});
+      // Until then its button says it will play (controls.js).
+      if (e.isIntersecting && (bootState.started || !saveData)) {
+        if (!python.live()) state.armAnimation();
+        bootPython().then(() => state.inView && state.startAnimation(), () => state.stopAnimation());
+      }
       else state.stopAnimation();
     }
   }, { rootMargin: "100px" });

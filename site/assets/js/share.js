@@ -1,12 +1,14 @@
 // The menu under each figure: a link to its current state, the iframe code
-// that embeds it, its outputs as data (JSON; CSV for tables and matrices) and
-// a Python snippet that recomputes them with the pip package, and a BibTeX entry
-// that cites the figure in this state.
+// that embeds it, the figure as an image (SVG, PNG: figure/image.js), its
+// outputs as data (JSON; CSV for tables and matrices) and a Python snippet that
+// recomputes them with the pip package, and a BibTeX entry that cites the
+// figure in this state.
 //
 // Every action reads the figure as the reader sees it now: the parameters its
 // controls hold and the outputs Python last computed (data-value, exact JSON).
 
 import { linkTo, readParams } from "./state.js";
+import { figureSVG, toPNG } from "./figure/image.js";
 
 const script = document.querySelector("script[data-worker]");
 
@@ -62,6 +64,15 @@ export function setupMenu(fig, title) {
     } else if (action === "csv") {
       const name = button.dataset.output;
       download(`${fig.dataset.demo}-${name}.csv`, toCSV(outputs(fig)[name]), "text/csv");
+    } else if (action === "svg" || action === "png") {
+      let svg;
+      try {
+        svg = figureSVG(fig, title, linkTo(fig, params));
+      } catch (err) {
+        return show("The image could not be made", err.message);
+      }
+      if (action === "svg") download(`${fig.dataset.demo}.svg`, svg, "image/svg+xml");
+      else toPNG(svg).then((png) => download(`${fig.dataset.demo}.png`, png, "image/png"), (err) => show("The image could not be made", err.message));
     } else if (action === "copy") {
       copy(box.value, status);
     }
@@ -166,8 +177,8 @@ function lines(rows) {
   return `${rows.map((r) => r.map(cell).join(",")).join("\n")}\n`;
 }
 
-function download(filename, text, type) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+function download(filename, data, type) {
+  const url = URL.createObjectURL(data instanceof Blob ? data : new Blob([data], { type }));
   const a = document.createElement("a");
   a.href = url;
   a.download = filename;

@@ -1,4 +1,6 @@
-// Starts Python's worker from the page's head once the page is on screen and loaded (issue 13, 32).
+// The head's script on every page with figures: enables the figures' controls as they are parsed
+// (controls-on.js), sets an embed page's colour scheme (theme.js), and starts Python's worker once
+// the page is on screen and loaded (issue 13, 32).
 //
 // demos.js runs only once the page has been parsed and laid out, which on a long article can be
 // after the first paint; the interpreter's download and compile then take most of a second. This
@@ -11,6 +13,11 @@
 
 import { worker, indexURL, lockFileURL } from "@params";
 import { afterPageLoad } from "./first-paint.js";
+import { enableControls } from "./controls-on.js";
+import { applyTheme } from "./theme.js";
+
+applyTheme();
+enableControls();
 
 const dataSaver = Boolean(navigator.connection && navigator.connection.saveData);
 if (window.SharedWorker && !dataSaver && (window.HEADSPACE_WORKER || "shared") === "shared") afterPageLoad().then(() => {

@@ -89,13 +89,18 @@ export function keepOnSwipe(slider, onRestore) {
 }
 
 // ---------- animation: a play button steps an animated range parameter ----------
+// It plays while its figure is in view once Python is live. Before that, a figure in view that will
+// play is "armed": its button already says Pause (as its caption does), and pressing it keeps the
+// figure still when Python arrives.
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 export function setupPlay(state, button, { move, reach }) {
   const input = state.fig.querySelector(`input[name="${button.dataset.for}"]`);
-  let timer = null;
-  const stop = () => { clearInterval(timer); timer = null; button.textContent = "Play"; button.setAttribute("aria-pressed", "false"); };
+  let timer = null, armed = false;
+  const pressed = (on) => { button.textContent = on ? "Pause" : "Play"; button.setAttribute("aria-pressed", String(on)); };
+  const stop = () => { clearInterval(timer); timer = null; armed = false; pressed(false); };
   const start = () => {
-    button.textContent = "Pause"; button.setAttribute("aria-pressed", "true");
+    armed = false;
+    pressed(true);
     reach(input);
     timer = setInterval(() => {
       if (state.inFlight) return; // never queue frames faster than Python answers
@@ -108,11 +113,13 @@ export function setupPlay(state, button, { move, reach }) {
   };
   let pausedByReader = false; // a figure the reader paused never starts again by itself
   button.addEventListener("click", () => {
-    pausedByReader = Boolean(timer);
-    return timer ? stop() : start();
+    pausedByReader = Boolean(timer) || armed;
+    return timer || armed ? stop() : start();
   });
   state.stopAnimation = stop;
-  state.startAnimation = () => { if (!timer && !pausedByReader && !reducedMotion.matches) start(); };
+  const willPlay = () => !timer && !pausedByReader && !reducedMotion.matches;
+  state.startAnimation = () => { if (willPlay()) start(); };
+  state.armAnimation = () => { if (willPlay()) { armed = true; pressed(true); } };
   reducedMotion.addEventListener("change", () => reducedMotion.matches && stop());
 }
 

@@ -1,6 +1,12 @@
 // What a figure says about itself: data-life and data-status (life.js), the line under its controls
-// (which part of the figure responds now, and the runtime's progress), the error under it, and
-// the note a link to a state shows while it waits for Python.
+// (which part of the figure responds now, and the runtime's progress), the error, and the note a
+// link to a state shows while it waits for Python.
+//
+// An error sits next to what it is about (one element, data-role="error", moved there): under the
+// control Python refused, which is marked aria-invalid and names the message as its error until a
+// setting is drawn; at the top of the figure for a link's settings; in place of the line above the
+// plot for a failure of the figure as a whole. While an error shows, the line (and its progress
+// bar) does not.
 
 import { framed, marks } from "./page.js";
 import * as life from "./life.js";
@@ -8,10 +14,11 @@ import * as life from "./life.js";
 // The runtime's progress, as the worker reports it: {step, of, what, bytes, total, rate}.
 export const boot = { progress: null, started: false, live: false };
 
-/** Move ``state`` (a figure) on by ``event``; data-life, data-status and the line follow. */
-export function advance(state, event, message) {
+/** Move ``state`` (a figure) on by ``event``; data-life, data-status and the line follow. ``message``
+ * (an error) goes next to ``about``: a control, "top" (a link's settings), or the figure. */
+export function advance(state, event, message, about) {
   state.life = life.next(state.life, event);
-  setStatus(state, life.status(state.life, boot.started), message);
+  setStatus(state, life.status(state.life, boot.started), message, about);
   state.fig.dataset.life = state.life;
   say(state);
 }
@@ -24,14 +31,55 @@ export function refresh(state) {
   say(state);
 }
 
-export function setStatus(state, status, message) {
+export function setStatus(state, status, message, about) {
   state.fig.dataset.status = status;
   if (framed) window.parent.postMessage({ type: "headspace:status", status, demo: state.name }, "*");
   const box = state.fig.querySelector('[data-role="error"]');
-  if (message) {
-    box.textContent = message;
-    box.hidden = false;
-  } else if (status !== "error") box.hidden = true;
+  if (message) showError(state, box, message, about);
+  else if (status !== "error") {
+    box.hidden = true;
+    unmark(state.fig);
+  }
+}
+
+// ``message``: a sentence, or [a sentence, [one line per problem]] (a link's settings).
+function showError(state, box, message, about) {
+  unmark(state.fig);
+  const control = about instanceof Element ? about : null;
+  if (control) {
+    (control.closest(".control") || control).after(box); // under the control, in the controls' flow
+    control.setAttribute("aria-invalid", "true");
+    control.setAttribute("aria-errormessage", box.id);
+    control.dataset.describedBy = control.getAttribute("aria-describedby") || "";
+    control.setAttribute("aria-describedby", `${control.dataset.describedBy} ${box.id}`.trim());
+    // The reader typing in it sees the message with it: scrolled to, if either is off the screen.
+    if (control.contains(document.activeElement)) requestAnimationFrame(() => {
+      const top = control.getBoundingClientRect().top, bottom = box.getBoundingClientRect().bottom;
+      if (bottom > innerHeight) scrollBy(0, Math.min(bottom - innerHeight + 8, top - 8));
+      else if (top < 0) scrollBy(0, top - 8);
+    });
+  } else if (about === "top") state.fig.prepend(box);
+  else state.fig.querySelector('[data-role="plot"]').before(box);
+  const [sentence, problems] = Array.isArray(message) ? message : [message, []];
+  box.replaceChildren(sentence);
+  if (problems.length) {
+    const list = document.createElement("ul");
+    for (const problem of problems) list.append(Object.assign(document.createElement("li"), { textContent: problem }));
+    box.append(list);
+  }
+  box.hidden = false;
+  say(state);
+}
+
+/** The controls of ``fig`` are no longer marked invalid (a setting was drawn, or a new error came). */
+export function unmark(fig) {
+  for (const control of fig.querySelectorAll("[aria-invalid]")) {
+    control.removeAttribute("aria-invalid");
+    control.removeAttribute("aria-errormessage");
+    if (control.dataset.describedBy) control.setAttribute("aria-describedby", control.dataset.describedBy);
+    else control.removeAttribute("aria-describedby");
+    delete control.dataset.describedBy;
+  }
 }
 
 const MB = (bytes) => (bytes / 1e6).toFixed(1);
@@ -64,9 +112,13 @@ function lineText(state) {
 export function say(state) {
   const line = state.fig.querySelector('[data-role="live"]');
   if (!line) return;
-  const text = lineText(state);
+  const error = !state.fig.querySelector('[data-role="error"]').hidden;
+  const text = error ? "" : lineText(state); // beside an error, no promise and no progress
   if (text === undefined) return;
-  if (text === "") return void (line.hidden = true);
+  if (text === "") {
+    line.hidden = true;
+    return void line.querySelector("progress")?.remove();
+  }
   line.hidden = false;
   let bar = line.querySelector("progress");
   if (text === null) { // live
