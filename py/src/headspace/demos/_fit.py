@@ -239,12 +239,14 @@ def _colorbar_px(trace: dict, width: int) -> int:
     bar from its left edge), at most 90 px (what every bar had before its labels were measured).
 
     >>> _colorbar_px({"colorbar": {"thickness": 12, "ticktext": ["−1", "0", "1"], "title": {"text": "÷ scale"}}}, 330)
-    70
+    90
     """
     bar = trace.get("colorbar") or {}
     title = bar.get("title")
     title = title.get("text", "") if isinstance(title, dict) else title or ""
-    labels = bar.get("ticktext") or ["−0.000"]
+    # labels as wide as "−000.00" at least: a move that changes the data's range (another model, a
+    # step) keeps the margin, so the page can redraw the figure in place
+    labels = [*(bar.get("ticktext") or []), "−000.00"]
     offset = 0.02 * width + 10
     need = max(offset + bar.get("thickness", 30) + 3 + max(map(text_px, labels)), offset + text_px(title, TITLE_FONT))
     return min(90, math.ceil(need + 6))
