@@ -52,8 +52,8 @@ def parse_headers_file(text: str) -> list[tuple[str, dict]]:
     return rules
 
 
-# What the deploy's host compresses in transit: text, and wasm (a 10 MB pyodide.asm.wasm reaches
-# the browser as about 3 MB); wheels, zips and npz are compressed already and go as they are. Only
+# What the deploy's host compresses in transit: text, and wasm (docs/architecture.md gives the
+# sizes); wheels, zips and npz are compressed already and go as they are. Only
 # the benchmarks and the throttled tests turn it on (serve(compress=True)), to weigh pages as a
 # reader receives them.
 COMPRESSIBLE = (".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".xml", ".wasm")
@@ -61,7 +61,8 @@ COMPRESSIBLE = (".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".xml",
 
 @functools.lru_cache(maxsize=64)
 def _gzipped(path: Path, mtime_ns: int) -> bytes:
-    """A file's gzip body, made once per version (the wasm takes about half a second)."""
+    """A file's gzip body, made once per version of the file: compressing the wasm on every
+    request would slow the server a benchmark measures."""
     return gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
 
 
