@@ -78,9 +78,10 @@ def _forward(where: str, model: str, step, tokens: tuple) -> tuple:
 
 def _figure(pattern, loss, prev, induction, toks, q, model, step) -> dict:
     L, H, n = pattern.shape[0], pattern.shape[1], len(toks)
-    gap_x, top, heat_bottom, loss_top = 0.04, 0.93, 0.3, 0.17
+    # gap_y: a row's tick labels and the next row's titles, which wrap to two lines on a phone
+    gap_x, gap_y, top, heat_bottom, loss_top = 0.04, 0.1, 0.93, 0.3, 0.17
     width = (1 - gap_x * (H - 1)) / H
-    row_h = (top - heat_bottom - 0.07 * (L - 1)) / L
+    row_h = (top - heat_bottom - gap_y * (L - 1)) / L
     traces, layout, notes, shapes = [], {}, [], []
     ticks = list(range(0, n, 4 * -(-n // 12)))  # about three ticks a panel: legible on a phone
     for l in range(L):
@@ -88,10 +89,12 @@ def _figure(pattern, loss, prev, induction, toks, q, model, step) -> dict:
             k = l * H + h + 1
             ax = "" if k == 1 else str(k)
             x0 = h * (width + gap_x)
-            y1 = top - l * (row_h + 0.07)
+            y1 = top - l * (row_h + gap_y)
             traces.append({
                 "type": "heatmap", "z": np.round(pattern[l, h], 3).tolist(), "xaxis": f"x{ax}", "yaxis": f"y{ax}",
-                "zmin": 0, "zmax": 1, "colorscale": ATTENTION_SCALE, "showscale": False,
+                "zmin": 0, "zmax": 1, "colorscale": ATTENTION_SCALE, "showscale": k == 1,
+                "colorbar": {"title": {"text": "weight"}, "thickness": 10, "tickmode": "array",
+                             "tickvals": [0, 0.5, 1], "ticktext": ["0", "0.5", "1"]},
                 "name": head(l, h),
                 "hovertemplate": f"{head(l, h)}<br>query %{{y}} → key %{{x}}<br>attention %{{z}}<extra></extra>"})
             layout[f"xaxis{ax}"] = {"domain": [round(x0, 4), round(x0 + width, 4)], "anchor": f"y{ax}",
