@@ -25,7 +25,9 @@ HEAD = re.compile(r"\bL\d+H\d+\b")
 
 #: Every word a figure shows outside its drawing: controls, their menus, outputs, the error line.
 WORDS = """fig => [...fig.querySelectorAll('label, option, legend, output, .output-name, .output-help, .control-help,'
-  + ' [data-role="error"], .control-inactive')].map(e => e.textContent.trim()).filter(Boolean)"""
+  + ' [data-role="error"], .control-inactive, .demo-menu-actions button')].map(e => e.textContent.trim()).filter(Boolean)"""
+#: A name in snake case ("prev_token_scores"): a key of the library's, not a word of the page's.
+SNAKE = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
 
 
 def plain(text) -> str:
@@ -126,7 +128,8 @@ def test_one_head_notation_and_no_code_names(browser, site_url, live):
                 words = [t["text"] for t in fig.evaluate(COLLECT)["texts"]] + fig.evaluate(WORDS)
                 text = " | ".join(words)
                 heads += len(HEAD.findall(text))
-                hits = [n for n in CODE_NAMES if n in text] + [m.group(0) for m in OLD_HEAD.finditer(text)]
+                hits = [n for n in CODE_NAMES if n in text] + [m.group(0) for m in OLD_HEAD.finditer(text)] \
+                    + SNAKE.findall(text)
                 if hits:
                     bad[f"{path} {fig.get_attribute('data-demo')}"] = hits
         if live:  # a refused value: the message names the control by its label, no Python list

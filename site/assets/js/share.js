@@ -30,7 +30,10 @@ export function setupMenu(fig, title) {
     button.type = "button";
     button.dataset.action = "csv";
     button.dataset.output = name;
-    button.textContent = `CSV: ${name}`;
+    // the output's label as the figure shows it, not its code name
+    const shown = fig.querySelector(`output[data-output="${CSS.escape(name)}"]`);
+    const label = shown && document.getElementById(shown.getAttribute("aria-labelledby"));
+    button.textContent = `CSV: ${label ? label.textContent.trim() : name}`;
     actions.insertBefore(button, python);
   }
 

@@ -239,14 +239,14 @@ def _colorbar_px(trace: dict, width: int) -> int:
     bar from its left edge), at most 90 px (what every bar had before its labels were measured).
 
     >>> _colorbar_px({"colorbar": {"thickness": 12, "ticktext": ["−1", "0", "1"], "title": {"text": "÷ scale"}}}, 330)
-    90
+    70
     """
     bar = trace.get("colorbar") or {}
     title = bar.get("title")
     title = title.get("text", "") if isinstance(title, dict) else title or ""
-    # labels as wide as "−000.00" at least: a move that changes the data's range (another model, a
-    # step) keeps the margin, so the page can redraw the figure in place
-    labels = [*(bar.get("ticktext") or []), "−000.00"]
+    # labels as wide as "−000.00" at least unless the figure names them: a move that changes the
+    # data's range (another model, a step) keeps the margin, so the page can redraw it in place
+    labels = bar.get("ticktext") or ["−000.00"]
     offset = 0.02 * width + 10
     need = max(offset + bar.get("thickness", 30) + 3 + max(map(text_px, labels)), offset + text_px(title, TITLE_FONT))
     return min(90, math.ceil(need + 6))
@@ -542,6 +542,12 @@ def fit(figure: dict, width: int) -> dict:
                    for a in ys if a.categories and not a.spec.get("tickvals") and a.spec.get("showticklabels", True)),
                   default=0)
     panel_h = max(panel_h, math.ceil(rows_px))  # every category label its own row
+    if not stacked:  # a panel title between two rows of panels, wrapped on a phone: the gap holds it
+        for note in panel_titles:  # and the tick labels of the panel above
+            gaps = [d[0] - note["y"] for d in (_domain(a.spec) for a in ys) if d[0] > note.get("y", 1)]
+            if note.get("y", 1) < 1 and gaps:
+                need = FONT + 6 + NOTE_LINE * (note["text"].count("<br") + 1) + 4
+                panel_h = max(panel_h, math.ceil(need / min(gaps)))
     if stacked:
         upper_x = sorted(xs, key=lambda a: _domain(a.spec)[0])[0]
         gap = label_px(upper_x) + title_px(upper_x) + (note_room + 12 if notes_on_top else 20)

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _shipped
 from ._figure import COLORS, SCORE_SCALE, colorbar_ticks, figure
-from ._outputs import METRIC_NAMES
+from ._outputs import METRIC_NAMES, head
 from ._registry import Output, Param, register
 
 _MODE_HELP = "which input of the later head reads the earlier head's output: query, key or value"
@@ -78,8 +78,9 @@ def _figure(s, top, model, mode, metric, step, at) -> dict:
     rows = [(l, h) for l in range(n_layers - 1) for h in range(n_heads)]       # writers
     cols = [(l, h) for l in range(1, n_layers) for h in range(n_heads)]       # readers
     z = [[round(float(s[a][b][c][d]), 4) if c > a else None for (c, d) in cols] for (a, b) in rows]
-    ylab = [_shipped.head_label(l, h, model) for l, h in rows]
-    xlab = [_shipped.head_label(l, h, model) for l, h in cols]
+    # bare names on the axes, so the grid keeps its width on a phone; the title names the two roles
+    ylab = [head(l, h) for l, h in rows]
+    xlab = [head(l, h) for l, h in cols]
     vals = [v for row in z for v in row if v is not None]
     lo, hi = min(0.0, min(vals)), max(vals) if max(vals) > 0 else 1.0
     heat = {"type": "heatmap", "z": z, "x": list(range(len(cols))), "y": list(range(len(rows))),
@@ -96,7 +97,9 @@ def _figure(s, top, model, mode, metric, step, at) -> dict:
     when = "final weights" if at is None else f"step {at}" + ("" if step == at else f" (latest checkpoint before {step})")
     unit = "Δ loss (nats)" if metric == _shipped.CAUSAL else METRIC_NAMES[metric]
     heat["colorbar"]["title"]["text"] = unit
-    title = f"{mode}-composition, {METRIC_NAMES[metric]}: {_shipped.model_words(model)}, {when}"
+    prev, ind = _shipped.roles(model)
+    title = (f"{mode}-composition, {METRIC_NAMES[metric]}: {_shipped.model_words(model)}, {when}; "
+             f"previous-token head {head(*prev)}, induction head {head(*ind)}")
     fig = figure([heat], title=title, height=430, showlegend=False,
                  xaxis={"title": {"text": "later head (reads)"}, "tickvals": list(range(len(cols))),
                         "ticktext": xlab, "zeroline": False, "showgrid": False, "tickangle": 0},

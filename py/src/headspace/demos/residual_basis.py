@@ -119,7 +119,7 @@ def is_symmetry(m) -> bool:
 
 @register(
     "residual-basis", "Change the residual basis of a trained model",
-    key="Row: writer head; column: reader head; number: the pair's rank by score, before and after T; outlined: a rank that changed.",
+    key="Row: writer head; column: reader head; number: the pair's rank by score, before and after T; darker: a higher score; outlined: a rank that changed.",
     params=[
         _shipped.model_param(help="a shipped toy model; with RMSNorm only rotations (times a scale) are symmetries"),
         Param("metric", "Score", "select", "frobenius", options=_shipped.SCORE_OPTIONS,
@@ -272,7 +272,8 @@ def ranks(s) -> np.ndarray:
 
 def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str) -> dict:
     """Two heatmaps of pair scores on one colour scale, each cell labelled with its rank; cells whose
-    rank changed are outlined on the right. No colour bar: the ranks carry the order, hover the value."""
+    rank changed are outlined on the right. The colour bar runs from the lowest score to the highest;
+    the ranks carry the order, hover the value."""
     n_layers, n_heads = before.shape[:2]
     rows = [(l, h) for l in range(n_layers - 1) for h in range(n_heads)]
     cols = [(l, h) for l in range(1, n_layers) for h in range(n_heads)]
@@ -284,11 +285,15 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
         z = [[round(float(s[a][b][c][d]), 6) if c > a else None for (c, d) in cols] for (a, b) in rows]
         rk = [[int(r[a][b][c][d]) for (c, d) in cols] for (a, b) in rows]
         names = [[[head(a, b), head(c, d)] for (c, d) in cols] for (a, b) in rows]
-        traces.append({"type": "heatmap", "z": z, "x": list(range(len(cols))), "y": list(range(len(rows))),
-                       "customdata": [[[*names[i][j], rk[i][j]] for j in range(len(cols))] for i in range(len(rows))],
-                       "zmin": round(lo, 6), "zmax": round(hi, 6), "colorscale": SCORE_SCALE, "xgap": 2, "ygap": 2,
-                       "showscale": False, "name": titles[k], "xaxis": "x" + axis, "yaxis": "y" + axis,
-                                              "hovertemplate": "writer %{customdata[0]} → reader %{customdata[1]}<br>" + unit + " %{z}"
+        # coloured from the lowest score of both grids to the highest: the bar's ends stay put
+        shade = [[None if v is None else round((v - lo) / (hi - lo), 4) for v in row] for row in z]
+        traces.append({"type": "heatmap", "z": shade, "x": list(range(len(cols))), "y": list(range(len(rows))),
+                       "customdata": [[[*names[i][j], rk[i][j], z[i][j]] for j in range(len(cols))] for i in range(len(rows))],
+                       "zmin": 0, "zmax": 1, "colorscale": SCORE_SCALE, "xgap": 2, "ygap": 2,
+                       "showscale": k == 0, "name": titles[k], "xaxis": "x" + axis, "yaxis": "y" + axis,
+                       "colorbar": {"title": {"text": "score"}, "thickness": 10, "tickmode": "array",
+                                    "tickvals": [0, 1], "ticktext": ["low", "high"]},
+                       "hovertemplate": "writer %{customdata[0]} → reader %{customdata[1]}<br>" + unit + " %{customdata[3]}"
                                         "<br>rank %{customdata[2]}<extra></extra>"})
         for i, row in enumerate(z):
             for j, v in enumerate(row):
@@ -306,11 +311,15 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
               "zeroline": False, "autorange": "reversed"}
     heads = [{"text": t, "xref": "paper", "yref": "paper", "x": x, "y": 1.0, "xanchor": "center",
               "yanchor": "bottom", "showarrow": False, "font": {"size": 13}} for t, x in zip(titles, (0.235, 0.765))]
+    # The rows' name heads their labels' column, as in a table: an axis title beside labels as wide
+    # as "L0H0" is drawn by plotly over them.
+    heads.append({"text": "writer", "xref": "paper", "yref": "paper", "x": 0, "y": 1.0, "xanchor": "right",
+                  "yanchor": "bottom", "showarrow": False, "font": {"size": 12}})
     fig = figure(traces, title=title, height=360, showlegend=False, annotations=heads + notes, shapes=shapes,
-                 xaxis={**ticks, "domain": [0.0, 0.47]}, yaxis={**yticks, "title": {"text": "writer"}},
+                 xaxis={**ticks, "domain": [0.0, 0.47]}, yaxis=yticks,
                  xaxis2={**ticks, "domain": [0.53, 1.0], "anchor": "y2"},
                  yaxis2={**yticks, "anchor": "x2", "showticklabels": False})
-    fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 76, "l": 50, "r": 6}
+    fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 76, "l": 50}
     return fig
 
 

@@ -99,6 +99,7 @@ def _check(model: str) -> None:
 
 @register(
     "residual-stream", "Heads read from the residual stream and write to it",
+    key="Grey: the residual stream; blue lines: what the chosen head reads; orange: who reads what it writes; thicker: a larger score.",
     params=[
         Param("head", "Head", "select", "L1H0", options=HEAD_OPTIONS,
               help="L0H1 is head 1 of layer 0; the lines show what this head reads and who reads it"),

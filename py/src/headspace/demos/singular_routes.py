@@ -50,7 +50,7 @@ def heads(turn: float, decay: float, order: str):
 
 @register(
     "singular-routes", "The product of two heads, route by route",
-    key='Grid: the size of each route from writer direction i to reader direction j; bars: the chain of norms the scores divide by.',
+    key='Bars: the chain of norms the scores divide by; grid: the size of each route from writer direction i to reader direction j.',
     params=[
         Param("turn", "Turn the reader", "range", 0, min=0, max=90, step=5, unit="°",
               help="turns the reader's input directions away from the writer's output directions, in pairs"),
@@ -79,16 +79,19 @@ def singular_routes(turn: float, decay: float, order: str) -> dict:
                "frobenius": float(composition_score(A, B, "frobenius")),
                "svd_bound": float(composition_score(A, B, "svd_bound"))}
     heat = {"type": "heatmap", "z": np.round(np.abs(M), 6).tolist(), "x": _LABELS, "y": _LABELS,
-            "zmin": 0.0, "zmax": 1.0, "colorscale": SCORE_SCALE, "showscale": False, "name": "|M|",
+            "zmin": 0.0, "zmax": 1.0, "colorscale": SCORE_SCALE, "name": "|M|",
+            "colorbar": {"title": {"text": "|M|"}, "thickness": 10, "tickmode": "array",
+                         "tickvals": [0, 0.5, 1], "ticktext": ["0", "0.5", "1"]},
             "hovertemplate": "writer %{y} → reader %{x}: %{z:.2f}<extra></extra>"}
     bars = {"type": "bar", "x": _NORMS, "y": np.round(norms, 6).tolist(), "name": "norms",
             "marker": {"color": [COLORS["blue"], COLORS["green"], COLORS["muted"]]},
             "text": [f"{v:.2f}" for v in norms], "textposition": "outside", "cliponaxis": False,
             "hovertemplate": "%{x}: %{y:.3f}<extra></extra>"}
-    fig = two_panels([heat], [bars], titles=("routes |M|", "the chain of norms"), height=380,
-                     xaxis={"title": {"text": "reader's input j"}, "zeroline": False, "fixedrange": True},
-                     yaxis={"title": {"text": "writer's output i"}, "autorange": "reversed", "zeroline": False,
-                            "fixedrange": True},
-                     xaxis2={"fixedrange": True}, yaxis2={"range": [0, 4.6], "fixedrange": True})
+    # the grid on the right, beside its colour bar
+    fig = two_panels([bars], [heat], titles=("the chain of norms", "routes |M|"), height=380,
+                     xaxis={"fixedrange": True}, yaxis={"range": [0, 4.6], "fixedrange": True},
+                     xaxis2={"title": {"text": "reader's input j"}, "zeroline": False, "fixedrange": True},
+                     yaxis2={"title": {"text": "writer's output i"}, "autorange": "reversed", "zeroline": False,
+                             "fixedrange": True})
     fig["layout"]["showlegend"] = False
     return {"figure": fig, "outputs": outputs}

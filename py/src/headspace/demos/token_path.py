@@ -28,7 +28,7 @@ from headspace.circuits import diagonal_top_fraction
 from headspace.composition import composition_score, token_path as _token_path
 
 from . import _shipped
-from ._figure import colorbar_ticks, figure
+from ._figure import COLORS, colorbar_ticks, figure
 from ._outputs import head
 from ._registry import Output, Param, ParameterError, register
 
@@ -67,7 +67,7 @@ def _check_layers(writer, reader):
 
 @register(
     "token-path", "The token path through a writer and a reader",
-    key="Row and column: tokens; colour: the path's entry, red raising, blue lowering, pale near zero (beyond the bar's ends: saturated).",
+    key="Row and column: tokens; colour: the path's entry, red raising, blue lowering, pale near zero; ring: each row's largest entry in view.",
     params=[
         _shipped.model_param(),
         _shipped.mode_param(),
@@ -99,6 +99,8 @@ def token_path(model: str, mode: str, head1: str, head2: str, step, tokens: int)
 
 
 def _figure(M, model, mode, a, b, step, at, frac) -> dict:
+    """The path's entries, each row's largest ringed: the diagonal the copying fraction counts shows
+    as a line of rings before its colour stands out (one ring a row, so a move redraws in place)."""
     n = M.shape[0]
     lim = map_scale(M)
     rows, cols = {"Q": ("query token (through the writer)", "key token"),
@@ -112,7 +114,11 @@ def _figure(M, model, mode, a, b, step, at, frac) -> dict:
                              "<br>%{z}<extra></extra>"}
     when = "final weights" if at is None else f"step {at}"
     title = f"{mode} path {head(*a)} → {head(*b)}, {when}"
-    return figure([heat], title=title, height=440, showlegend=False,
+    rings = {"type": "scatter", "mode": "markers", "x": M.argmax(axis=1).tolist(), "y": list(range(n)),
+             "name": "row's largest", "showlegend": False,
+             "marker": {"size": 7, "color": "rgba(0,0,0,0)", "line": {"color": COLORS["ink"], "width": 1.5}},
+             "hovertemplate": f"{rows[0].split(' (')[0]} %{{y}}: largest at {cols[0].split(' (')[0]} %{{x}}<extra></extra>"}
+    return figure([heat, rings], title=title, height=440, showlegend=False,
                   xaxis={"title": {"text": cols}, "zeroline": False, "showgrid": False},
                   yaxis={"title": {"text": rows}, "autorange": "reversed", "zeroline": False,
                          "showgrid": False},

@@ -54,7 +54,7 @@ def transformed(T: np.ndarray) -> dict:
 
 @register(
     "transform-rules", "How OV, QK and their product move under a change of residual basis",
-    key='Each row: one matrix before, then after, the change of basis T; red positive, blue negative, each entry printed.',
+    key='Each row: one matrix before and after the change of basis T; each entry printed, red positive, blue negative, shaded by its row\'s largest.',
     params=basis_params(rotation=0, scale=2.0, axis="residual"),
     outputs=[
         Output("T", "T", "matrix", "the change of residual basis: rotation × reflection × shear × stretch"),
@@ -98,10 +98,14 @@ def _figure(mats: dict, outputs: dict) -> dict:
             k = 2 * r + c + 1
             ax = "" if k == 1 else str(k)
             n = M.shape[0]
-            traces.append({"type": "heatmap", "z": np.round(M, 4).tolist(), "xaxis": "x" + ax, "yaxis": "y" + ax,
-                           "zmin": -lim, "zmax": lim, "colorscale": DIVERGING, "showscale": False,
-                           "xgap": 2, "ygap": 2, "name": SHOWN[name], "text": [[f"{v:.2f}" for v in row] for row in M],
-                           "hovertemplate": f"{SHOWN[name]}" + " [%{y}, %{x}] = %{z:.4f}<extra></extra>"})
+            # coloured by the entry over its row's largest |entry|: one bar reads every row
+            traces.append({"type": "heatmap", "z": np.round(M / lim, 4).tolist(), "xaxis": "x" + ax, "yaxis": "y" + ax,
+                           "zmin": -1, "zmax": 1, "colorscale": DIVERGING, "showscale": k == 1,
+                           "colorbar": {"title": {"text": "÷ largest"}, "thickness": 10, "tickmode": "array",
+                                        "tickvals": [-1, 0, 1], "ticktext": ["−1", "0", "1"]},
+                           "xgap": 2, "ygap": 2, "name": SHOWN[name], "customdata": np.round(M, 4).tolist(),
+                           "text": [[f"{v:.2f}" for v in row] for row in M],
+                           "hovertemplate": f"{SHOWN[name]}" + " [%{y}, %{x}] = %{customdata:.4f}<extra></extra>"})
             layout["xaxis" + ax] = {"domain": [0.0, 0.46] if c == 0 else [0.54, 1.0], "anchor": "y" + ax,
                                     "showticklabels": False, "showgrid": False, "zeroline": False,
                                     "ticks": ""}
