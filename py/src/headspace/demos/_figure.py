@@ -32,6 +32,23 @@ def rounded(values, digits: int = 6) -> list:
 
 
 
+#: The key ``named_colorbar`` marks its bars with (plotly ignores keys it does not know).
+NAMED_TICKS = "_named_ticks"
+
+
+def named_colorbar(title: str, ticks: dict, thickness: int = 10) -> dict:
+    """A colour bar on a fixed scale, its ticks named by the figure (``{value: label}``).
+
+    Its labels never change, so the plot's right margin is sized to them (``_fit``), not to the
+    widest number a data-driven bar (``colorbar_ticks``) might show.
+
+    >>> named_colorbar("weight", {0: "0", 1: "1"})["ticktext"]
+    ['0', '1']
+    """
+    return {"title": {"text": title}, "thickness": thickness, "tickmode": "array",
+            "tickvals": list(ticks), "ticktext": list(ticks.values()), NAMED_TICKS: True}
+
+
 def colorbar_ticks(lo: float, hi: float, n: int = 5) -> dict:
     """A colour bar's ticks for the range ``[lo, hi]``: ``n`` evenly spaced values from end to end,
     each labelled with the same number of decimals (three significant digits of the larger end).

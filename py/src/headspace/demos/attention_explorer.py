@@ -26,7 +26,7 @@ from headspace.heads import sequence_scores
 from headspace.model import cross_entropy
 
 from . import _shipped
-from ._figure import COLORS, figure
+from ._figure import COLORS, figure, named_colorbar
 from ._outputs import head
 from ._registry import Output, register
 
@@ -93,8 +93,7 @@ def _figure(pattern, loss, prev, induction, toks, q, model, step) -> dict:
             traces.append({
                 "type": "heatmap", "z": np.round(pattern[l, h], 3).tolist(), "xaxis": f"x{ax}", "yaxis": f"y{ax}",
                 "zmin": 0, "zmax": 1, "colorscale": ATTENTION_SCALE, "showscale": k == 1,
-                "colorbar": {"title": {"text": "weight"}, "thickness": 10, "tickmode": "array",
-                             "tickvals": [0, 0.5, 1], "ticktext": ["0", "0.5", "1"]},
+                "colorbar": named_colorbar("weight", {0: "0", 0.5: "0.5", 1: "1"}),
                 "name": head(l, h),
                 "hovertemplate": f"{head(l, h)}<br>query %{{y}} → key %{{x}}<br>attention %{{z}}<extra></extra>"})
             layout[f"xaxis{ax}"] = {"domain": [round(x0, 4), round(x0 + width, 4)], "anchor": f"y{ax}",

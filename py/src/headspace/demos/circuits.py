@@ -43,7 +43,7 @@ import numpy as np
 from headspace.circuits import copying_score, diagonal_top_fraction, full_ov_circuit, full_qk_circuit, ov_eigenvalues
 
 from . import _shipped
-from ._figure import COLORS, figure
+from ._figure import COLORS, figure, named_colorbar
 from ._outputs import head
 from ._registry import Output, Param, register
 from .token_path import map_scale, path_matrix
@@ -130,8 +130,7 @@ def _heat(M, axis: int, name: str, rows: str, cols: str) -> dict:
     ax = "" if axis == 1 else str(axis)
     return {"type": "heatmap", "z": np.round(M / lim, 3).tolist(), "zmin": -1, "zmax": 1,
             "colorscale": DIVERGING, "showscale": axis == 1, "xaxis": f"x{ax}", "yaxis": f"y{ax}", "name": name,
-            "colorbar": {"title": {"text": "÷ scale"}, "thickness": 12, "tickmode": "array", "tickvals": [-1, 0, 1],
-                         "ticktext": ["−1", "0", "1"]},
+            "colorbar": named_colorbar("÷ scale", {-1: "−1", 0: "0", 1: "1"}, thickness=12),
             "hoverongaps": False,  # the blank path panel of a layer-0 head has nothing to hover
             "hovertemplate": f"{rows} %{{y}}, {cols} %{{x}}<br>%{{z}} × its scale<extra>{name}</extra>"}
 
@@ -149,9 +148,10 @@ def _figure(ov, qk, eig, path, writer, reader, mode, title) -> dict:
     ticks = list(range(0, n, max(4, n // 4)))
     # the gap holds the right column's row labels beside the left column's maps, on a phone too
     # (0.08 of a 191 px plot put "24" over the OV map once the colour bar took its margin)
-    cols, gap, row_gap = (0.0, 0.43), 0.14, 0.14
+    # the row gap holds the upper maps' tick labels and the lower titles, three lines on a phone
+    cols, gap = (0.0, 0.43), 0.14
     width = 0.43
-    rows = ((0.56, 1.0), (0.0, 0.44))
+    rows = ((0.58, 1.0), (0.0, 0.42))
     traces = [_heat(ov, 1, "OV circuit", "attended token", "logit"),
               _heat(qk, 2, "QK circuit", "query", "key")]
     scale = float(np.abs(eig).max()) or 1.0
@@ -185,7 +185,7 @@ def _figure(ov, qk, eig, path, writer, reader, mode, title) -> dict:
                   if path is not None else "token path")
     for text, x, y in [(f"OV: token → logit (scale {map_scale(ov):.3g})", 0.215, 1.0),
                        (f"QK: query × key (scale {map_scale(qk):.3g})", 0.785, 1.0),
-                       (f"OV eigenvalues (largest |λ| {scale:.3g})", 0.215, 0.44), (path_title, 0.785, 0.44)]:
+                       (f"OV eigenvalues (largest |λ| {scale:.3g})", 0.215, 0.42), (path_title, 0.785, 0.42)]:
         notes.append({"text": text, "xref": "paper", "yref": "paper", "x": x, "y": y, "xanchor": "center",
                       "yanchor": "bottom", "showarrow": False, "font": {"size": 11}})
     fig = figure(traces, title=title, height=640, showlegend=False, annotations=notes,

@@ -50,7 +50,7 @@ from headspace.axioms import ordering_flips
 from headspace.model import cross_entropy
 
 from . import _shipped
-from ._figure import COLORS, SCORE_SCALE, figure
+from ._figure import COLORS, SCORE_SCALE, figure, named_colorbar
 from ._outputs import METRIC_NAMES, head
 from ._registry import Output, Param, register
 
@@ -291,8 +291,7 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
                        "customdata": [[[*names[i][j], rk[i][j], z[i][j]] for j in range(len(cols))] for i in range(len(rows))],
                        "zmin": 0, "zmax": 1, "colorscale": SCORE_SCALE, "xgap": 2, "ygap": 2,
                        "showscale": k == 0, "name": titles[k], "xaxis": "x" + axis, "yaxis": "y" + axis,
-                       "colorbar": {"title": {"text": "score"}, "thickness": 10, "tickmode": "array",
-                                    "tickvals": [0, 1], "ticktext": ["low", "high"]},
+                       "colorbar": named_colorbar("score", {0: "low", 1: "high"}),
                        "hovertemplate": "writer %{customdata[0]} → reader %{customdata[1]}<br>" + unit + " %{customdata[3]}"
                                         "<br>rank %{customdata[2]}<extra></extra>"})
         for i, row in enumerate(z):

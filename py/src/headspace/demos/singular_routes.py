@@ -31,7 +31,7 @@ import numpy as np
 
 from headspace.composition import composition_score
 
-from ._figure import COLORS, SCORE_SCALE, two_panels
+from ._figure import COLORS, SCORE_SCALE, named_colorbar, two_panels
 from ._registry import Output, Param, register
 
 R = 4
@@ -80,8 +80,7 @@ def singular_routes(turn: float, decay: float, order: str) -> dict:
                "svd_bound": float(composition_score(A, B, "svd_bound"))}
     heat = {"type": "heatmap", "z": np.round(np.abs(M), 6).tolist(), "x": _LABELS, "y": _LABELS,
             "zmin": 0.0, "zmax": 1.0, "colorscale": SCORE_SCALE, "name": "|M|",
-            "colorbar": {"title": {"text": "|M|"}, "thickness": 10, "tickmode": "array",
-                         "tickvals": [0, 0.5, 1], "ticktext": ["0", "0.5", "1"]},
+            "colorbar": named_colorbar("|M|", {0: "0", 0.5: "0.5", 1: "1"}),
             "hovertemplate": "writer %{y} → reader %{x}: %{z:.2f}<extra></extra>"}
     bars = {"type": "bar", "x": _NORMS, "y": np.round(norms, 6).tolist(), "name": "norms",
             "marker": {"color": [COLORS["blue"], COLORS["green"], COLORS["muted"]]},

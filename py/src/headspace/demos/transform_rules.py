@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._figure import figure
+from ._figure import figure, named_colorbar
 from ._registry import Output, register
 from .hidden_symmetry import basis_change, basis_params
 from .residual_basis import CELL_INK
@@ -101,8 +101,7 @@ def _figure(mats: dict, outputs: dict) -> dict:
             # coloured by the entry over its row's largest |entry|: one bar reads every row
             traces.append({"type": "heatmap", "z": np.round(M / lim, 4).tolist(), "xaxis": "x" + ax, "yaxis": "y" + ax,
                            "zmin": -1, "zmax": 1, "colorscale": DIVERGING, "showscale": k == 1,
-                           "colorbar": {"title": {"text": "÷ largest"}, "thickness": 10, "tickmode": "array",
-                                        "tickvals": [-1, 0, 1], "ticktext": ["−1", "0", "1"]},
+                           "colorbar": named_colorbar("÷ largest", {-1: "−1", 0: "0", 1: "1"}),
                            "xgap": 2, "ygap": 2, "name": SHOWN[name], "customdata": np.round(M, 4).tolist(),
                            "text": [[f"{v:.2f}" for v in row] for row in M],
                            "hovertemplate": f"{SHOWN[name]}" + " [%{y}, %{x}] = %{customdata:.4f}<extra></extra>"})
