@@ -13,9 +13,9 @@ Trained for 1500 (plain induction, text) or 3000 steps (scripts/train_zoo.py CON
 24 models solve their task. Not solved, measured on the first 4 evaluation batches:
 induction-rms-attn-2l-s1 (2.41 nats: still on the plateau before the induction heads form, where
 its seeds s0 and s2 left it at about 1900 and 700 steps), the LayerNorm-and-MLP induction models
-(2.35-2.68: on that plateau after 3000 steps) and all six reverse-copy models (RMS 2.67-2.69, flat
-from step 2000 at learning rates 1e-2 and 2e-2; LN with MLPs 2.22-2.33, still falling about 0.05
-nats per 200 steps at the end). The circuit test (``benchmark.circuit_present``) asks for a path of
+(2.35-2.68: on that plateau after 3000 steps) and all six reverse-copy models (RMS at lr 2e-2
+2.67-2.69, down less than 0.06 nats in the last 1000 steps, a trial at lr 1e-2 2.86-2.93 after 2000;
+LN with MLPs 2.22-2.33, falling by 0.01-0.03 nats in the last 200 steps). The circuit test (``benchmark.circuit_present``) asks for a path of
 at least ``benchmark.CIRCUIT_EFFECT`` = 0.1 nats (mean ablation, circuit positions, 20 batches) in
 the task's own mode. It is absent where the task is not solved, except in the reverse-copy models
 with MLPs (V paths 0.50-0.53 nats: the circuit is there, the task not yet solved); and in two
