@@ -14,7 +14,7 @@ small): ``manifest.json`` (through ``headspace.store``: every file's sha256), pe
 the seconds it took), and ``eval/<task>.npz``: the held-out evaluation batches the
 benchmark's ground truths run on (``tokens [n_batches, batch, seq]``, ``mask``).
 
-    python scripts/train_zoo.py                  # train every model (about 10 minutes on 2 cores)
+    python scripts/train_zoo.py                  # train every model (about 40 minutes on 2 shared cores)
     python scripts/train_zoo.py --only induction-ln  --steps 300   # a quick trial
 """
 
@@ -64,14 +64,14 @@ class Config:
 
 
 CONFIGS = [
-    Config("induction", None, False, 2),
-    Config("induction", "RMS", False, 2),
-    Config("induction", "LN", True, 2),
-    Config("induction", "RMS", False, 3),
-    Config("reverse", "RMS", False, 2, steps=800),
-    Config("reverse", "LN", True, 2, steps=800),
-    Config("lookup", "RMS", False, 2, steps=800),
-    Config("text", "LN", True, 2, steps=300, lr=3e-3),
+    Config("induction", None, False, 2, steps=1500),
+    Config("induction", "RMS", False, 2, steps=3000),
+    Config("induction", "LN", True, 2, steps=3000),
+    Config("induction", "RMS", False, 3, steps=3000),
+    Config("reverse", "RMS", False, 2, steps=3000, lr=2e-2),
+    Config("reverse", "LN", True, 2, steps=3000),
+    Config("lookup", "RMS", False, 2, steps=3000),
+    Config("text", "LN", True, 2, steps=1500, lr=3e-3),
 ]
 SEEDS = (0, 1, 2)
 # the package's list of families (headspace.benchmark.FAMILIES) is this list's, in this order

@@ -6,18 +6,24 @@ acts; chance on the synthetic tasks is ln 64 = 4.16. Two levels:
 
 * *learned*: at least ``LEARNED`` nats under chance (text: under its step-0 loss), which every
   model reaches;
-* *solved*: induction and reverse copy under 1 nat, lookup under ln 4 = 1.39 (what finding the
-  dictionary entry by one attribute alone leaves), text 1 nat under its step-0 loss.
+* *solved* (``benchmark.solves``): induction and reverse copy under 1 nat, lookup under ln 4 = 1.39
+  (what finding the dictionary entry by one attribute alone leaves), text 1 nat under its step-0 loss.
 
-Within the training this shared 2-core machine allowed (500 steps for induction, 800 for reverse
-copy and lookup, the trainer's processes getting 3-6% of a core each), only the text models
-reach *solved*, and one plain induction model (0.98): the other two get to 1.36-1.52 nats, the
-normalised induction models to 3.4-3.6,
-lookup to 1.6, reverse copy to 3.2. Those families' *solved* tests are strict expected failures
-(they fail as soon as a retrained zoo passes them, so the marks come off). The circuit test asks
-for a path of at least ``CIRCUIT_EFFECT`` nats (mean ablation, circuit positions) in the task's
-own mode; the families in ``NO_CIRCUIT`` do not have one, measured (largest paths 0.0004-0.077
-nats: only the plain induction models, 0.12-0.30 nats, formed their circuit), marked the same way.
+Trained for 1500 (plain induction, text) or 3000 steps (scripts/train_zoo.py CONFIGS), 14 of the
+24 models solve their task. Not solved, measured on the first 4 evaluation batches:
+induction-rms-attn-2l-s1 (2.41 nats: still on the plateau before the induction heads form, where
+its seeds s0 and s2 left it at about 1900 and 700 steps), the LayerNorm-and-MLP induction models
+(2.35-2.68: on that plateau after 3000 steps) and all six reverse-copy models (RMS at lr 2e-2
+2.67-2.69, down less than 0.06 nats in the last 1000 steps, a trial at lr 1e-2 2.86-2.93 after 2000;
+LN with MLPs 2.22-2.33, falling by 0.01-0.03 nats in the last 200 steps). The circuit test (``benchmark.circuit_present``) asks for a path of
+at least ``benchmark.CIRCUIT_EFFECT`` = 0.1 nats (mean ablation, circuit positions, 20 batches) in
+the task's own mode. It is absent where the task is not solved, except in the reverse-copy models
+with MLPs (V paths 0.50-0.53 nats: the circuit is there, the task not yet solved); and in two
+models that solve theirs otherwise: lookup s0 (0.000 nats) with a largest Q path of 0.004 nats and a
+V path of 1.24 (it adds in the logits the dictionary entries of the second cue's shape and what a
+layer-1 head reads at the first cue: no Q-composition needed), and the text models (1.9 nats,
+about 3 under step 0), whose largest K path is 0.004-0.012 nats. These are strict expected failures
+(they fail as soon as a retrained zoo passes them, so the marks come off).
 """
 
 import csv
@@ -37,16 +43,11 @@ ZOO = Path(__file__).resolve().parents[2] / "zoo"
 MODELS = list(benchmark.zoo_models(ZOO))
 CHANCE = math.log(64)
 LEARNED = 0.3
-SOLVED = {"induction": 1.0, "reverse": 1.0, "lookup": math.log(4)}
-CIRCUIT_EFFECT = 0.1
-#: models (not families: one plain induction model, s0 at 0.98 nats, is under the line) that do not
-#: reach *solved*, measured on the first 4 evaluation batches
-NOT_SOLVED = {"induction-none-attn-2l-s1", "induction-none-attn-2l-s2"} | {
-    f"{f}-s{s}" for f in ("induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l",
-                          "reverse-rms-attn-2l", "reverse-ln-mlp-2l", "lookup-rms-attn-2l") for s in range(3)}
-NO_CIRCUIT = {"induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l", "reverse-rms-attn-2l",
-              "reverse-ln-mlp-2l", "lookup-rms-attn-2l", "text-ln-mlp-2l"}
-
+#: models or families that do not reach *solved* (module docstring)
+NOT_SOLVED = {"induction-rms-attn-2l-s1", "induction-ln-mlp-2l", "reverse-rms-attn-2l", "reverse-ln-mlp-2l"}
+#: models or families without a path of their task's mode of 0.1 nats (module docstring)
+NO_CIRCUIT = {"induction-rms-attn-2l-s1", "induction-ln-mlp-2l", "reverse-rms-attn-2l", "lookup-rms-attn-2l-s0",
+              "text-ln-mlp-2l"}
 
 def family(name):
     return benchmark.zoo_models(ZOO)[name]["family"]
@@ -90,23 +91,30 @@ def test_each_model_learned_its_task_on_held_out_sequences(name):
         assert loss < CHANCE - LEARNED, loss
 
 
-@pytest.mark.parametrize("name", marked(MODELS, NOT_SOLVED, "not solved within the step budget (module docstring)"))
+@pytest.mark.parametrize("name", marked(MODELS, NOT_SOLVED, "not solved within 3000 steps (module docstring)"))
 def test_each_model_solves_its_task_on_held_out_sequences(name):
     e, loss = heldout_loss(name)
-    if e["task"] == "text":
-        start = store.read_training_curve(ZOO / name)["heldout_circuit_loss"][0]
-        assert loss < start - 1.0, (loss, start)
-    else:
-        assert loss < SOLVED[e["task"]], loss
+    start = store.read_training_curve(ZOO / name)["heldout_circuit_loss"][0]
+    assert benchmark.solves(e["task"], loss, start), (loss, start)
 
 
-@pytest.mark.parametrize("name", marked(MODELS, NO_CIRCUIT, "no path of the task's mode reaches 0.1 nats (measured)"))
+@pytest.mark.parametrize("name", marked(MODELS, NO_CIRCUIT, "no path of the task's mode reaches 0.1 nats (module docstring)"))
 def test_the_circuit_the_task_needs_is_present_by_the_ground_truth(name):
     e = benchmark.zoo_models(ZOO)[name]
     gt = benchmark.read_ground_truth(ZOO)[name]                     # [4, batches, 3 modes, L, H, L, H]
     mean_circuit = [g[0] for g in GROUND_TRUTHS].index("mean-circuit")
-    effect = gt[mean_circuit].mean(0)[MODES.index(MODE_OF_TASK[e["task"]])]
-    assert effect.max() >= CIRCUIT_EFFECT, effect.max()
+    effect = gt[mean_circuit].mean(0)
+    assert benchmark.circuit_present(e["task"], effect), effect[MODES.index(MODE_OF_TASK[e["task"]])].max()
+
+
+def test_solved_and_present_are_the_stated_thresholds():
+    assert benchmark.solves("lookup", 1.38, 4.6) and not benchmark.solves("lookup", 1.39, 4.6)   # ln 4 = 1.386
+    assert benchmark.solves("induction", 0.99, 4.6) and not benchmark.solves("reverse", 1.0, 4.6)
+    assert benchmark.solves("text", 2.9, 4.0) and not benchmark.solves("text", 3.1, 4.0)     # a nat under step 0
+    gt = np.zeros((3, 2, 4, 2, 4))
+    gt[1, 0, 0, 1, 2] = 0.1                                                                  # a K path of 0.1 nats
+    assert benchmark.circuit_present("induction", gt) and benchmark.circuit_present("text", gt)
+    assert not benchmark.circuit_present("reverse", gt) and not benchmark.circuit_present("lookup", gt)
 
 
 def test_ground_truths_on_file_are_what_the_code_computes():

@@ -46,7 +46,8 @@ from headspace.pair_scores import SCORES
 from headspace.tasks import MODE_OF_TASK
 
 __all__ = ["FAMILIES", "read_table", "zoo_dir", "zoo_models", "load_zoo_model", "compute_ground_truth", "read_ground_truth",
-           "score_zoo", "benchmark_table", "auroc", "RESAMPLES", "MIN_EFFECT", "REL_EFFECT", "GT_NAMES"]
+           "score_zoo", "benchmark_table", "auroc", "RESAMPLES", "MIN_EFFECT", "REL_EFFECT", "GT_NAMES",
+           "SOLVED_LOSS", "CIRCUIT_EFFECT", "solves", "circuit_present"]
 
 #: The zoo's configurations (scripts/train_zoo.py's CONFIGS), by family name: task, normalisation,
 #: attention only or with MLPs, layers. The demo declares its choices from this list, before the
@@ -58,6 +59,13 @@ RESAMPLES = 1000
 LEVEL = 0.95             # of every interval
 MIN_EFFECT = 0.02        # nats
 REL_EFFECT = 0.2         # of the model's largest effect in the mode
+#: A model *solves* its task when its held-out loss at the circuit's positions is under this many
+#: nats (chance is ln 64 = 4.16): induction and reverse copy 1 nat, lookup ln 4 (what finding the
+#: dictionary entry by one attribute alone leaves); text: 1 nat under its loss at step 0.
+SOLVED_LOSS = {"induction": 1.0, "reverse": 1.0, "lookup": float(np.log(4)), "text": 1.0}
+#: The circuit a task needs is *present* when one path of the task's mode costs at least this many
+#: nats by mean ablation at the circuit's positions.
+CIRCUIT_EFFECT = 0.1
 GT_NAMES = tuple(g[0] for g in GROUND_TRUTHS)
 GROUND_TRUTH_FILE = "ground_truth.npz"
 #: The table's modes: Q, K, V for every model, and "task": each model in its own task's mode.
@@ -68,6 +76,19 @@ ROW_FIELDS = ("group", "mode", "ground_truth", "score", "spearman", "spearman_lo
 #: The table the site's demo and ``python -m headspace bench`` read: with the shipped models' data
 #: (left out of the browser's wheel; the worker fetches it for the page that needs it).
 TABLE = store.SHIPPED / "benchmark.json"
+
+
+def solves(task: str, loss: float, loss_at_step_0: float) -> bool:
+    """Whether a model of ``task`` with held-out circuit-position loss ``loss`` solves it (``SOLVED_LOSS``)."""
+    if task == "text":
+        return loss < loss_at_step_0 - SOLVED_LOSS["text"]
+    return loss < SOLVED_LOSS[task]
+
+
+def circuit_present(task: str, mean_circuit) -> bool:
+    """Whether the largest path of ``task``'s mode in ``mean_circuit`` (``[3 modes, ...]``, nats, mean
+    ablation at the circuit's positions) reaches ``CIRCUIT_EFFECT``."""
+    return float(np.max(np.asarray(mean_circuit)[MODES.index(MODE_OF_TASK[task])])) >= CIRCUIT_EFFECT
 
 
 def zoo_dir(path=None) -> Path:

@@ -17,9 +17,11 @@ the next token is random (or, for text, ordinary language). numpy only, seeded.
 * ``lookup`` (Q-composition): tokens are (colour, shape, payload) triples, 4 x 4 x 4 = 64.
   A dictionary of 16 tokens, one for each (colour, shape), then triples ``a b answer``
   where ``answer`` is the dictionary token with the colour of ``a`` and the shape of ``b``.
-  Predicting it at ``b`` needs a query built from ``b`` and from ``a``, which only an
-  earlier head can bring to ``b``'s position; keys and values read the dictionary tokens
-  directly.
+  Predicting it at ``b`` with one head needs a query built from ``b`` and from ``a``, which
+  only an earlier head can bring to ``b``'s position; keys and values read the dictionary
+  tokens directly. It is not forced: a model can add two votes in its logits instead (heads
+  at ``b`` copying the entries of ``b``'s shape, a later head at ``b`` reading what the first
+  layer wrote at ``a``: V-composition), and one zoo model (lookup s0) does.
 * ``text``: characters of source code (``encode_text``); the mask marks positions whose
   current two characters occurred earlier in the sequence (where copying can help).
 
