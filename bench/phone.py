@@ -12,12 +12,13 @@ does; and, as a reference row, the same visit as a desktop reader makes it (1280
 the same server unthrottled). Measured from the page's behaviour only (the DOM contract in
 DESIGN.md and window.headspace):
 
-- FCP: the page's first-contentful-paint entry.
+- FCP: the page's first-contentful-paint entry; DOMContentLoaded (the page parsed), and when the page's
+  script was first seen listening to the first figure.
 - first figure interactive: as soon as the page has painted (in the paint observer's own task),
   the first figure's first control (a range, else a select, else a checkbox) is moved to another
   valid value as a touch does (pointerover, pointerdown, touchstart, the value, input, pointerup,
-  touchend, change); if the page's script was not running yet (no window.headspace), it is moved
-  again once it is. Interactive is the first moment after the last move when every
+  touchend, change); if the page's script was not listening to that figure yet (no window.headspace,
+  or ``window.headspace.wired(fig)`` false: its markup not yet parsed), it is moved again once it is. Interactive is the first moment after the last move when every
   ``output[data-output]``'s data-value equals the native outputs for the figure's parameters
   (``window.headspace.params(fig)``, run natively with the registry here, numbers within 1e-9)
   and it was drawn again (data-render-count: by Python; data-answer-count: from the build). Also as a difference to
@@ -98,6 +99,10 @@ PHONE_JS = r"""(() => {
       if (s.count !== last.count || s.status !== last.status || JSON.stringify(s.outputs) !== JSON.stringify(last.outputs)) P.history[i].push(s);
     }).observe(fig, {attributes: true, subtree: true, attributeFilter: ['data-render-count', 'data-answer-count', 'data-value', 'data-status']});
   };
+  // the page's script listens to this figure: it runs, and has wired the figure (demos.js wires each
+  // figure once its markup is parsed; an older page wired them all at once)
+  const listening = (fig) => Boolean(window.headspace && window.headspace.params
+    && (!window.headspace.wired || window.headspace.wired(fig)));
   const fire = (el, type, Kind, extra) => {
     try { el.dispatchEvent(new Kind(type, {bubbles: true, cancelable: true, ...extra})); } catch (e) { /* no TouchEvent */ }
   };
@@ -114,7 +119,7 @@ PHONE_JS = r"""(() => {
     el.dispatchEvent(new Event('input', {bubbles: true}));
     fire(el, 'pointerup', PointerEvent, touch); fire(el, 'touchend', window.TouchEvent || Event, {});
     el.dispatchEvent(new Event('change', {bubbles: true}));
-    const api = Boolean(window.headspace && window.headspace.params);
+    const api = listening(fig);
     const m = {figure: i, demo: fig.dataset.demo, control: el.name, value, t: performance.now(), before,
       params: api ? window.headspace.params(fig) : null, onScreen: box.top < innerHeight && box.bottom > 0};
     P.moves.push(m);
@@ -136,9 +141,9 @@ PHONE_JS = r"""(() => {
     P.firstOnScreen = box.top < innerHeight && box.bottom > 0;
     if (!P.firstOnScreen) fig.scrollIntoView({block: 'center'});  // a reader scrolls to it
     P.move(i);
-    if (window.headspace) { P.api = P.moves[0].t; return; }
+    if (listening(fig)) { P.api = P.moves[0].t; return; }
     const again = () => {  // the page was not listening yet: move once more when it is
-      if (!window.headspace) return void setTimeout(again, 20);
+      if (!listening(fig)) return void setTimeout(again, 20);
       P.api = performance.now();
       P.move(i);
     };
@@ -323,8 +328,10 @@ def summarise(v: Visit, server, figures, python_wait, python_cap, heap) -> dict:
     latencies = [f["latency_ms"] for f in every if f["latency_ms"] is not None]
     return {
         "fcp_ms": r(fcp), "figures": figures, "first_on_screen": v.page.evaluate("() => window.__phone.firstOnScreen"),
-        # the page's script seen running (window.headspace): at the first move if it already was
+        # the page's script seen listening to the first figure: at the first move if it already was
         "page_script_at_ms": r(v.state.get("api")),
+        # the whole page parsed: before issue 32's early wiring, the page's script ran only after it
+        "dom_content_loaded_ms": r(v.page.evaluate("() => performance.getEntriesByType('navigation')[0].domContentLoadedEventStart")),
         "first_moved_at_ms": r(first.moves[0]["t"]) if first and first.moves else None,
         "first_interactive_ms": r(first_ms), "first_interactive_after_fcp_ms": r(first_ms - fcp) if first_ms is not None else None,
         "every_figure": every, "figures_moved": sum(1 for f in every if f["moves"]),

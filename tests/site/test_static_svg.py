@@ -205,6 +205,24 @@ def floats(el, *names) -> list[float]:
     return [float(el.get(n)) for n in names]
 
 
+def markers(g) -> list[tuple]:
+    """A trace group's markers in point order, as (cx, cy, r, fill, ring stroke): ``<circle>``s, or
+    one ``<path class="markers">`` of zero-length round-capped strokes (a disc of the stroke's
+    width at each ``M x y h0``), which static_svg draws when every marker has one size and colour."""
+    out = [(*floats(c, "cx", "cy", "r"), c.get("fill"), c.get("stroke")) for c in g.findall(SVG + "circle")]
+    for p in g.findall(SVG + "path"):
+        if p.get("class") != "markers":
+            continue
+        assert not out, "markers drawn both as circles and as a path"
+        assert p.get("stroke-linecap") == "round" and p.get("fill") == "none", "a marker path must draw round dots"
+        d = p.get("d")
+        dots = re.findall(r"M(-?[\d.]+) (-?[\d.]+)h0", d)
+        assert "".join(f"M{x} {y}h0" for x, y in dots) == d, f"a marker path is only dots: {d[:80]}"
+        r = float(p.get("stroke-width")) / 2
+        out += [(float(x), float(y), r, p.get("stroke"), None) for x, y in dots]
+    return out
+
+
 class Drawing:
     """One figure drawn at one width, read back: its trace groups and the text around them."""
 
@@ -300,17 +318,16 @@ def check_scatter(tr, g, xa: Axis, ya: Axis, name: str) -> None:
         sizes = marker.get("size", 6)
         colours = marker_colours(tr, len(xs))
         points = [(k, x, y) for k, x, y in points if (sizes[k] if isinstance(sizes, list) else sizes)]
-        circles = g.findall(SVG + "circle")
-        assert len(circles) == len(points), f"{name}: {len(points)} markers drawn as {len(circles)} circles"
-        for c, (k, x, y) in zip(circles, points):
-            cx, cy, r = floats(c, "cx", "cy", "r")
+        drawn = markers(g)
+        assert len(drawn) == len(points), f"{name}: {len(points)} markers drawn as {len(drawn)}"
+        for (cx, cy, r, fill, ring), (k, x, y) in zip(drawn, points):
             xa.pair(x, cx, f"{name} marker ({x}, {y})")
             ya.pair(y, cy, f"{name} marker ({x}, {y})")
             size = sizes[k] if isinstance(sizes, list) else sizes
             assert abs(r - size / 2) <= 0.06, f"{name}: marker of size {size} drawn with r={r}"
-            assert_paint(c.get("fill"), colours[k], f"{name} marker {k}")
+            assert_paint(fill, colours[k], f"{name} marker {k}")
             if (marker.get("line") or {}).get("color"):
-                assert_paint(c.get("stroke"), marker["line"]["color"], f"{name} marker ring")
+                assert_paint(ring, marker["line"]["color"], f"{name} marker ring")
         xa.points = ya.points = True
 
 
@@ -701,8 +718,9 @@ def test_a_drawing_bug_is_seen(monkeypatch):
     fig = {"data": [{"type": "scatter", "mode": "markers", "x": list(range(11)), "y": list(range(11)), "marker": {"size": 4}}],
            "layout": {"height": 200, "margin": {"l": 40, "r": 10, "t": 10, "b": 30}}}
     check_drawing(fig, "wide")
-    circles = re.findall(r'<circle cx="[^"]*" cy="([^"]*)"', static_svg.render(fig))
-    moved = static_svg.render(fig).replace(f'cy="{circles[5]}"', f'cy="{float(circles[5]) + 2:.1f}"')
+    dots = re.findall(r"M(-?[\d.]+) (-?[\d.]+)h0", static_svg.render(fig))  # one path: every marker one size
+    x, y = dots[5]
+    moved = static_svg.render(fig).replace(f"M{x} {y}h0", f"M{x} {float(y) + 2:g}h0")
     monkeypatch.setattr(static_svg, "render", lambda *args, **kw: moved)
     with pytest.raises(AssertionError, match=r"yaxis: trace 0 \(scatter\) marker \(5, 5\)"):
         check_drawing(fig, "wide")

@@ -31,19 +31,24 @@ import { applyActive, keepOnSwipe, keepToGrid, setupPlay, setupRandomTokens, upd
 import { reportHeight } from "./figure/embed-host.js";
 import { THEMES } from "./theme.js";
 
-const states = demos.map((fig, index) => {
+// Each figure is wired as soon as its markup has been parsed (wireParsed, below): on a long article
+// the reader's first touch is answered while the rest of the page is still being parsed and laid
+// out (issue 32: 5 to 8 s on a slowed phone).
+const states = [];
+function stateOf(fig) {
   const plot = fig.querySelector('[data-role="plot"]');
   const outputs = [...fig.querySelectorAll("output[data-output]")];
-  return {
-    fig, index, name: fig.dataset.demo, plot, life: "built", showing: "start", startDrawing: plot.innerHTML,
+  const state = {
+    fig, index: states.length, name: fig.dataset.demo, plot, life: "built", showing: "start", startDrawing: plot.innerHTML,
     // the settings and outputs the build drew: a reader who moves back to them gets that drawing again
     startOutputs: Object.fromEntries(outputs.map((o) => [o.dataset.output, [o.dataset.value, o.innerHTML]])),
     controls: Object.fromEntries([...fig.querySelectorAll(".demo-controls [name]")].map((c) => [c.getAttribute("name"), c])),
     start: readParams(fig, { asBuilt: true }), answered: Boolean(fig.dataset.answers),
     inFlight: false, queued: null, lastFigure: null,
   };
-});
-for (const state of states) state.lastKey = JSON.stringify(state.start);
+  state.lastKey = JSON.stringify(state.start);
+  return state;
+}
 
 // ---------- a reader's move ----------
 function request(state, again = false) {
@@ -339,37 +344,86 @@ draw.whenPlotly(async () => {
   for (const state of states) if (state.aheadWanted) askAhead(state); // waited for plotly
 }, (message) => failAll(message));
 
+// For tests and benchmarks: boot now, a figure's current parameters, timing marks, and the
+// worker's wasm heap size.
+window.headspace = {
+  ready: () => bootPython(),
+  // Let plotly draw every figure shown by patch.js now (tests compare the two drawings).
+  settle: () => Promise.all(states.filter((s) => s.shown && s.shown !== s.drawn).map((s) => {
+    clearTimeout(s.settle);
+    return draw.plot(s, s.shown);
+  })),
+  params: (fig) => readParams(fig), // what the next call would send for this figure
+  wired: (fig) => demos.includes(fig), // the page listens to this figure's controls (its markup is parsed)
+  answered: (fig) => answers.keptFor(demos.indexOf(fig)), // kept answers
+  busy: () => states.some((s) => s.inFlight), // a call is on its way to Python
+  marks,
+  stats: () => bootPython().then(python.stats, python.stats),
+};
+
 // ---------- start ----------
-if (states.length) {
-  // The head's script enabled the controls as they were parsed (controls-on.js); should it not have run, here.
-  for (const set of document.querySelectorAll('fieldset[data-role="controls"][disabled]')) set.disabled = false;
-  if (saveData) {
-    for (const state of states) {
-      const cost = state.fig.querySelector('[data-role="live"]')?.dataset.cost; // the build's sum of the runtime's files
-      sayRaw(state, `Data saver: as built until you move a control; then Python starts (${cost}, once).`);
+// The page's script tag is at the start of <body> (scripts.html), so it runs as soon as it has
+// arrived, usually while the article is still being parsed: each figure is wired once the parser
+// has passed its end, and what concerns the whole page waits for the whole page.
+const query = new URLSearchParams(location.search);
+const theme = embedPage && query.get("theme");
+if (embedPage) query.delete("theme");
+const linkedTo = (query.size || (theme && !THEMES.includes(theme)))
+  ? (fig, index) => (embedPage ? index === 0 : fig.id === decodeURIComponent(location.hash.slice(1))) : () => false;
+
+// Animations start when their figure comes into view (never under reduced motion).
+const near = new IntersectionObserver((entries) => {
+  for (const e of entries) {
+    const state = states.find((s) => s.fig === e.target);
+    if (!state || !state.startAnimation || state.fromLink) continue;
+    state.inView = e.isIntersecting;
+    // Python may finish booting after the figure has left the screen: start only if still in view.
+    // Until then its button says it will play (controls.js).
+    if (e.isIntersecting && (bootState.started || !saveData)) {
+      if (!python.live()) state.armAnimation();
+      bootPython().then(() => state.inView && state.startAnimation(), () => state.stopAnimation());
     }
-  } else {
+    else state.stopAnimation();
+  }
+}, { rootMargin: "100px" });
+// A column that crosses one of the drawing widths (a phone turned, a window resized): the build's
+// drawings follow by CSS; a figure plotly drew is laid out again for the new width.
+const resized = new ResizeObserver((entries) => {
+  for (const e of entries) states.find((s) => s.plot === e.target).room = e.target.clientWidth; // all read before any draw
+  for (const s of states) {
+    if (!s.lastFigure || draw.drawingWidth(s) === s.width) continue;
+    if (Number(s.fig.dataset.renderCount) > 0) { s.lastKey = null; request(s); } // Python lays it out again
+    else { s.lastFigure = draw.prerendered(s); draw.draw(s, s.lastFigure, true); }
+  }
+});
+
+/** Wire one figure whose markup has been parsed: its controls, menu, link and observers. */
+function wire(fig) {
+  const state = stateOf(fig);
+  demos.push(fig);
+  states.push(state);
+  // The head's script enabled the controls as they were parsed (controls-on.js); should it not have run, here.
+  const controls = fig.querySelector(".demo-controls");
+  if (controls.matches('fieldset[disabled]')) controls.disabled = false;
+  if (!saveData && states.length === 1) {
     bootPython();
     // plotly is fetched ahead only where a reader has a mouse; on a touch screen it waits for Python.
-    if (matchMedia("(pointer: fine)").matches) {
-      afterPageLoad().then(draw.prefetchPlotly);
-    }
+    if (matchMedia("(pointer: fine)").matches) afterPageLoad().then(draw.prefetchPlotly);
   }
-  for (const state of states) {
-    // plotly (hover values, then Python's figures) loads when a reader reaches for a figure with a
-    // mouse or the keyboard; a touch loads it once Python is live (until then the build answers).
-    const reach = () => { reachedFirst ||= state; draw.loadPlotly(); };
-    state.fig.addEventListener("pointerover", (e) => (e.pointerType === "mouse" || python.live()) && reach(), { passive: true });
-    state.fig.addEventListener("focusin", reach, { once: true, passive: true });
+  if (bootState.announced) refresh(state); // "loading", and how far the boot is
+  else { // the data saver: nothing until the reader asks
+    const cost = fig.querySelector('[data-role="live"]')?.dataset.cost; // the build's sum of the runtime's files
+    sayRaw(state, `Data saver: as built until you move a control; then Python starts (${cost}, once).`);
   }
+  // plotly (hover values, then Python's figures) loads when a reader reaches for a figure with a
+  // mouse or the keyboard; a touch loads it once Python is live (until then the build answers).
+  const reachPlotly = () => { reachedFirst ||= state; draw.loadPlotly(); };
+  fig.addEventListener("pointerover", (e) => (e.pointerType === "mouse" || python.live()) && reachPlotly(), { passive: true });
+  fig.addEventListener("focusin", reachPlotly, { once: true, passive: true });
   // A link to a figure in a state: ?params on an embed page, ?params#figure-id elsewhere. An embed
   // page's ?theme= is the page's colour scheme (theme.js), not the figure's: a bad one is named.
-  const query = new URLSearchParams(location.search);
-  const theme = embedPage && query.get("theme");
-  if (embedPage) query.delete("theme");
-  const linked = (query.size || (theme && !THEMES.includes(theme))) && (embedPage ? states[0]
-    : states.find((s) => s.fig.id === decodeURIComponent(location.hash.slice(1))));
-  if (linked) {
+  if (linkedTo(fig, state.index) && !states.some((s) => s.fromLink)) {
+    const linked = state;
     linked.link = fromQuery(linked.fig, query.toString()) || {};
     linked.linkText = Object.fromEntries(query);
     linked.linkApplied = Object.keys(linked.link).length > 0;
@@ -380,64 +434,56 @@ if (states.length) {
     if (linked.link) showNote(linked, "Showing the default settings until Python has started; then this figure opens with the settings in the link.");
     if (linked.link && saveData) bootPython(); // following a link to a state asks for Python
   }
-  for (const state of states) {
-    setupMenu(state.fig, state.plot.getAttribute("aria-label") || state.name);
-    const controls = state.fig.querySelector(".demo-controls");
-    applyActive(state.fig); // a browser may have restored other values (back, reload) than the build's
-    const move = () => {
-      applyActive(state.fig);
-      request(state);
-    };
-    for (const kind of ["input", "change"]) {
-      controls.addEventListener(kind, (event) => {
-        move();
-        askAhead(state, event.target.closest("[name]"));
-        if (saveData) bootPython(); // the reader asks for Python
-      });
-    }
-    for (const slider of controls.querySelectorAll("input[type=range]")) {
-      keepToGrid(slider, python.live);
-      keepOnSwipe(slider, move);
-    }
-    // A pointer over a figure or a control focused: its values are computed ahead (the one under
-    // the pointer, else the figure's first).
-    const named = [...controls.querySelectorAll("[name]")];
-    const first = ["range", "select-one", "checkbox"].map((type) => named.find((c) => c.type === type)).find(Boolean);
-    const reach = (event) => askAhead(state, event.target.closest?.(".demo-controls [name]") || state.reach || first);
-    for (const intent of ["pointerover", "focusin"]) state.fig.addEventListener(intent, reach, { passive: true });
-    for (const button of state.fig.querySelectorAll('[data-role="play"]')) setupPlay(state, button, { move: () => request(state), reach: (c) => askAhead(state, c) });
-    for (const button of state.fig.querySelectorAll('[data-role="random-tokens"]')) setupRandomTokens(state, button, () => request(state));
-    // A control moved before this script ran (a slow phone), or restored by the browser (back,
-    // reload): that setting, not the build's.
-    if (!state.link && JSON.stringify(readParams(state.fig)) !== state.lastKey) move();
+  setupMenu(fig, state.plot.getAttribute("aria-label") || state.name);
+  applyActive(fig); // a browser may have restored other values (back, reload) than the build's
+  const move = () => {
+    applyActive(fig);
+    request(state);
+  };
+  for (const kind of ["input", "change"]) {
+    controls.addEventListener(kind, (event) => {
+      move();
+      askAhead(state, event.target.closest("[name]"));
+      if (saveData) bootPython(); // the reader asks for Python
+    });
   }
-  // Animations start when their figure comes into view (never under reduced motion).
-  const near = new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      const state = states.find((s) => s.fig === e.target);
-      if (!state || !state.startAnimation || state.fromLink) continue;
-      state.inView = e.isIntersecting;
-      // Python may finish booting after the figure has left the screen: start only if still in view.
-      // Until then its button says it will play (controls.js).
-      if (e.isIntersecting && (bootState.started || !saveData)) {
-        if (!python.live()) state.armAnimation();
-        bootPython().then(() => state.inView && state.startAnimation(), () => state.stopAnimation());
-      }
-      else state.stopAnimation();
-    }
-  }, { rootMargin: "100px" });
-  for (const s of states) near.observe(s.fig);
-  // A column that crosses one of the drawing widths (a phone turned, a window resized): the build's
-  // drawings follow by CSS; a figure plotly drew is laid out again for the new width.
-  const resized = new ResizeObserver((entries) => {
-    for (const e of entries) states.find((s) => s.plot === e.target).room = e.target.clientWidth; // all read before any draw
-    for (const s of states) {
-      if (!s.lastFigure || draw.drawingWidth(s) === s.width) continue;
-      if (Number(s.fig.dataset.renderCount) > 0) { s.lastKey = null; request(s); } // Python lays it out again
-      else { s.lastFigure = draw.prerendered(s); draw.draw(s, s.lastFigure, true); }
-    }
-  });
-  for (const s of states) resized.observe(s.plot);
+  for (const slider of controls.querySelectorAll("input[type=range]")) {
+    keepToGrid(slider, python.live);
+    keepOnSwipe(slider, move);
+  }
+  // A pointer over a figure or a control focused: its values are computed ahead (the one under
+  // the pointer, else the figure's first).
+  const named = [...controls.querySelectorAll("[name]")];
+  const first = ["range", "select-one", "checkbox"].map((type) => named.find((c) => c.type === type)).find(Boolean);
+  const reach = (event) => askAhead(state, event.target.closest?.(".demo-controls [name]") || state.reach || first);
+  for (const intent of ["pointerover", "focusin"]) fig.addEventListener(intent, reach, { passive: true });
+  for (const button of fig.querySelectorAll('[data-role="play"]')) setupPlay(state, button, { move: () => request(state), reach: (c) => askAhead(state, c) });
+  for (const button of fig.querySelectorAll('[data-role="random-tokens"]')) setupRandomTokens(state, button, () => request(state));
+  // A control moved before this script ran (a slow phone), or restored by the browser (back,
+  // reload): that setting, not the build's.
+  if (!state.link && JSON.stringify(readParams(fig)) !== state.lastKey) move();
+  near.observe(fig);
+  resized.observe(state.plot);
+}
+
+// A figure is parsed once anything follows it in the document (the parser only appends).
+const parsedPast = (node) => {
+  for (; node && node !== document.body; node = node.parentNode) if (node.nextSibling) return true;
+  return false;
+};
+const figures = document.getElementsByTagName("figure"); // live: grows as the page is parsed
+let looked = 0;
+function wireParsed() {
+  for (; looked < figures.length; looked++) {
+    const fig = figures[looked];
+    if (document.readyState === "loading" && !parsedPast(fig)) return;
+    if (fig.matches("figure.demo[data-demo]")) wire(fig);
+  }
+}
+
+/** Once the whole page is parsed: what concerns every figure at once. */
+function wholePage() {
+  wireParsed();
   // A figure away from the screen is neither painted nor composited (content-visibility), so a
   // slider's frame costs what the figures on screen cost. Its height stays the one it was laid out
   // at, so nothing moves.
@@ -449,6 +495,13 @@ if (states.length) {
   });
 }
 
+if (document.readyState === "loading") {
+  const parsing = new MutationObserver(wireParsed);
+  parsing.observe(document.body, { childList: true, subtree: true });
+  wireParsed();
+  document.addEventListener("DOMContentLoaded", () => { parsing.disconnect(); wholePage(); }, { once: true });
+} else wholePage();
+
 // A page that goes away stops the worker computing ahead for it (a SharedWorker serves other pages).
 addEventListener("pagehide", () => {
   if (states.some((s) => s.ahead)) python.ahead(0, []);
@@ -457,18 +510,3 @@ addEventListener("pagehide", () => {
 
 reportHeight();
 
-// For tests and benchmarks: boot now, a figure's current parameters, timing marks, and the
-// worker's wasm heap size.
-window.headspace = {
-  ready: () => bootPython(),
-  // Let plotly draw every figure shown by patch.js now (tests compare the two drawings).
-  settle: () => Promise.all(states.filter((s) => s.shown && s.shown !== s.drawn).map((s) => {
-    clearTimeout(s.settle);
-    return draw.plot(s, s.shown);
-  })),
-  params: (fig) => readParams(fig), // what the next call would send for this figure
-  answered: (fig) => answers.keptFor(demos.indexOf(fig)), // kept answers
-  busy: () => states.some((s) => s.inFlight), // a call is on its way to Python
-  marks,
-  stats: () => bootPython().then(python.stats, python.stats),
-};

@@ -2,8 +2,9 @@
 // (controls-on.js), sets an embed page's colour scheme (theme.js), and starts Python's worker once
 // the page is on screen and loaded (issue 13, 32).
 //
-// demos.js runs only once the page has been parsed and laid out, which on a long article can be
-// after the first paint; the interpreter's download and compile then take most of a second. This
+// demos.js runs once its file has arrived and sends its page's boot once the page is parsed, which
+// on a long article can be after the first paint; the interpreter's download and compile then take
+// most of a second. This
 // script, in the head, waits for the first paint as demos.js does (first-paint.js: started any
 // earlier, the wasm compile held that frame back), then connects to the same SharedWorker and
 // asks it to start booting ("warm"); demos.js connects when it runs, sends its page's "boot"

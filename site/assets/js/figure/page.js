@@ -2,7 +2,13 @@
 // the timing marks that tests and benchmarks read (window.headspace.marks).
 
 export const script = document.querySelector("script[data-worker]");
-export const demos = [...document.querySelectorAll("figure.demo[data-demo]")];
+// The page's figures in document order, each added by demos.js once the parser has passed its end.
+export const demos = [];
+// Resolves once the whole page has been parsed (its figures all known).
+export const parsed = () => new Promise((resolve) => {
+  if (document.readyState !== "loading") resolve();
+  else document.addEventListener("DOMContentLoaded", () => resolve(), { once: true });
+});
 export const embedPage = document.body.classList.contains("embed");
 export const framed = embedPage && window.parent !== window; // an embed page inside another site's iframe
 // firstFigure, pythonReady, firstAnswer, boot1..boot4, workerKind, sharedWith (ms since navigation)

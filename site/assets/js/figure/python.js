@@ -14,7 +14,7 @@
 // failure. While the runtime downloads, no byte for STALL_MS is; once it is in, starting the
 // interpreter and importing the package must finish within START_MS.
 
-import { demos, marks, script } from "./page.js";
+import { demos, marks, parsed, script } from "./page.js";
 import { afterPageLoad } from "../first-paint.js";
 import { boot as bootState } from "./status.js";
 
@@ -82,13 +82,13 @@ export function boot() {
         ? setTimeout(() => reject(new Error(`Python did not start within ${START_MS / 1000} s of its download.`)), START_MS)
         : setTimeout(() => reject(new Error(`Python's download stalled: nothing arrived for ${STALL_MS / 1000} s.`)), STALL_MS);
     };
-    const message = {
+    const message = () => ({
       type: "boot", indexURL: new URL(script.dataset.pyodide, location.href).href,
       lockFileURL: new URL(script.dataset.lockfile, location.href).href,
       modelsURL: new URL(script.dataset.models, location.href).href,
       needsModels: demos.some((d) => d.hasAttribute("data-needs-models")),
       demos: demos.map((d) => d.dataset.demo), // the worker imports only these demos' modules first
-    };
+    });
     const connect = (kind) => {
       let heard = false; // any message from the worker: it runs
       try {
@@ -144,10 +144,11 @@ export function boot() {
           handlers.reply(call, data);
         }
       };
-      worker.post(message);
+      worker.post(message());
     };
-    // The worker starts once the page is on screen and its own files are in (first-paint.js); the watch too.
-    afterPageLoad().then(() => {
+    // The worker starts once the page is on screen and its own files are in (first-paint.js), and
+    // the page is parsed (the boot names every figure's demo); the watch too.
+    Promise.all([afterPageLoad(), parsed()]).then(() => {
       watch();
       connect(window.HEADSPACE_WORKER || "shared");
     });
