@@ -32,21 +32,15 @@ def rounded(values, digits: int = 6) -> list:
 
 
 
-#: The key ``named_colorbar`` marks its bars with (plotly ignores keys it does not know).
-NAMED_TICKS = "_named_ticks"
-
-
 def named_colorbar(title: str, ticks: dict, thickness: int = 10) -> dict:
-    """A colour bar on a fixed scale, its ticks named by the figure (``{value: label}``).
-
-    Its labels never change, so the plot's right margin is sized to them (``_fit``), not to the
-    widest number a data-driven bar (``colorbar_ticks``) might show.
+    """A colour bar on a fixed scale, its ticks named by the figure (``{value: label}``): one
+    style for every such bar (``colorbar_ticks`` is the bar whose labels follow the data).
 
     >>> named_colorbar("weight", {0: "0", 1: "1"})["ticktext"]
     ['0', '1']
     """
     return {"title": {"text": title}, "thickness": thickness, "tickmode": "array",
-            "tickvals": list(ticks), "ticktext": list(ticks.values()), NAMED_TICKS: True}
+            "tickvals": list(ticks), "ticktext": list(ticks.values())}
 
 
 def colorbar_ticks(lo: float, hi: float, n: int = 5) -> dict:

@@ -23,8 +23,6 @@ import functools
 import math
 import re
 
-from ._figure import NAMED_TICKS
-
 #: The widths a figure is drawn at (px); the page draws at the widest that fits its column.
 WIDTHS = (330, 600, 840)
 #: Below this width, two panels side by side are stacked.
@@ -242,18 +240,13 @@ def _colorbar_px(trace: dict, width: int) -> int:
 
     >>> _colorbar_px({"colorbar": {"thickness": 12, "ticktext": ["−1", "0", "1"], "title": {"text": "÷ scale"}}}, 330)
     90
-    >>> _colorbar_px({"colorbar": {"thickness": 12, "ticktext": ["−1", "0", "1"], "title": {"text": "÷ scale"},
-    ...                            NAMED_TICKS: True}}, 330)
-    70
     """
     bar = trace.get("colorbar") or {}
     title = bar.get("title")
     title = title.get("text", "") if isinstance(title, dict) else title or ""
-    # labels as wide as "−000.00" at least unless the figure names them (named_colorbar): a move
-    # that changes the data's range (another model, a step) keeps the margin, so the page can
-    # redraw it in place
-    named = bar.get(NAMED_TICKS) and bar.get("ticktext")
-    labels = named or [*(bar.get("ticktext") or []), "−000.00"]
+    # labels as wide as "−000.00" at least: a move that changes the data's range (another model, a
+    # step) keeps the margin, so the page can redraw the figure in place
+    labels = [*(bar.get("ticktext") or []), "−000.00"]
     offset = 0.02 * width + 10
     need = max(offset + bar.get("thickness", 30) + 3 + max(map(text_px, labels)), offset + text_px(title, TITLE_FONT))
     return min(90, math.ceil(need + 6))
