@@ -65,6 +65,11 @@ STEP_JS = """async (name) => {
 }"""
 
 
+# Whether a figure's markers are drawn as one path (and plotly's own points hidden) right now.
+MERGED_JS = """(name) => [...document.querySelector(`figure.demo[data-demo="${name}"]`)
+    .querySelectorAll('path.merged-points')].some(p => p.previousElementSibling.getAttribute('display') === 'none')"""
+
+
 def shot(page, name) -> str:
     png = page.locator(f'figure.demo[data-demo="{name}"] [data-role="plot"]').screenshot(animations="disabled")
     return "data:image/png;base64," + base64.b64encode(png).decode()
@@ -101,7 +106,7 @@ def test_patched_frames_look_like_plotly(browser, site_url, scheme):
     context, page, errors = live_gallery(browser, site_url, scheme)
     try:
         names = page.evaluate("() => [...new Set([...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo))]")
-        compared, results, refused = [], {}, {}
+        compared, results, refused, merged = [], {}, {}, []
         for name in names:
             page.locator(f'figure.demo[data-demo="{name}"]').scroll_into_view_if_needed()
             patched = [page.evaluate(STEP_JS, name) for _ in range(3)]
@@ -114,6 +119,8 @@ def test_patched_frames_look_like_plotly(browser, site_url, scheme):
                 refused[name] = page.get_attribute(f'figure.demo[data-demo="{name}"]', "data-patch-refused")
                 continue
             patched_png = shot(page, name)
+            if page.evaluate(MERGED_JS, name):
+                merged.append(name)
             page.evaluate("() => window.headspace.settle()")
             page.wait_for_timeout(50)
             plotly_png = shot(page, name)
@@ -128,6 +135,8 @@ def test_patched_frames_look_like_plotly(browser, site_url, scheme):
         assert len(compared) >= 20, f"patch.js drew too few demos' frames: {compared}"
         bad = {n: r for n, r in results.items() if "size" in r or r["differing"] > MAX_DIFFERING}
         assert not bad, f"patched frames differ from plotly's drawing: {bad}; all: {results}"
+        # The frames compared include markers drawn as one path (patch.js, oneShape).
+        assert {"polarizer", "score-benchmark"} <= set(merged), f"markers drawn as one path in: {merged}"
         assert errors == []
     finally:
         context.close()

@@ -81,16 +81,89 @@ function planScatter(gd, group, before, after, full, xa, ya, changed) {
   if (changed.includes("marker") && !colors) return refuse("marker colours from a scale");
   const legend = changed.includes("name") ? legendText(gd, full.index, after.name) : () => {};
   if (!legend) return refuse("legend entry");
+  const dots = points.length ? oneShape(group, points, colors) : null;
   return () => {
     const at = (k) => `${f2(xa.d2p(x[k]))},${f2(ya.d2p(y[k]))}`;
-    points.forEach((p, j) => {
-      p.setAttribute("transform", `translate(${at(kept[j])})`);
-      if (colors) p.style.fill = colors[kept[j]];
-    });
+    if (dots) {
+      dots.path.setAttribute("d", kept.map((k) => dots.shape(xa.d2p(x[k]), ya.d2p(y[k]))).join(""));
+      if (colors) dots.path.style.fill = colors[0];
+    } else {
+      unmerge(group);
+      points.forEach((p, j) => {
+        p.setAttribute("transform", `translate(${at(kept[j])})`);
+        if (colors) p.style.fill = colors[kept[j]];
+      });
+    }
     segments.forEach((run, j) => { if (lines[j]) lines[j].setAttribute("d", "M" + run.map(at).join("L")); });
     if (fills.length) fills[0].setAttribute("d", "M" + kept.map(at).join("L") + "Z");
     legend();
   };
+}
+
+// ---------- markers as one path ----------
+// Every marker plotly draws is an element placed by its own transform, and on a phone's CPU
+// restyling and re-compositing a few hundred of them took most of a frame. Opaque markers of one
+// symbol, size and colour without an outline look the same drawn as one path, so a patch hides
+// plotly's points and writes a single path of dots beside them (data-merged); plotly's own points
+// come back with restore() before plotly draws again. Anything else keeps plotly's points.
+const merged = (group) => group.querySelector(":scope > path.merged-points");
+
+/** The merged path of ``group``'s markers (made on first use) and its symbol, or null. */
+function oneShape(group, points, colors) {
+  if (colors && colors.some((c) => c !== colors[0])) return null;
+  const path = merged(group);
+  if (path) return { path, shape: shapes.get(path) };
+  const [d, style] = [points[0].getAttribute("d"), points[0].getAttribute("style") || ""];
+  const look = points[0].style;
+  if (![look.opacity, look.fillOpacity].every((v) => v === "" || v === "1")) return null;
+  if (!(look.stroke === "" || look.stroke === "none" || /^0(px)?$/.test(look.strokeWidth))) return null;
+  for (const p of points) if (p.getAttribute("d") !== d || (p.getAttribute("style") || "") !== style) return null;
+  const shape = symbolAt(d);
+  if (!shape) return null;
+  const made = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  made.setAttribute("class", "merged-points");
+  made.setAttribute("style", style);
+  shapes.set(made, shape);
+  points[0].parentNode.setAttribute("display", "none");
+  points[0].parentNode.after(made);
+  return { path: made, shape };
+}
+const shapes = new WeakMap(); // merged path -> (x, y) => its symbol's path data at (x, y)
+
+function unmerge(group) {
+  const path = merged(group);
+  if (!path) return;
+  path.previousElementSibling.removeAttribute("display");
+  path.remove();
+}
+
+/** Plotly's own points, wherever a patch merged them: call before plotly draws ``gd`` again. */
+export function restore(gd) {
+  for (const path of gd.querySelectorAll("path.merged-points")) unmerge(path.parentNode);
+}
+
+// A symbol's path data as plotly writes it about (0, 0), in absolute commands, moved to (x, y):
+// the number of coordinates each command takes, and which of them are x (0) or y (1) or neither.
+const AXES = { M: [0, 1], L: [0, 1], H: [0], V: [1], Z: [], C: [0, 1, 0, 1, 0, 1], Q: [0, 1, 0, 1], A: [2, 2, 2, 2, 2, 0, 1] };
+function symbolAt(d) {
+  const parts = []; // strings, and [axis, value] pairs to be moved
+  let axes = null, k = 0;
+  for (const token of d.match(/[a-z]|-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?/gi) || []) {
+    if (/^[a-z]$/i.test(token)) {
+      if (axes && k % (axes.length || 1)) return null; // a command cut short
+      axes = AXES[token]; // a relative command, or one plotly's symbols do not use: null
+      if (!axes) return null;
+      parts.push(token);
+      k = 0;
+      continue;
+    }
+    if (!axes || !axes.length) return null;
+    if (k) parts.push(" "); // repeated arguments (L x,y x,y) go on as the same command
+    const axis = axes[k++ % axes.length];
+    parts.push(axis === 2 ? token : [axis, Number(token)]);
+  }
+  if (!axes || k % (axes.length || 1)) return null;
+  return (x, y) => parts.map((p) => (typeof p === "string" ? p : f2(p[1] + (p[0] ? y : x)))).join("");
 }
 
 // Vertical bars change their top, horizontal ones their right end; text outside a bar moves with it.
@@ -132,13 +205,13 @@ function planBar(group, before, after, full, xa, ya, changed) {
       return { base, was, end, pad };
     });
     if (!labelled) return;
-    // Measure every label before and after its new text in one pass each (two layouts in all):
-    // its centre is its bar's end plus, away from the base, the gap and half its extent.
-    const extent = (label) => { const b = label.getBBox(); return horizontal ? b.width : b.height; };
+    // A label's centre is its bar's end plus, away from the base, the gap and half its extent.
+    // Each extent measured is kept with its text: a measure lays the page out, so a move measures
+    // only the labels whose text is new, all in one pass.
     bars.forEach(([, , label]) => label.removeAttribute("display"));
-    const oldSize = bars.map(([, , label]) => extent(label));
+    const oldSize = bars.map(([, , label]) => extent(label, horizontal));
     if (texts) bars.forEach(([, , label], k) => { label.textContent = texts[k]; label.setAttribute("data-unformatted", texts[k]); });
-    const newSize = texts ? bars.map(([, , label]) => extent(label)) : oldSize;
+    const newSize = texts ? bars.map(([, , label]) => extent(label, horizontal)) : oldSize;
     bars.forEach(([, , label], k) => {
       const { base, was, end, pad } = moves[k];
       // A bar of height 0 keeps its label on the side a positive value's would be.
@@ -149,6 +222,16 @@ function planBar(group, before, after, full, xa, ya, changed) {
       if (hides && !(values[k] >= lo && values[k] <= hi)) label.setAttribute("display", "none");
     });
   };
+}
+
+const extents = new WeakMap(); // bar label -> [what it was measured as, its extent]
+function extent(label, horizontal) {
+  const key = [label.textContent, label.getAttribute("style"), horizontal].join("|"); // plotly sets its font inline
+  const known = extents.get(label);
+  if (known && known[0] === key) return known[1];
+  const box = label.getBBox();
+  extents.set(label, [key, horizontal ? box.width : box.height]);
+  return extents.get(label)[1];
 }
 
 // A heatmap's cells are one image: repaint it from z through the trace's colour scale, cell by

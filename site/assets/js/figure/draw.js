@@ -112,6 +112,7 @@ export function draw(state, figure, redraw = false) {
 export function plot(state, frame, fresh = false) {
   state.drawn = state.shown = frame;
   state.showing = "plotly";
+  patch.restore(state.plot); // plotly's own points, where a patch drew them as one path
   return (fresh ? Plotly.newPlot : Plotly.react)(state.plot, frame.data, frame.layout, PLOT_CONFIG);
 }
 
