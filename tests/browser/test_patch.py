@@ -65,9 +65,11 @@ STEP_JS = """async (name) => {
 }"""
 
 
-# Whether a figure's markers are drawn as one path (and plotly's own points hidden) right now.
-MERGED_JS = """(name) => [...document.querySelector(`figure.demo[data-demo="${name}"]`)
-    .querySelectorAll('path.merged-points')].some(p => p.previousElementSibling.getAttribute('display') === 'none')"""
+# What patch.js draws in a figure in place of plotly's own marks (hidden meanwhile) right now:
+# "path" for markers as one path, "foreignObject" for a heatmap's canvas.
+IN_PLACE_JS = """(name) => [...document.querySelector(`figure.demo[data-demo="${name}"]`)
+    .querySelectorAll('.drawn-in-place')].filter(e => e.previousElementSibling.getAttribute('display') === 'none')
+    .map(e => e.tagName)"""
 
 
 def shot(page, name) -> str:
@@ -106,7 +108,7 @@ def test_patched_frames_look_like_plotly(browser, site_url, scheme):
     context, page, errors = live_gallery(browser, site_url, scheme)
     try:
         names = page.evaluate("() => [...new Set([...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo))]")
-        compared, results, refused, merged = [], {}, {}, []
+        compared, results, refused, in_place = [], {}, {}, {}
         for name in names:
             page.locator(f'figure.demo[data-demo="{name}"]').scroll_into_view_if_needed()
             patched = [page.evaluate(STEP_JS, name) for _ in range(3)]
@@ -119,8 +121,8 @@ def test_patched_frames_look_like_plotly(browser, site_url, scheme):
                 refused[name] = page.get_attribute(f'figure.demo[data-demo="{name}"]', "data-patch-refused")
                 continue
             patched_png = shot(page, name)
-            if page.evaluate(MERGED_JS, name):
-                merged.append(name)
+            for tag in page.evaluate(IN_PLACE_JS, name):
+                in_place.setdefault(tag, set()).add(name)
             page.evaluate("() => window.headspace.settle()")
             page.wait_for_timeout(50)
             plotly_png = shot(page, name)
@@ -135,8 +137,10 @@ def test_patched_frames_look_like_plotly(browser, site_url, scheme):
         assert len(compared) >= 20, f"patch.js drew too few demos' frames: {compared}"
         bad = {n: r for n, r in results.items() if "size" in r or r["differing"] > MAX_DIFFERING}
         assert not bad, f"patched frames differ from plotly's drawing: {bad}; all: {results}"
-        # The frames compared include markers drawn as one path (patch.js, oneShape).
-        assert {"polarizer", "score-benchmark"} <= set(merged), f"markers drawn as one path in: {merged}"
+        # The frames compared include markers drawn as one path and a heatmap's canvas shown in
+        # place of plotly's image (patch.js: oneShape, canvasInPlace).
+        assert {"polarizer", "score-benchmark"} <= in_place.get("path", set()), in_place
+        assert "transform-rules" in in_place.get("foreignObject", set()), in_place
         assert errors == []
     finally:
         context.close()

@@ -104,9 +104,12 @@ function planScatter(gd, group, before, after, full, xa, ya, changed) {
 // Every marker plotly draws is an element placed by its own transform, and on a phone's CPU
 // restyling and re-compositing a few hundred of them took most of a frame. Opaque markers of one
 // symbol, size and colour without an outline look the same drawn as one path, so a patch hides
-// plotly's points and writes a single path of dots beside them (data-merged); plotly's own points
+// plotly's points and writes a single path of dots beside them; plotly's own points
 // come back with restore() before plotly draws again. Anything else keeps plotly's points.
-const merged = (group) => group.querySelector(":scope > path.merged-points");
+// What a patch draws in place of plotly's own marks carries this class; plotly's marks it stands
+// for are its previous sibling, hidden meanwhile.
+const OURS = "drawn-in-place";
+const merged = (group) => group.querySelector(`:scope > path.${OURS}`);
 
 /** The merged path of ``group``'s markers (made on first use) and its symbol, or null. */
 function oneShape(group, points, colors) {
@@ -121,7 +124,7 @@ function oneShape(group, points, colors) {
   const shape = symbolAt(d);
   if (!shape) return null;
   const made = document.createElementNS("http://www.w3.org/2000/svg", "path");
-  made.setAttribute("class", "merged-points");
+  made.setAttribute("class", OURS);
   made.setAttribute("style", style);
   shapes.set(made, shape);
   points[0].parentNode.setAttribute("display", "none");
@@ -132,14 +135,16 @@ const shapes = new WeakMap(); // merged path -> (x, y) => its symbol's path data
 
 function unmerge(group) {
   const path = merged(group);
-  if (!path) return;
-  path.previousElementSibling.removeAttribute("display");
-  path.remove();
+  if (path) putBack(path);
+}
+function putBack(ours) {
+  ours.previousElementSibling.removeAttribute("display");
+  ours.remove();
 }
 
-/** Plotly's own points, wherever a patch merged them: call before plotly draws ``gd`` again. */
+/** Plotly's own marks, wherever a patch drew in their place: call before plotly draws ``gd`` again. */
 export function restore(gd) {
-  for (const path of gd.querySelectorAll("path.merged-points")) unmerge(path.parentNode);
+  for (const ours of gd.querySelectorAll(`.${OURS}`)) putBack(ours);
 }
 
 // A symbol's path data as plotly writes it about (0, 0), in absolute commands, moved to (x, y):
@@ -288,7 +293,7 @@ function planHeatmap(gd, group, before, after, full, xa, ya, changed) {
   const xs = cd.x.map((v) => Math.round(xa.c2p(v) - left)), ys = cd.y.map((v) => Math.round(ya.c2p(v) - top));
   const xgap = full.xgap || 0, ygap = full.ygap || 0;
   return () => {
-    const ctx = canvasFor(image, width, height);
+    const ctx = canvasInPlace(image, width, height);
     ctx.clearRect(0, 0, width, height);
     for (let r = 0; r < rows; r++) {
       const [y0, y1] = [ys[r], ys[r + 1]].sort((a, b) => a - b);
@@ -300,7 +305,6 @@ function planHeatmap(gd, group, before, after, full, xa, ya, changed) {
         ctx.fillRect(x0 + xgap / 2, y0 + ygap / 2, x1 - x0 - xgap, y1 - y0 - ygap);
       }
     }
-    image.setAttribute("href", ctx.canvas.toDataURL());
     barStep();
   };
 }
@@ -313,6 +317,23 @@ function canvasFor(image, width, height) {
   if (!ctx) canvases.set(image, (ctx = document.createElement("canvas").getContext("2d")));
   if (ctx.canvas.width !== width || ctx.canvas.height !== height) Object.assign(ctx.canvas, { width, height });
   return ctx;
+}
+
+// A heatmap with gaps between its cells is an image the size of its box, and encoding it as a PNG
+// for the image's href took most of a move on a phone: its canvas is shown in the image's place
+// instead (in a foreignObject at the same box, plotly's image hidden) until plotly draws again.
+function canvasInPlace(image, width, height) {
+  let holder = image.nextElementSibling;
+  if (!holder || !holder.classList.contains(OURS)) {
+    holder = document.createElementNS(image.namespaceURI, "foreignObject");
+    for (const name of ["x", "y", "width", "height", "style"]) if (image.hasAttribute(name)) holder.setAttribute(name, image.getAttribute(name));
+    holder.classList.add(OURS);
+    holder.append(Object.assign(document.createElement("canvas"), { width, height }));
+    holder.firstChild.style.display = "block";
+    image.setAttribute("display", "none");
+    image.after(holder);
+  }
+  return holder.firstChild.getContext("2d");
 }
 
 // A colour bar's tick labels for a new range. plotly places tick value v at A + B f along the bar,
