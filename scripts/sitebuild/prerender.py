@@ -8,7 +8,7 @@ Each render also carries a static SVG of its figure (scripts/sitebuild/static_sv
 which the page paints before plotly.js has even loaded.
 
 It also writes site/data/values.json: every number the articles state, from
-scripts/sitebuild/values.py, which the ``value`` shortcode prints.
+scripts/sitebuild/values/ (one module per article), which the ``value`` shortcode prints.
 
 It renders every registry demo at its defaults (the gallery, the embed pages)
 and every ``{{< demo ... >}}`` in the content with its overrides, as Hugo itself
@@ -27,8 +27,9 @@ import tempfile
 from pathlib import Path
 
 from headspace.demos import REGISTRY, format_outputs
+from headspace.figure.fit import WIDTHS, fit
+
 from . import values
-from headspace.demos._fit import WIDTHS, fit
 from .answers import answer_grid
 from .static_svg import render as render_svg
 
@@ -69,7 +70,7 @@ def main() -> int:
             out = demo.run(overrides)
         except ValueError as exc:
             raise SystemExit(f"{where}: demo {name!r}: {exc}") from None
-        # The figure laid out for each drawing width (_fit.py): a static SVG of each, and each
+        # The figure laid out for each drawing width (headspace/figure/fit.py): a static SVG of each, and each
         # one's layout, which plotly draws with the same data before Python is ready.
         fits = {w: fit(out["figure"], w) for w in WIDTHS}
         # The controls answered from the build (answers.py), each with the step it moves by
