@@ -3,12 +3,12 @@
 Score how much each later head of a model reads what each earlier head writes:
 
 >>> import headspace
->>> m = headspace.load("attn-only-2l")   # a shipped toy model
->>> w = headspace.from_model(m)          # norm scales folded in
->>> k = w.composition_scores("K")        # every pair of heads
->>> k.shape, round(float(k.max()), 3)    # 2 layers, 4 heads
+>>> m = headspace.load("attn-only-2l")  # a shipped toy model
+>>> w = headspace.from_model(m)  # norm scales folded in
+>>> k = w.composition_scores("K")  # every pair of heads
+>>> k.shape, round(float(k.max()), 3)  # 2 layers, 4 heads
 ((2, 4, 2, 4), 0.207)
->>> headspace.METRICS[:3]                # scores the site compares
+>>> headspace.METRICS[:3]  # scores the site compares
 ('frobenius', 'frobenius_baseline', 'svd_bound')
 
 The names here are the package's surface: ``load`` and ``Model`` (run a model, numpy only),
