@@ -10,7 +10,7 @@ Chromium cannot slow it), served by sitebuild.throttle through one downlink shar
 and its worker (slow 4G: 1.6 Mbps, 150 ms; fast 4G: 9 Mbps, 60 ms), text and wasm gzipped as the deploy
 does; and, as a reference row, the same visit as a desktop reader makes it (1280 x 900, no slowdown,
 the same server unthrottled). Measured from the page's behaviour only (the DOM contract in
-DESIGN.md and window.headspace):
+docs/contracts.md, "A demo in the page", and window.headspace):
 
 - FCP: the page's first-contentful-paint entry; DOMContentLoaded (the page parsed), and when the page's
   script was first seen listening to the first figure.
@@ -33,8 +33,8 @@ DESIGN.md and window.headspace):
   before Python live, and in all by the end of the visit (by kind, as bench/weight.py counts);
   the page's JS heap at the end (CDP Runtime.getHeapUsage, main thread).
 
-On slow 4G Python live is waited for only on PYTHON_SLOW_ARTICLES (its ~20 MB take about 100 s an
-article); elsewhere a visit ends once every figure was moved and waited for.
+On slow 4G Python live is waited for only on PYTHON_SLOW_ARTICLES (its ~20 MB take most of two
+minutes an article at 1.6 Mbps); elsewhere a visit ends once every figure was moved and waited for.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""scripts/bench: performance measured side by side in one run (DESIGN.md targets).
+"""scripts/bench: performance measured side by side in one run (the targets in docs/contracts.md).
 
 Writes bench/results/bench.json and prints each figure with its ratio:
 
@@ -283,7 +283,7 @@ def composition_bench() -> dict:
 
 
 def scale_bench() -> dict:
-    """bench/scale.py: all-pair scores at Llama-2-7B shapes against the matmul floor (about 6 min)."""
+    """bench/scale.py: all-pair scores at Llama-2-7B shapes against the matmul floor (minutes)."""
     out = ROOT / "bench" / "results" / "scale.json"
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "scale.py"), "--out", str(out)],
                           capture_output=True, text=True)

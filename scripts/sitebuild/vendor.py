@@ -263,7 +263,7 @@ def write_contract(site_lockfile: Path, plain_lockfile: Path, vendor: Path) -> d
     """site/data/contract.json: what Hugo (site.Data.contract) and the page scripts (through Hugo)
     take from Python instead of repeating: the Pyodide version and folder, the site lockfile,
     the vendored files' content-hashed folder, and the ink colour of neutral marks (which the dark scheme swaps for its text colour)."""
-    from headspace.demos._figure import COLORS
+    from headspace.figure.style import COLORS
     # What making the figures live costs a reader, at most (before the host's compression): the
     # pages say it before Python starts. The worker downloads Pyodide's core and the site's set.
     core = PYODIDE_OUT

@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 import pytest
 
 from headspace.demos import REGISTRY
-from headspace.demos._figure import COLORS
+from headspace.figure.style import COLORS
 from support import assert_json_close
 from test_polarizer import BOOT_MS, output_values, set_control, wait_ready
 

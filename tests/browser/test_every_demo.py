@@ -12,7 +12,7 @@ import pytest
 from pathlib import Path
 
 from headspace.demos import REGISTRY, format_outputs
-from headspace.demos._registry import Outputs
+from headspace.figure.registry import Outputs
 from support import assert_json_close
 from test_polarizer import BOOT_MS, output_values, set_control, wait_ready
 

@@ -46,7 +46,7 @@ def test_polariser_static_then_live(page, site_url):
     assert output_values(fig) == REGISTRY["polarizer"].run({})["outputs"]
 
     wait_ready(page)
-    # plotly (1.3 MB, a second of main thread on a phone) has not run: nobody reached for a figure.
+    # plotly (costly to parse on a phone's main thread) has not run: nobody reached for a figure.
     assert page.evaluate("() => window.Plotly === undefined")
     assert fig.locator(".demo-plot svg.static-figure:visible").count() == 1
     fig.hover()  # a reader's pointer reaches the figure: plotly takes it over

@@ -1,6 +1,6 @@
 """The static drawing every figure shows before plotly has loaded, and for good when JavaScript
 is off: with scripts disabled, each figure shows the SVG drawn for the widest of
-headspace.demos._fit.WIDTHS its column holds (container queries in site/assets/css/main.css), visible, uncovered,
+headspace.figure.fit.WIDTHS its column holds (container queries in site/assets/css/main.css), visible, uncovered,
 inside its figure, at close to the scale it was drawn for, and saying what the figure says."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from headspace.demos._fit import WIDTHS, drawing_width
+from headspace.figure.fit import WIDTHS, drawing_width
 
 pytestmark = pytest.mark.browser
 
@@ -118,7 +118,7 @@ def test_every_figure_shows_its_static_drawing_without_javascript(browser, site_
                 assert 0.8 <= scale <= 1.25, f"{where}: a {vw:.0f} px drawing shown at {scale:.2f} of its size"
                 figs.nth(i).scroll_into_view_if_needed()
                 assert figs.nth(i).evaluate(ON_TOP), f"{where}: something covers the drawing"
-                # What the figure says as laid out for this width (_fit drops cell values that do not fit).
+                # What the figure says as laid out for this width (figure.fit drops cell values that do not fit).
                 width = want.split("w")[-1]
                 must, may = said({"data": f["prerender"]["figure"]["data"], "layout": f["prerender"]["layouts"][width]})
                 texts = [{**t, "text": plain(t["text"])} for t in svg["texts"] if t["text"].strip()]

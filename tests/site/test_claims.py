@@ -1,8 +1,8 @@
 """The claims the articles make in words about their numbers, checked on the numbers the build wrote.
 
-scripts/sitebuild/values.py fails the build only on claims that are exact (a count, an identity,
+scripts/sitebuild/values/ fails the build only on claims that are exact (a count, an identity,
 an ordering of weights). A claim about noisy estimates holds within an interval, and a new batch
-or a retrained model may break it; values.py asserts none of those. This file does: each test
+or a retrained model may break it; values/ asserts none of those. This file does: each test
 names the sentence it guards, and fails when the article must be rewritten.
 
 Reads site/data/values.json, which scripts/build (sitebuild.prerender) writes.

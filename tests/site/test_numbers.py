@@ -1,5 +1,5 @@
-"""Every number an article states comes from the build (DESIGN.md, "Numbers in
-prose"): a result is printed by the ``value`` shortcode from scripts/sitebuild/values.py,
+"""Every number an article states comes from the build (docs/contracts.md,
+"Numbers in prose"): a result is printed by the ``value`` shortcode from scripts/sitebuild/values/,
 never typed into the prose.
 
 The checker reads an article's markdown and blanks out, keeping line numbers:
@@ -156,20 +156,20 @@ def computed() -> dict:
 def test_prose_states_numbers_through_values(path):
     found = bare_numbers(path.read_text(encoding="utf-8"))
     report = "\n".join(f"  {path.name}:{line}: {number}  ...{context}..." for line, number, context in found)
-    assert not found, (f"{len(found)} bare number(s) in prose; compute each in scripts/sitebuild/values.py and write "
+    assert not found, (f"{len(found)} bare number(s) in prose; compute each in scripts/sitebuild/values/ and write "
                        f'{{{{< value "article.name" >}}}} (or move a constant of the maths into $...$):\n{report}')
 
 
 def test_every_value_used_exists(computed):
     unknown = [f"{p.name}:{line}: {key}" for p in POSTS for line, key in used_values(p.read_text(encoding="utf-8"))
                if not (isinstance(key, str) and key.count(".") == 1 and key.split(".")[1] in computed.get(key.split(".")[0], {}))]
-    assert not unknown, "value shortcodes with no value in scripts/sitebuild/values.py:\n  " + "\n  ".join(unknown)
+    assert not unknown, "value shortcodes with no value in scripts/sitebuild/values/:\n  " + "\n  ".join(unknown)
 
 
 def test_every_value_is_used(computed):
     used = {key for p in POSTS for _, key in used_values(p.read_text(encoding="utf-8"))}
     unused = sorted(f"{a}.{n}" for a, vs in computed.items() for n in vs if f"{a}.{n}" not in used)
-    assert not unused, "scripts/sitebuild/values.py computes values no article states; remove them:\n  " + "\n  ".join(unused)
+    assert not unused, "scripts/sitebuild/values/ computes values no article states; remove them:\n  " + "\n  ".join(unused)
 
 
 def test_values_are_numbers_or_short_strings(computed):

@@ -26,7 +26,7 @@ import pytest
 
 from sitebuild import static_svg
 from headspace.demos import REGISTRY
-from headspace.demos._fit import WIDTHS, fit
+from headspace.figure.fit import WIDTHS, fit
 
 SVG = "{http://www.w3.org/2000/svg}"
 TOL = 0.6  # px: the SVG writes coordinates to 0.1 px
@@ -695,7 +695,7 @@ def test_the_drawing_shows_the_figure(key, kind):
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("key", sorted(FIGURES))
 def test_the_drawing_shows_the_figure_laid_out_for_its_width(key, width):
-    """What the page shows: each figure as _fit.fit lays it out for each drawing width."""
+    """What the page shows: each figure as figure.fit.fit lays it out for each drawing width."""
     name, overrides = site_figure(key)
     check_drawing(fit(REGISTRY[name].run(overrides)["figure"], width), f"w{width}")
 

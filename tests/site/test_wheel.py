@@ -93,7 +93,7 @@ def test_browser_wheel_is_the_same_package_without_the_models():
     models = {n for n in full.namelist() if n.startswith("headspace/models/")}
     assert {"headspace/models/manifest.json", "headspace/models/attn-only-2l/weights.npz"} <= models
     assert "headspace/demos/identity_table.json" in full.namelist()
-    assert "headspace/demos/causal_table.json" in full.namelist()
+    assert "headspace/figure/causal_table.json" in full.namelist()
     plain = json.loads((ROOT / "site" / "static" / json.loads((ROOT / "site" / "data" / "contract.json")
                                                               .read_text())["plain_lockfile"]).read_text())
     slim = zipfile.ZipFile(BROWSER / plain["packages"]["headspace"]["file_name"].split("headspace/", 1)[1])

@@ -17,7 +17,7 @@ import pytest
 from headspace.composition import METRICS, composition_score
 from headspace.demos import REGISTRY
 from headspace.demos import identity_paradox
-from headspace.demos._registry import ParameterError
+from headspace.figure.registry import ParameterError
 
 
 def refused(demo: str, params: dict):
@@ -156,7 +156,7 @@ def test_lab_bad_params():
 # --- the shipped models: composition-scores and composition-over-training ---------
 
 from headspace.composition import MODES, all_composition_scores  # noqa: E402
-from headspace.demos import _shipped  # noqa: E402
+from headspace.figure import shipped as _shipped  # noqa: E402
 from headspace.demos.composition_scores import top_pair  # noqa: E402
 from headspace.heads import find_pair, head_scores, repeated_tokens  # noqa: E402
 from headspace.model import load  # noqa: E402
@@ -371,7 +371,7 @@ def test_agreement_is_the_rank_correlation_of_the_heatmaps():
 # --- colour-bar ticks (composition-scores, token-path) -----------------------------------------
 
 def test_colorbar_ticks_mark_the_ends_at_fixed_places_with_labels_of_one_width():
-    from headspace.demos._figure import colorbar_ticks
+    from headspace.figure.style import colorbar_ticks
     for lo, hi in [(0, 0.207), (0, 0.236), (-27.7, 27.7), (-173.4, 173.4), (-2.5, 3.1)]:
         t = colorbar_ticks(lo, hi)
         assert t["tickvals"][0] == lo and t["tickvals"][-1] == hi
@@ -390,6 +390,6 @@ def test_colorbar_ticks_mark_the_ends_at_fixed_places_with_labels_of_one_width()
 @pytest.mark.parametrize("lo,hi,n,name", [(1.0, 1.0, 5, "lo"), (2.0, 1.0, 5, "lo"), (0.0, float("nan"), 5, "hi"),
                                           (0.0, 1.0, 1, "n")])
 def test_colorbar_ticks_bad_input_names_the_argument(lo, hi, n, name):
-    from headspace.demos._figure import colorbar_ticks
+    from headspace.figure.style import colorbar_ticks
     with pytest.raises(ValueError, match=rf"\b{name}\b"):
         colorbar_ticks(lo, hi, n)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from headspace.demos import REGISTRY
-from headspace.demos._registry import ParameterError
+from headspace.figure.registry import ParameterError
 from headspace.demos.communication import principal_angles, unit
 from headspace.demos.hidden_symmetry import basis_change
 

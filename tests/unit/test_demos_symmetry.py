@@ -7,7 +7,8 @@ import pytest
 from headspace import symmetry as S
 from headspace.axioms import ordering_flips
 from headspace.causal import path_ablation
-from headspace.demos import REGISTRY, _shipped
+from headspace.demos import REGISTRY
+from headspace.figure import shipped as _shipped
 from headspace.demos import norm_symmetry as NS
 from headspace.demos.residual_basis import basis_change, mean_loss, ranks
 

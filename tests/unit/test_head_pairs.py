@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from headspace import composition as C
+from headspace import _random_baseline as RB
 from headspace import head_pairs as HP
 from headspace._validate import _first_nonfinite, as_array
 from headspace.composition import all_composition_scores, composition_score
@@ -182,7 +183,7 @@ def test_memmap_inputs_are_read_in_place(tmp_path):
                                   all_composition_scores(*W, "K", work_bytes=1))
 
 
-def test_the_import_named_in_design_md_is_the_engine():
+def test_the_import_named_in_the_contract_is_the_engine():
     from headspace.composition import all_composition_scores as f
     assert f is HP.all_composition_scores and C.all_composition_scores is f
     assert "all_composition_scores" in C.__all__
@@ -223,11 +224,11 @@ def test_nan_reported_with_its_index_in_a_large_input():
 
 def test_streamed_random_baseline_draws_the_same_numbers(monkeypatch):
     for args in (((40, 30), (30, 20), None), ((60, 50), (50, 40), (7, 9))):
-        C._random_baseline.cache_clear()
+        RB._random_baseline.cache_clear()
         want = C.random_baseline(*args[:2], ranks=args[2], samples=8, seed=3)
-        monkeypatch.setattr(C, "_DRAW_BYTES", 0)
-        C._random_baseline.cache_clear()
+        monkeypatch.setattr(RB, "_DRAW_BYTES", 0)
+        RB._random_baseline.cache_clear()
         got = C.random_baseline(*args[:2], ranks=args[2], samples=8, seed=3)
         monkeypatch.undo()
-        C._random_baseline.cache_clear()
+        RB._random_baseline.cache_clear()
         assert got[0] == pytest.approx(want[0], rel=1e-13) and got[1] == pytest.approx(want[1], rel=1e-10)

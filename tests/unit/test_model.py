@@ -159,6 +159,30 @@ def test_fold_norm_keeps_the_function(models):
     np.testing.assert_array_equal(plain.fold_norm().W_Q, plain.W_Q)
 
 
+@pytest.mark.parametrize("norm", [None, "RMS", "LN", "LNPre"])
+def test_the_forward_pass_and_the_scores_read_and_fold_a_state_dict_alike(norm):
+    """One reader and one fold (headspace._state_dict): the forward pass's ``Model.fold_norm`` and the
+    scores' ``weights.from_state_dict`` and ``from_model`` give the same readers, to the bit, and
+    folding keeps the function (LNPre's readers centred too: LayerNorm's output has mean 0)."""
+    from headspace import weights
+    cfg = dict(CFG, normalization_type=norm)
+    state = random_state(dict(cfg, normalization_type="RMS"), 7, dtype=np.float64)
+    rng = np.random.default_rng(8)
+    for key in [k for k in state if k.endswith("ln1.w")] + ["ln_final.w"]:
+        if norm == "LN":
+            state[key[:-1] + "b"] = rng.normal(0, 0.3, state[key].shape)
+        elif norm != "RMS":
+            del state[key]
+    m = hm.Model(cfg, state)
+    f = m.fold_norm()
+    for w in (weights.from_state_dict(state, cfg), weights.from_model(m)):
+        for name in ("W_Q", "W_K", "W_V", "W_U"):
+            np.testing.assert_array_equal(getattr(w, name), getattr(f, name), err_msg=name)
+        assert w.normalization_type == f.config.get("normalization_type")
+    tokens = rng.integers(0, cfg["d_vocab"], (2, cfg["n_ctx"]))
+    np.testing.assert_allclose(f.logits(tokens), m.logits(tokens), atol=1e-12)
+
+
 def test_weights_have_transformerlens_layout(models):
     m = hm.load(models / "rms")
     assert m.W_E.shape == (11, 12) and m.W_pos.shape == (9, 12)

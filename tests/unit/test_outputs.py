@@ -3,7 +3,7 @@
 - Every output of every demo is declared (a label in words, one sentence on what it is, a kind)
   and prints readably at its defaults and at random valid parameters: no Python list brackets,
   no underscores in a label, no ``1e-05``, at most a few significant digits.
-- The printing itself (``headspace.demos._outputs``) against hand-written expectations: a matrix
+- The printing itself (``headspace.figure.outputs``) against hand-written expectations: a matrix
   as aligned rows, a head pair as ``L0H1 → L1H2``, units, a true minus sign, escaped text.
 - A control the registry declares inactive in a state (``Param.active_when``) really does nothing
   there: moving it leaves the figure and the outputs exactly as they were; declarations name
@@ -19,8 +19,8 @@ from html.parser import HTMLParser
 import pytest
 
 from headspace.demos import REGISTRY, Output, Param, format_outputs
-from headspace.demos._outputs import column, number, path_label
-from headspace.demos._registry import Demo
+from headspace.figure.outputs import column, number, path_label
+from headspace.figure.registry import Demo
 from support import sample_params
 
 

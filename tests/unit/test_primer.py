@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from headspace import circuits, paths
-from headspace.demos import REGISTRY, _shipped
+from headspace.demos import REGISTRY
+from headspace.figure import shipped as _shipped
 from headspace.heads import repeated_span, repeated_tokens, sequence_scores
 from headspace.model import cross_entropy, load
 
@@ -80,8 +81,8 @@ def test_ablated_losses_remove_one_term_at_a_time():
 def test_the_induction_pairs_virtual_head_matters_most_on_the_plain_model():
     """The issue asked: removing the induction pair's virtual-head term raises the repeated-half
     loss of attn-only-2l more than removing any other two-head term. It does, by a hair; on the RMS
-    model it does not (the primer states both, from scripts/sitebuild/values.py)."""
-    from sitebuild.values import virtual_head_effects
+    model it does not (the primer states both, from scripts/sitebuild/values/primer.py)."""
+    from sitebuild.values.primer import virtual_head_effects
     for name, pair_wins in zip(MODELS, (True, False)):
         (l1, h1), (l2, h2) = _shipped.roles(name)
         fx = virtual_head_effects(name)

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from headspace.composition import all_composition_scores
-from headspace.demos import REGISTRY, _shipped
+from headspace.demos import REGISTRY
+from headspace.figure import shipped as _shipped
 from headspace.demos import residual_stream as rs
-from headspace.demos._registry import ParameterError
+from headspace.figure.registry import ParameterError
 
 MODEL = _shipped.DEFAULT_MODEL
 
@@ -63,7 +64,7 @@ def test_a_first_layer_head_reads_only_the_embeddings_and_a_last_layer_head_writ
 
 
 def test_the_induction_head_reads_the_previous_token_head_most_through_its_key():
-    """What the primer's caption says (scripts/sitebuild/values.py checks it at build time too)."""
+    """What the primer's caption says (scripts/sitebuild/values/primer.py checks it at build time too)."""
     (l1, h1), (l2, h2) = _shipped.roles(MODEL)
     reads = run(head=rs.head_name(l2, h2), input="key")["outputs"]["reads"]
     assert max(reads, key=reads.get) == rs.head_name(l1, h1)

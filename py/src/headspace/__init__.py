@@ -1,5 +1,22 @@
 """headspace: how attention heads talk to each other through the residual stream.
 
+Score how much each later head of a model reads what each earlier head writes:
+
+>>> import headspace
+>>> m = headspace.load("attn-only-2l")  # a shipped toy model
+>>> w = headspace.from_model(m)  # norm scales folded in
+>>> k = w.composition_scores("K")  # every pair of heads
+>>> k.shape, round(float(k.max()), 3)  # 2 layers, 4 heads
+((2, 4, 2, 4), 0.207)
+>>> headspace.METRICS[:3]  # scores the site compares
+('frobenius', 'frobenius_baseline', 'svd_bound')
+
+The names here are the package's surface: ``load`` and ``Model`` (run a model, numpy only),
+``from_model``, ``from_transformer_lens`` and ``from_state_dict`` (the ``Weights`` scores read),
+``composition_score`` (one pair of heads) and ``all_composition_scores`` (every pair, in
+memory-bounded blocks), and ``path_ablation`` (the loss-based ground truth). Each module below
+has more.
+
 Axis names, used in every docstring and shape error:
 ``n_layers n_heads d_model d_head d_vocab n_ctx``.
 
@@ -32,5 +49,13 @@ circuits in token space and its copying score), ``optics`` (polarisers, the phys
 projection) and ``demos`` (the registry every figure on the site runs from).
 """
 
+from headspace.causal import path_ablation
+from headspace.composition import METRICS, MODES, all_composition_scores, composition_score
+from headspace.model import Model, load
+from headspace.weights import Weights, from_model, from_state_dict, from_transformer_lens
+
 __version__ = "0.1.0"
-__all__ = ["__version__"]
+__all__ = [
+    "load", "Model", "from_model", "from_transformer_lens", "from_state_dict", "Weights",
+    "composition_score", "all_composition_scores", "METRICS", "MODES", "path_ablation", "__version__",
+]

@@ -48,8 +48,7 @@ def path_ablation(model, tokens, mode, positions=None) -> np.ndarray:
     a ``headspace.model.Model``; ``tokens`` [batch, seq] integer ids with ``seq >= 2``.
     ``positions`` (a slice or index array over the loss positions ``0 .. seq-2``; default all)
     picks where the loss is averaged, for example the repeated half of an induction probe.
-    Cost: one clean forward pass, then per pair one head and the layers after it; both shipped
-    models, a [32, 64] batch, all three modes: about 0.1 s natively.
+    Cost: one clean forward pass, then per pair one head and the layers after it.
     """
     modes, single = _modes(mode)
     toks, one = model._check_tokens(tokens)

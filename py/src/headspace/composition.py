@@ -24,13 +24,15 @@ In the paper's column vectors the same product is ``(left @ right).T``, e.g.
 
 from __future__ import annotations
 
-from copy import deepcopy
-from functools import lru_cache
-
 import numpy as np
 
-from headspace._linalg import _EPS, _T, _factor, _gram, _gram_rows, _mm, _rank_mask, _sq_norm, _sv2
-from headspace._validate import as_array, as_number
+from headspace._linalg import _T, _rank_mask, _sq_norm, _sv2
+from headspace._metric_inputs import (
+    METRICS, MODES, check_options, embedding_factor, float_array, metric_name, mode_name, reference_factor,
+    unembedding_factor,
+)
+from headspace._random_baseline import random_baseline
+from headspace.head_pairs import all_composition_scores
 
 __all__ = [
     "METRICS", "MODES", "composition_score", "all_composition_scores",
@@ -38,31 +40,11 @@ __all__ = [
     "whitened",
 ]
 
-#: Metric names, in the order demos list them.
-METRICS = ("frobenius", "frobenius_baseline", "svd_bound", "subspace", "token", "whitened")
-#: Composition modes: which input of the later head reads the earlier head's output.
-MODES = ("Q", "K", "V")
-
-
-
-# --------------------------------------------------------------------------- validation
-
-def _float_array(name, value, ndim=None, min_ndim=None):
-    arr = as_array(name, value, dtype=None)
-    if arr.dtype != np.float32:
-        arr = arr.astype(np.float64, copy=False)
-    if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must have {ndim} dimensions; got shape {list(arr.shape)}")
-    if min_ndim is not None and arr.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dimensions [..., rows, cols]; "
-                         f"got shape {list(arr.shape)}")
-    return arr
-
 
 def _pair(left, right):
     """Validate a (left, right) pair as float64 arrays [..., n, m] and [..., m, p]."""
-    L = _float_array("left", left, min_ndim=2).astype(np.float64, copy=False)
-    R = _float_array("right", right, min_ndim=2).astype(np.float64, copy=False)
+    L = float_array("left", left, min_ndim=2).astype(np.float64, copy=False)
+    R = float_array("right", right, min_ndim=2).astype(np.float64, copy=False)
     if L.shape[-1] != R.shape[-2]:
         raise ValueError(f"right must have shape [..., {L.shape[-1]}, *] so that left @ right is defined "
                          f"(left has shape {list(L.shape)}); got {list(R.shape)}")
@@ -87,18 +69,6 @@ def _nonzero(name, sq_norm, what=None):
 def _out(x):
     x = np.asarray(x, dtype=np.float64)
     return float(x) if x.ndim == 0 else x
-
-
-def _metric_name(metric):
-    if metric not in METRICS:
-        raise ValueError(f"metric must be one of {', '.join(repr(m) for m in METRICS)}; got {metric!r}")
-    return metric
-
-
-def _mode_name(mode):
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of 'Q', 'K', 'V'; got {mode!r}")
-    return mode
 
 
 # --------------------------------------------------------------------------- metrics on dense matrices
@@ -130,96 +100,6 @@ def frobenius(left, right):
     _nonzero("left", nl)
     _nonzero("right", nr)
     return _out(np.sqrt(_sq_norm(L @ R) / (nl * nr)))
-
-
-def random_baseline(shape_left, shape_right, *, ranks=None, samples=64, seed=0):
-    r"""Monte-Carlo estimate of the expected ``frobenius`` score of random matrices: ``(mean, stderr)``.
-
-    Draws ``samples`` independent pairs of matrices with shapes ``shape_left = (n, m)`` and
-    ``shape_right = (m, p)``, entries i.i.d. standard normal (the scale does not matter: the score
-    is scale-free). With ``ranks=(k, k2)`` each matrix is a product of Gaussian factors,
-    ``[n, k] @ [k, m]`` and ``[m, k2] @ [k2, p]``, as an attention head's ``W_V @ W_O``.
-
-    Estimator: the sample mean of the scores. Its standard error is ``std(scores, ddof=1) /
-    sqrt(samples)``, returned alongside. For large shapes the mean is close to ``m**-0.5``
-    (``E||AB||^2 / (E||A||^2 E||B||^2) = 1/m``), e.g. about 0.036 for d_model = 768.
-
-    >>> mean, se = random_baseline((768, 768), (768, 768), ranks=(64, 64), samples=16)
-    >>> round(mean, 3), se < 1e-3
-    (0.036, True)
-    """
-    # validated here; the draw itself is cached (demos and axiom checks ask for it repeatedly)
-    n, m = (int(as_number(f"shape_left[{i}]", v, lo=1)) for i, v in enumerate(shape_left))
-    m2, p = (int(as_number(f"shape_right[{i}]", v, lo=1)) for i, v in enumerate(shape_right))
-    if m != m2:
-        raise ValueError(f"shape_right must start with {m} to match shape_left {tuple(shape_left)}; "
-                         f"got {tuple(shape_right)}")
-    samples = int(as_number("samples", samples, lo=2))
-    if ranks is not None:
-        ranks = tuple(int(as_number(f"ranks[{i}]", v, lo=1)) for i, v in enumerate(ranks))
-    seed = int(as_number("seed", seed, lo=0))
-    return _random_baseline(n, m, p, ranks, samples, seed)
-
-
-#: Bytes of Gaussian draws above which ``random_baseline`` draws one sample at a time.
-_DRAW_BYTES = 256 * 2**20
-
-
-@lru_cache(maxsize=128)
-def _random_baseline(n, m, p, ranks, samples, seed):
-    rng = np.random.default_rng(seed)
-    sizes = [n * m, m * p] if ranks is None else [n * ranks[0], ranks[0] * m, m * ranks[1], ranks[1] * p]
-    if samples * sum(sizes) * 8 > _DRAW_BYTES:
-        scores = _streamed_scores(rng, n, m, p, ranks, samples)
-    elif ranks is None:
-        A = rng.standard_normal((samples, n, m))
-        B = rng.standard_normal((samples, m, p))
-        scores = np.sqrt(_sq_norm(_mm(A, B)) / (_sq_norm(A) * _sq_norm(B)))
-    else:
-        k, k2 = ranks
-        P, Zt = rng.standard_normal((samples, n, k)), rng.standard_normal((samples, k, m))
-        X, Yt = rng.standard_normal((samples, m, k2)), rng.standard_normal((samples, k2, p))
-        # ||P Zt X Yt||^2 through k x k Gram factors: never forms the n x p product
-        FP, FY = _factor(_gram(P)), _factor(_gram(_T(Yt)))
-        num = _sq_norm(_mm(_mm(FP, Zt), _mm(X, _T(FY))))
-        nl = np.einsum("sij,sij->s", _gram(P), _gram(_T(Zt)))
-        nr = np.einsum("sij,sij->s", _gram(X), _gram(_T(Yt)))
-        scores = np.sqrt(num / (nl * nr))
-    return float(scores.mean()), float(scores.std(ddof=1) / np.sqrt(samples))
-
-
-def _streamed_scores(rng, n, m, p, ranks, samples):
-    """The scores of ``_random_baseline`` from the same draws, one sample's matrices at a time.
-
-    Why the draws are the same: a Generator fills ``[samples, r, c]`` in order, exactly as ``samples``
-    draws of ``[r, c]`` do. The matrices of one kind are drawn for all samples before the next kind,
-    so a copy of the generator is kept at the start of each kind a later kind must meet (``A`` for
-    ``A @ B``; ``Zt`` for ``Zt @ X``). Memory: a few matrices of one sample, not ``samples`` of them
-    (at Llama-2-7B shapes, 4 MB instead of 1 GB).
-    """
-    if ranks is None:
-        at_A = deepcopy(rng)
-        nA = [_sq_norm(rng.standard_normal((n, m))) for _ in range(samples)]
-        scores = []
-        for s in range(samples):
-            A, B = at_A.standard_normal((n, m)), rng.standard_normal((m, p))
-            scores.append(np.sqrt(_sq_norm(A @ B) / (nA[s] * _sq_norm(B))))
-        return np.array(scores)
-    k, k2 = ranks
-    G_P = [_gram(rng.standard_normal((n, k))) for _ in range(samples)]
-    at_Zt = deepcopy(rng)
-    G_Z = [_gram(_T(rng.standard_normal((k, m)))) for _ in range(samples)]
-    C, G_X = [], []
-    for _ in range(samples):                                 # rng is now at X, at_Zt at Zt
-        Zt, X = at_Zt.standard_normal((k, m)), rng.standard_normal((m, k2))
-        C.append(Zt @ X)                                    # k x k2: all of Zt and X the score needs
-        G_X.append(_gram(X))
-    scores = []
-    for s in range(samples):
-        G_Y = _gram(_T(rng.standard_normal((k2, p))))
-        num = _sq_norm(_factor(G_P[s]) @ C[s] @ _T(_factor(G_Y)))
-        scores.append(np.sqrt(num / (np.vdot(G_P[s], G_Z[s]) * np.vdot(G_X[s], G_Y))))
-    return np.array(scores)
 
 
 def frobenius_baseline(left, right, *, samples=64, seed=0, ranks=None):
@@ -314,64 +194,11 @@ def subspace(left, right, *, rtol=None):
     return _out(np.clip(sq / wl.sum(-1), 0.0, 1.0))
 
 
-def _basis_factor(name, gram, d_model):
-    """F [..., d_model, d_model] with ``F.T @ F == gram``: the change of basis that whitens ``gram``.
-
-    ``gram`` must be symmetric positive definite; a singular or indefinite one raises, naming
-    ``name`` and the ratio of its smallest to largest eigenvalue.
-    """
-    G = _float_array(name, gram, min_ndim=2).astype(np.float64, copy=False)
-    if G.shape[-2:] != (d_model, d_model):
-        raise ValueError(f"{name} must have shape [d_model={d_model}, d_model={d_model}]; got {list(G.shape)}")
-    scale = np.abs(G).max(axis=(-2, -1), keepdims=True)
-    if np.any(np.abs(G - _T(G)) > 1e-10 * scale):
-        raise ValueError(f"{name} must be symmetric; it differs from its transpose by "
-                         f"{float(np.abs(G - _T(G)).max()):.3g}")
-    lam = np.linalg.eigvalsh(G)
-    ratio = lam[..., 0] / np.maximum(lam[..., -1], np.finfo(np.float64).tiny)
-    if np.any(ratio <= d_model * _EPS * 16):
-        raise ValueError(f"{name} must be positive definite (full rank d_model={d_model}); its smallest/largest "
-                         f"eigenvalue is {float(np.min(ratio)):.3g}")
-    return _T(np.linalg.cholesky(G))
-
-
-def _embedding_gram(W_E, d_model):
-    E = _float_array("W_E", W_E, min_ndim=2)
-    if E.shape[-1] != d_model:
-        raise ValueError(f"W_E must have shape [d_vocab, d_model={d_model}]; got {list(E.shape)}")
-    if E.shape[-2] < d_model:
-        raise ValueError(f"W_E must have full column rank d_model={d_model} for token space to be defined, "
-                         f"so at least d_model rows; got shape {list(E.shape)}")
-    try:
-        return _basis_factor("W_E.T @ W_E", _gram_rows(E), d_model)
-    except ValueError as exc:
-        raise ValueError(f"W_E must have full column rank d_model={d_model}: {exc}") from None
-
-
-def _unembedding_factor(W_U, d_model):
-    """FU [..., d_model, d_model] with ``FU.T @ FU == W_U @ W_U.T`` (any rank)."""
-    U = _float_array("W_U", W_U, min_ndim=2)
-    if U.shape[-2] != d_model:
-        raise ValueError(f"W_U must have shape [d_model={d_model}, d_vocab]; got {list(U.shape)}")
-    return _factor(_gram_rows(_T(U)))
-
-
 def _square(L, R, metric):
     if L.shape[-1] != L.shape[-2] or R.shape[-1] != R.shape[-2]:
         raise ValueError(f"{metric} needs square left and right [d_model, d_model]; got left "
                          f"{list(L.shape)} and right {list(R.shape)}")
     return L.shape[-1]
-
-
-def _whitening(name_gram, gram, W_E, d_model):
-    """F for ``whitened``: from ``gram`` if given, else from ``W_E.T @ W_E``."""
-    if gram is not None and W_E is not None:
-        raise ValueError("whitened takes gram or W_E, not both; got both")
-    if gram is not None:
-        return _basis_factor(name_gram, gram, d_model)
-    if W_E is None:
-        raise ValueError("whitened needs a reference: W_E (its Gram matrix W_E.T @ W_E) or gram; got neither")
-    return _embedding_gram(W_E, d_model)
 
 
 def whitened(left, right, *, mode, W_E=None, gram=None):
@@ -406,9 +233,9 @@ def whitened(left, right, *, mode, W_E=None, gram=None):
     True
     """
     L, R = _pair(left, right)
-    mode = _mode_name(mode)
+    mode = mode_name(mode)
     d = _square(L, R, "whitened")
-    F = _whitening("gram", gram, W_E, d)
+    F = reference_factor("gram", gram, W_E, d)
     return _in_basis(F, L, R, Fi_or_X=None if mode == "V" else _T(F))
 
 
@@ -428,16 +255,16 @@ def token_path(left, right, *, W_E, W_U=None, mode):
     [1.0, 2.0, 3.0]
     """
     L, R = _pair(left, right)
-    mode = _mode_name(mode)
+    mode = mode_name(mode)
     d = _square(L, R, "token_path")
-    E = _float_array("W_E", W_E, min_ndim=2).astype(np.float64, copy=False)
+    E = float_array("W_E", W_E, min_ndim=2).astype(np.float64, copy=False)
     if E.shape[-1] != d:
         raise ValueError(f"W_E must have shape [d_vocab, d_model={d}]; got {list(E.shape)}")
     if mode != "V":
         return E @ L @ R @ _T(E)
     if W_U is None:
         raise ValueError("token_path for mode 'V' needs W_U [d_model, d_vocab]; got none")
-    U = _float_array("W_U", W_U, min_ndim=2).astype(np.float64, copy=False)
+    U = float_array("W_U", W_U, min_ndim=2).astype(np.float64, copy=False)
     if U.shape[-2] != d:
         raise ValueError(f"W_U must have shape [d_model={d}, d_vocab]; got {list(U.shape)}")
     return E @ L @ R @ U
@@ -481,14 +308,14 @@ def token(left, right, *, W_E, W_U=None, mode):
     0.0
     """
     L, R = _pair(left, right)
-    mode = _mode_name(mode)
+    mode = mode_name(mode)
     d = _square(L, R, "token")
-    F = _embedding_gram(W_E, d)
+    F = embedding_factor(W_E, d)
     if mode != "V":
         return _in_basis(F, L, R, _T(F))
     if W_U is None:
         raise ValueError("token for mode 'V' needs W_U [d_model, d_vocab]; got none")
-    return _in_basis(F, L, R, _T(_unembedding_factor(W_U, d)))    # ||M W_U||_F = ||M FU^T||_F
+    return _in_basis(F, L, R, _T(unembedding_factor(W_U, d)))    # ||M W_U||_F = ||M FU^T||_F
 
 
 def _in_basis(F, L, R, Fi_or_X=None):
@@ -506,23 +333,6 @@ def _in_basis(F, L, R, Fi_or_X=None):
 
 _DENSE = {"frobenius": frobenius, "frobenius_baseline": frobenius_baseline, "svd_bound": svd_bound,
           "subspace": subspace, "token": token, "whitened": whitened}
-_OPTIONS = {"frobenius": (), "frobenius_baseline": ("samples", "seed", "ranks"), "svd_bound": (),
-            "subspace": ("rtol",), "token": ("W_E", "W_U", "mode"), "whitened": ("W_E", "gram", "mode")}
-
-
-def _options(metric, kw, allowed=None):
-    allowed = _OPTIONS[metric] if allowed is None else allowed
-    for key in kw:
-        if key not in allowed:
-            raise ValueError(f"unknown keyword {key!r} for metric {metric!r}; expected one of "
-                             f"{list(allowed) or 'none'}")
-    if metric in ("token", "whitened") and "mode" not in kw:
-        raise ValueError(f"metric {metric!r} needs mode ('Q', 'K' or 'V': how the reader reads); got none")
-    if metric == "token" and "W_E" not in kw:
-        raise ValueError("metric 'token' needs W_E [d_vocab, d_model]; got none")
-    return kw
-
-
 def composition_score(left, right, metric="frobenius", **kw):
     r"""The composition score of ``left @ right`` under ``metric`` (one of ``METRICS``).
 
@@ -538,18 +348,5 @@ def composition_score(left, right, metric="frobenius", **kw):
     >>> composition_score(np.eye(4), np.eye(4), "whitened", gram=np.eye(4), mode="Q")  # frobenius when gram = I
     0.5
     """
-    metric = _metric_name(metric)
-    return _DENSE[metric](left, right, **_options(metric, kw))
-
-
-def __getattr__(name):
-    """``all_composition_scores`` lives in ``headspace.head_pairs`` (the all-pairs engine); it is
-    importable from here too, as DESIGN.md's contract names it, without a circular import."""
-    if name == "all_composition_scores":
-        from headspace.head_pairs import all_composition_scores
-        return all_composition_scores
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | {"all_composition_scores"})
+    metric = metric_name(metric)
+    return _DENSE[metric](left, right, **check_options(metric, kw))

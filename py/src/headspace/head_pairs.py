@@ -2,7 +2,7 @@
 
 ``headspace.composition`` defines each metric on one pair of dense matrices. This module computes a
 whole model's ``[n_layers, n_heads, n_layers, n_heads]`` table of them, the all-pairs engine behind
-``headspace.composition.all_composition_scores`` (re-exported there, where DESIGN.md names it).
+``headspace.composition.all_composition_scores`` (re-exported there, where docs/contracts.md names it).
 
 The linear-algebra reason it is cheap: each score needs ``||A B||_F`` for a writer ``A = W_V W_O``
 and a reader ``B = X Y^T``, both rank d_head. With d_head x d_head Gram factors (``F_P^T F_P = W_V^T
@@ -33,12 +33,13 @@ import numbers
 import numpy as np
 
 from headspace._linalg import _T, _factor, _gram, _mm, _rank_mask, _sq_norm, _sv
-from headspace.composition import (
-    _OPTIONS, MODES, _embedding_gram, _float_array, _metric_name, _mode_name, _options, _unembedding_factor,
-    _whitening, composition_score, random_baseline,  # noqa: F401 (composition_score: the doctest)
+from headspace._metric_inputs import (
+    MODES, OPTIONS, check_options, embedding_factor, float_array, metric_name, mode_name, reference_factor,
+    unembedding_factor,
 )
+from headspace._random_baseline import random_baseline
 
-__all__ = ["all_composition_scores", "WORK_BYTES"]
+__all__ = ["all_composition_scores", "later_mask", "WORK_BYTES"]
 
 #: Working memory (bytes) the blocks of the all-pairs engine may use, unless ``work_bytes`` says otherwise.
 WORK_BYTES = 512 * 2**20
@@ -88,6 +89,7 @@ def all_composition_scores(W_Q, W_K, W_V, W_O, mode, metric="frobenius", *, work
     >>> rng = np.random.default_rng(0)
     >>> W_Q, W_K, W_V = rng.normal(size=(3, 2, 1, 4, 2))
     >>> W_O = rng.normal(size=(2, 1, 2, 4))
+    >>> from headspace.composition import composition_score
     >>> s = all_composition_scores(W_Q, W_K, W_V, W_O, "Q")
     >>> s.shape, float(s[1, 0, 0, 0]), bool(np.isclose(s[0, 0, 1, 0],
     ...     composition_score(W_V[0, 0] @ W_O[0, 0], W_Q[1, 0] @ W_K[1, 0].T)))
@@ -105,11 +107,11 @@ def all_composition_scores(W_Q, W_K, W_V, W_O, mode, metric="frobenius", *, work
         return _array_api_scores(arrays, mode, metric, kw, work_bytes, progress)
     W = _heads(*arrays)
     modes, single = _modes(mode)
-    metric = _metric_name(metric)
+    metric = metric_name(metric)
     # token's and whitened's mode is the positional mode; the baseline's factor ranks are the heads' d_head
     allowed = {"token": ("W_E", "W_U", "mode"), "whitened": ("W_E", "gram", "mode"),
-               "frobenius_baseline": ("samples", "seed")}.get(metric, _OPTIONS[metric])
-    kw = _options(metric, dict(kw, mode=modes[0]) if metric in ("token", "whitened") else kw, allowed)
+               "frobenius_baseline": ("samples", "seed")}.get(metric, OPTIONS[metric])
+    kw = check_options(metric, dict(kw, mode=modes[0]) if metric in ("token", "whitened") else kw, allowed)
     if metric == "subspace":
         out = _subspace_scores(W, modes, kw.get("rtol"), work_bytes, progress)
     else:
@@ -152,11 +154,11 @@ def _shape_error(name, want, shape_q, shape):
 def _heads(W_Q, W_K, W_V, W_O):
     """The four weight tensors as arrays of one float dtype (float32 if all are, else float64),
     validated; no copy unless a dtype changes."""
-    Q = _float_array("W_Q", W_Q, ndim=4)
+    Q = float_array("W_Q", W_Q, ndim=4)
     want = _want(Q.shape)
     out = [Q]
     for name, value in zip(("W_K", "W_V", "W_O"), (W_K, W_V, W_O)):
-        arr = _float_array(name, value, ndim=4)
+        arr = float_array(name, value, ndim=4)
         if arr.shape != want[name]:
             raise _shape_error(name, want[name], Q.shape, arr.shape)
         out.append(arr)
@@ -168,7 +170,7 @@ def _modes(mode):
     if isinstance(mode, str) and mode in MODES:
         return (mode,), True
     if isinstance(mode, (str, list, tuple)) and len(mode) > 0:
-        return tuple(_mode_name(m) for m in mode), False
+        return tuple(mode_name(m) for m in mode), False
     raise ValueError(f"mode must be one of 'Q', 'K', 'V' or a sequence of them; got {mode!r}")
 
 
@@ -384,14 +386,14 @@ def _frobenius_scores(W, modes, metric, kw, work_bytes, progress):
             den = np.einsum("ak,bk->ab", sides.sl2.reshape(-1, dh), sides.sr2[m].reshape(-1, dh))
             den = den.reshape(L, H, L, H)
             out = np.zeros(num.shape)
-            mask = _later(num.shape)
+            mask = later_mask(num.shape)
             out[mask] = np.minimum(np.sqrt(num[mask] / den[mask]), 1.0)
         else:
             out = _finish(num, sides.nl, sides.nr[m])
             if metric == "frobenius_baseline":
                 mean, _ = random_baseline((d, d), (d, d), ranks=(dh, dh), samples=kw.get("samples", 64),
                                           seed=kw.get("seed", 0))
-                out[_later(out.shape)] -= mean
+                out[later_mask(out.shape)] -= mean
         outs.append(out)
     return np.stack(outs)
 
@@ -400,25 +402,26 @@ def _basis(metric, kw, modes, d_model):
     """``(F, F^-1, FU)``: the reference factor (``F^T F`` = the Gram matrix that becomes I), its
     inverse, and for token's V readers ``FU`` with ``FU^T FU = W_U W_U^T`` (``||M W_U|| = ||M FU^T||``)."""
     if metric == "whitened":
-        F = _whitening("gram", kw.get("gram"), kw.get("W_E"), d_model)
+        F = reference_factor("gram", kw.get("gram"), kw.get("W_E"), d_model)
     else:
-        F = _embedding_gram(kw["W_E"], d_model)
+        F = embedding_factor(kw["W_E"], d_model)
     FU = None
     if metric == "token" and "V" in modes:
         if kw.get("W_U") is None:
             raise ValueError("metric 'token' with mode 'V' needs W_U [d_model, d_vocab]; got none")
-        FU = _unembedding_factor(kw["W_U"], d_model)
+        FU = unembedding_factor(kw["W_U"], d_model)
     return F, np.linalg.inv(F), FU
 
 
-def _later(shape):
-    """Boolean mask [n_layers, n_heads, n_layers, n_heads]: True where the second layer is after the first."""
-    idx = np.arange(shape[0])
-    return np.broadcast_to((idx[:, None] < idx[None, :])[:, None, :, None], shape)
+def later_mask(shape) -> np.ndarray:
+    """[n_layers, n_heads, n_layers, n_heads] booleans: True where the reader's layer is after the
+    writer's, the only pairs that can compose (every score is 0 elsewhere)."""
+    n = shape[0]
+    return np.broadcast_to((np.arange(n)[:, None] < np.arange(n)[None, :])[:, None, :, None], tuple(shape))
 
 
 def _finish(num, nl, nr):
-    mask = _later(num.shape)
+    mask = later_mask(num.shape)
     den = nl[:, :, None, None] * nr[None, None]
     out = np.zeros(num.shape)
     out[mask] = np.sqrt(num[mask] / den[mask])
@@ -567,11 +570,11 @@ def _array_api_scores(arrays, mode, metric, kw, work_bytes, progress):
     names = ("W_Q", "W_K", "W_V", "W_O")
     kinds = [f"{type(w).__module__}.{type(w).__name__}" for w in arrays]
     other = next(k for k, w in zip(kinds, arrays) if not _is_numpy(w))
-    metric = _metric_name(metric)
+    metric = metric_name(metric)
     if metric != "frobenius":
         raise ValueError(f"metric {metric!r} accepts numpy arrays only; arrays from other libraries (got "
                          f"{other}) work with metric 'frobenius' only: pass numpy arrays for {metric!r}")
-    _options("frobenius", kw)
+    check_options("frobenius", kw)
     try:
         from array_api_compat import array_namespace, device
     except ImportError:

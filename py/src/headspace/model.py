@@ -44,11 +44,10 @@ from functools import lru_cache
 import numpy as np
 
 from headspace import store
-from headspace._validate import as_array
+from headspace._state_dict import Reader, fold, norm_type, positive_ints
 
 __all__ = ["Model", "load", "load_checkpoints", "cross_entropy"]
 
-_NORMS = (None, "RMS", "RMSPre", "LN", "LNPre")
 _ACTS = {"relu": lambda x: np.maximum(x, 0.0)}
 
 
@@ -99,10 +98,7 @@ class Model:
         self.config = dict(config)
         self.name, self.step, self.steps = name, step, tuple(steps)
         cfg = self.config
-        for key in ("n_layers", "d_model", "n_heads", "d_head", "d_vocab", "n_ctx"):
-            value = cfg.get(key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"config[{key!r}] must be a positive integer; got {value!r}")
+        L, M, H, D, V, C = positive_ints(cfg, ("n_layers", "d_model", "n_heads", "d_head", "d_vocab", "n_ctx"))
         if cfg.get("attn_only") not in (True, False):
             raise ValueError(f"config['attn_only'] must be true or false; got {cfg.get('attn_only')!r}")
         mlp = cfg["attn_only"] is False
@@ -111,25 +107,14 @@ class Model:
             raise ValueError(f"config['act_fn'] must be one of {list(_ACTS)} and config['d_mlp'] a positive "
                              f"integer for a model with MLPs; got act_fn={cfg.get('act_fn')!r}, "
                              f"d_mlp={cfg.get('d_mlp')!r}")
-        if cfg.get("normalization_type") not in _NORMS:
-            raise ValueError(f"config['normalization_type'] must be one of {list(_NORMS)}; "
-                             f"got {cfg.get('normalization_type')!r}")
+        norm = norm_type(cfg)
         if cfg.get("positional_embedding_type", "standard") != "standard":
             raise ValueError(f"config['positional_embedding_type'] must be 'standard'; "
                              f"got {cfg['positional_embedding_type']!r}")
-        L, H, M, D = cfg["n_layers"], cfg["n_heads"], cfg["d_model"], cfg["d_head"]
-        V, C = cfg["d_vocab"], cfg["n_ctx"]
         V_out = cfg.get("d_vocab_out", V)
         self.eps = float(cfg.get("eps", 1e-5))
-
-        def get(key, shape):
-            if key not in state_dict:
-                raise ValueError(f"weights must include {key!r} with shape {list(shape)}; it is missing")
-            return as_array(key, state_dict[key], shape=shape)
-
-        def stack(key, shape):
-            return np.stack([get(f"blocks.{l}.{key}", shape) for l in range(L)])
-
+        read = Reader(state_dict, L)
+        get, stack = read.get, read.stack
         self.W_E = get("embed.W_E", (V, M))
         self.W_pos = get("pos_embed.W_pos", (C, M))
         self.W_Q, self.W_K, self.W_V = (stack(f"attn.W_{x}", (H, M, D)) for x in "QKV")
@@ -138,8 +123,8 @@ class Model:
         self.b_O = stack("attn.b_O", (M,))
         self.W_U = get("unembed.W_U", (M, V_out))
         self.b_U = get("unembed.b_U", (V_out,))
-        learned = cfg.get("normalization_type") in ("RMS", "LN")
-        bias = cfg.get("normalization_type") == "LN"
+        learned = norm in ("RMS", "LN")
+        bias = norm == "LN"
         self.ln1_w = stack("ln1.w", (M,)) if learned else None
         self.ln_final_w = get("ln_final.w", (M,)) if learned else None
         self.ln1_b = stack("ln1.b", (M,)) if bias else None
@@ -245,39 +230,32 @@ class Model:
     def fold_norm(self) -> "Model":
         """The same function with the norm's learned scale folded into the weights that read it.
 
-        As TransformerLens's ``fold_ln``: ``W_Q, W_K, W_V`` of layer ``l`` become
+        As TransformerLens's ``fold_ln`` (``headspace._state_dict.fold``, the fold the scores'
+        ``headspace.weights`` uses too): ``W_Q, W_K, W_V`` of layer ``l`` become
         ``ln1_w[l][:, None] * W``, ``W_U`` becomes ``ln_final_w[:, None] * W_U``
         (``W_in`` likewise with ``ln2_w``) and ``normalization_type`` "RMS" becomes the
         parameter-free "RMSPre". For "LN" the norm's bias goes into the reader's bias
         (``b_Q + ln1_b @ W_Q``), the scaled readers are centred over ``d_model`` (LayerNorm's
-        output has mean 0, so that component is never read) and the type becomes "LNPre".
-        Composition scores should be computed on folded weights: they are the
-        maps the heads really apply to the (normalised) residual stream.
-        A model without learned scales comes back unchanged (as a copy).
+        output has mean 0, so that component is never read) and the type becomes "LNPre"; an
+        "LNPre" model's readers are centred too. Composition scores should be computed on folded
+        weights: they are the maps the heads really apply to the (normalised) residual stream.
+        A model without a norm comes back unchanged (as a copy).
         """
         folded = Model.__new__(Model)
         folded.__dict__.update({k: (v.copy() if isinstance(v, np.ndarray) else v)
                                 for k, v in self.__dict__.items()})
         folded.config = dict(self.config)
-        if self.ln1_w is not None:
-            ln = self.config["normalization_type"] == "LN"
-            centre = (lambda W: W - W.mean(axis=-2, keepdims=True)) if ln else (lambda W: W)  # noqa: E731
-            for name in ("W_Q", "W_K", "W_V"):
-                W = getattr(self, name)
-                if ln:
-                    b = getattr(self, "b" + name[1:])
-                    setattr(folded, "b" + name[1:], b + np.einsum("lm,lhmd->lhd", self.ln1_b, W))
-                setattr(folded, name, centre(self.ln1_w[:, None, :, None] * W))
-            if ln:
-                folded.b_U = self.b_U + self.ln_final_b @ self.W_U
-            folded.W_U = centre(self.ln_final_w[:, None] * self.W_U)
-            if self.W_in is not None:
-                if ln:
-                    folded.b_in = self.b_in + np.einsum("lm,lmf->lf", self.ln2_b, self.W_in)
-                folded.W_in = centre(self.ln2_w[:, :, None] * self.W_in)
-            folded.ln1_w = folded.ln_final_w = folded.ln2_w = None
-            folded.ln1_b = folded.ln_final_b = folded.ln2_b = None
-            folded.config["normalization_type"] = "LNPre" if ln else "RMSPre"
+        names = ("W_Q", "W_K", "W_V", "W_U", "b_Q", "b_K", "b_V", "b_U")
+        names += ("W_in", "b_in") if self.W_in is not None else ()
+        norm = self.config.get("normalization_type")
+        readers, after = fold(norm, {n: getattr(folded, n) for n in names},
+                              {"ln1": self.ln1_w, "ln_final": self.ln_final_w, "ln2": self.ln2_w},
+                              {"ln1": self.ln1_b, "ln_final": self.ln_final_b, "ln2": self.ln2_b})
+        folded.__dict__.update(readers)
+        if after != norm:
+            folded.config["normalization_type"] = after
+        folded.ln1_w = folded.ln_final_w = folded.ln2_w = None
+        folded.ln1_b = folded.ln_final_b = folded.ln2_b = None
         return folded
 
     # -- helpers ------------------------------------------------------------

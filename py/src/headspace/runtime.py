@@ -77,7 +77,7 @@ def _bare_package() -> types.ModuleType:
         bare.__path__, bare.__spec__, bare.__file__ = list(spec.submodule_search_locations), spec, spec.origin
         bare.__package__, bare._bare = "headspace.demos", True
         sys.modules["headspace.demos"] = bare
-        registry = importlib.import_module("headspace.demos._registry")
+        registry = importlib.import_module("headspace.figure.registry")
         for name in ("REGISTRY", "Demo", "Param", "register", "to_json_value", "format_value", "format_outputs"):
             setattr(bare, name, getattr(registry, name))
     return bare
@@ -100,14 +100,14 @@ def forget() -> None:
     """Drop the imported demos: the next ``load()`` imports them again and re-reads the manifest."""
     global _registry
     _registry = None
-    for key in [k for k in sys.modules if k == "headspace.demos" or k.startswith("headspace.demos.")]:
-        del sys.modules[key]
+    for key in [k for k in sys.modules if k.split(".")[:2] in (["headspace", "demos"], ["headspace", "figure"])]:
+        del sys.modules[key]    # the registry and the shipped models' names, read from the manifest, too
 
 
 def call(name: str, params_json: str, width: int | None = None) -> str:
     """Run demo ``name`` on parameters given as JSON; its result as compact JSON, with ``text``:
     each output as the page prints it (``headspace.demos.format_value``). With ``width``, the
-    figure is laid out to be drawn that many px wide (``headspace.demos._fit.fit``), as the
+    figure is laid out to be drawn that many px wide (``headspace.figure.fit.fit``), as the
     build laid out the static drawing the page showed first."""
     registry = _registry if _registry is not None else load()
     if name not in registry and _partial():
@@ -117,7 +117,7 @@ def call(name: str, params_json: str, width: int | None = None) -> str:
         raise ValueError(f"unknown demo {name!r}; see headspace.demos.REGISTRY")
     result = demo.run(json.loads(params_json))
     if width is not None:
-        from headspace.demos._fit import fit
+        from headspace.figure.fit import fit
         result["figure"] = fit(result["figure"], width)
     from headspace.demos import format_outputs
     result["text"] = format_outputs(result["outputs"])
@@ -136,7 +136,7 @@ def answer(name: str, params_json: str, width: int | None = None) -> str:
     >>> answer("polarizer", '{"theta": 90}').startswith('{"figure"')
     True
     """
-    from headspace.demos._registry import ParameterError
+    from headspace.figure.registry import ParameterError
     try:
         return call(name, params_json, width)
     except ParameterError as exc:

@@ -85,7 +85,7 @@ def models_dir() -> Path:
 def _models_dir(env: str | None) -> Path:
     """``models_dir()`` for the value of ``$HEADSPACE_MODELS``, which decides it; cached (a missing
     manifest raises, so is asked about again), since the demos ask on every score they read: 140
-    file-system stats a move for composition-over-training, about 3 ms in Pyodide."""
+    file-system stats a move for composition-over-training, slow in Pyodide's file system."""
     where = Path(env) if env else SHIPPED
     if not (where / MANIFEST).is_file():
         source = "$HEADSPACE_MODELS" if env else "the installed package (its models/ data is missing)"

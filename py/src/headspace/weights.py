@@ -39,12 +39,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from headspace._state_dict import FOLDED, NORMS, Reader, fold, norm_type, positive_ints
 from headspace._validate import as_array
 
 __all__ = ["Weights", "from_transformer_lens", "from_state_dict", "from_model"]
-
-_NORMS = (None, "LN", "LNPre", "RMS", "RMSPre")
-_FOLDED = {"LN": "LNPre", "RMS": "RMSPre"}
 
 
 @dataclass(frozen=True)
@@ -96,15 +94,15 @@ def from_transformer_lens(model) -> Weights:
         raise ValueError(f"model must be a TransformerLens HookedTransformer or TransformerBridge "
                          f"(with .cfg and stacked .W_Q); got {type(model).__name__}")
     norm = getattr(cfg, "normalization_type", None)
-    if norm not in _NORMS:
-        raise ValueError(f"model.cfg.normalization_type must be one of {list(_NORMS)}; got {norm!r}")
+    if norm not in NORMS:
+        raise ValueError(f"model.cfg.normalization_type must be one of {list(NORMS)}; got {norm!r}")
     get = lambda name: _to_numpy(name, getattr(model, name))  # noqa: E731
     try:
         W_pos = get("W_pos")
     except (AttributeError, KeyError, ValueError, TypeError):
         W_pos = None    # rotary, alibi or no positional embedding
     ln1 = ln_final = None
-    if norm in _FOLDED:
+    if norm in FOLDED:
         blocks = list(model.blocks)
         ln1 = np.stack([_scale(f"blocks.{l}.ln1", b.ln1) for l, b in enumerate(blocks)])
         ln_final = _scale("ln_final", model.ln_final)
@@ -123,36 +121,24 @@ def from_state_dict(state: dict, config: dict) -> Weights:
     ``RMS``, ``unembed.W_U``. A missing key or a wrong shape raises ValueError
     naming it.
     """
-    c = {}
-    for key in ("n_layers", "n_heads", "d_model", "d_head"):
-        value = config.get(key)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"config[{key!r}] must be a positive integer; got {value!r}")
-        c[key] = value
-    L, H, M, D = c["n_layers"], c["n_heads"], c["d_model"], c["d_head"]
-    norm = config.get("normalization_type")
-    if norm not in _NORMS:
-        raise ValueError(f"config['normalization_type'] must be one of {list(_NORMS)}; got {norm!r}")
+    L, H, M, D = positive_ints(config, ("n_layers", "n_heads", "d_model", "d_head"))
+    norm = norm_type(config)
     kv = config.get("n_key_value_heads") or H
-
-    def get(key, shape):
-        if key not in state:
-            raise ValueError(f"weights must include {key!r} with shape {list(shape)}; it is missing")
-        return as_array(key, state[key], shape=shape, dtype=None)
+    read = Reader(state, L, dtype=None)
 
     def stack(name, shape, grouped=False):
-        key = f"attn._{name}" if grouped and kv != H and f"blocks.0.attn._{name}" in state else f"attn.{name}"
+        key = f"attn._{name}" if grouped and kv != H and f"blocks.0.attn._{name}" in read else f"attn.{name}"
         heads = kv if key.startswith("attn._") else H
-        arr = np.stack([get(f"blocks.{l}.{key}", (heads,) + shape) for l in range(L)])
+        arr = read.stack(key, (heads,) + shape)
         return np.repeat(arr, H // heads, axis=1) if heads != H else arr
 
-    W_E = get("embed.W_E", (None, M))
-    W_pos = get("pos_embed.W_pos", (None, M)) if "pos_embed.W_pos" in state else None
-    W_U = get("unembed.W_U", (M, None))
+    W_E = read.get("embed.W_E", (None, M))
+    W_pos = read.get("pos_embed.W_pos", (None, M)) if "pos_embed.W_pos" in read else None
+    W_U = read.get("unembed.W_U", (M, None))
     ln1 = ln_final = None
-    if norm in _FOLDED:
-        ln1 = np.stack([get(f"blocks.{l}.ln1.w", (M,)) for l in range(L)])
-        ln_final = get("ln_final.w", (M,))
+    if norm in FOLDED:
+        ln1 = read.stack("ln1.w", (M,))
+        ln_final = read.get("ln_final.w", (M,))
     return _fold(W_E, W_pos, stack("W_Q", (M, D)), stack("W_K", (M, D), True), stack("W_V", (M, D), True),
                  stack("W_O", (D, M)), W_U, norm, ln1, ln_final, bool(config.get("rmsnorm_uses_offset", False)))
 
@@ -161,15 +147,9 @@ def from_state_dict(state: dict, config: dict) -> Weights:
 
 def _fold(W_E, W_pos, W_Q, W_K, W_V, W_O, W_U, norm, ln1, ln_final, offset) -> Weights:
     """Scale the readers by the norms' weights and centre them for LayerNorm, as ``fold_ln``."""
-    if norm in _FOLDED:
-        if offset:
-            ln1, ln_final = 1.0 + ln1, 1.0 + ln_final
-        W_Q, W_K, W_V = (ln1[:, None, :, None].astype(W.dtype) * W for W in (W_Q, W_K, W_V))
-        W_U = ln_final[:, None].astype(W_U.dtype) * W_U
-    if norm in ("LN", "LNPre"):
-        W_Q, W_K, W_V = (W - W.mean(axis=-2, keepdims=True) for W in (W_Q, W_K, W_V))
-        W_U = W_U - W_U.mean(axis=0, keepdims=True)
-    return Weights(W_E, W_pos, W_Q, W_K, W_V, W_O, W_U, _FOLDED.get(norm, norm))
+    r, folded = fold(norm, {"W_Q": W_Q, "W_K": W_K, "W_V": W_V, "W_U": W_U}, {"ln1": ln1, "ln_final": ln_final},
+                     offset=offset)
+    return Weights(W_E, W_pos, r["W_Q"], r["W_K"], r["W_V"], W_O, r["W_U"], folded)
 
 
 def _per_query_head(name: str, W: np.ndarray, n_heads: int) -> np.ndarray:

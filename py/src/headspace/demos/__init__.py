@@ -1,11 +1,15 @@
 """Every demo on the site, by name: ``REGISTRY[name].run(params)``.
 
-Add a demo by writing a module here that uses ``@register`` and importing it
-below; the site, the prerender step, the worker and the tests all find it.
+One module per figure, each a declaration (``@register``: its parameters, outputs and one-line
+key) and the pure function that computes it; what they share (the registry, how outputs print,
+the house style, the layout at each width, the shipped models) is the figure engine,
+``headspace.figure``. Add a demo by writing a module here and importing it below (the order is
+the registry's, and the gallery's); the site, the prerender step, the worker and the tests all
+find it.
 """
 
-from ._outputs import Output
-from ._registry import REGISTRY, Demo, Param, format_outputs, format_value, register, to_json_value
+from headspace.figure.outputs import Output
+from headspace.figure.registry import REGISTRY, Demo, Param, format_outputs, format_value, register, to_json_value
 from . import polarizer  # noqa: F401  (registers itself)
 from . import projection  # noqa: F401
 from . import bottleneck  # noqa: F401

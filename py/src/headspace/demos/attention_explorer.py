@@ -25,10 +25,10 @@ import numpy as np
 from headspace.heads import sequence_scores
 from headspace.model import cross_entropy
 
-from . import _shipped
-from ._figure import COLORS, figure, named_colorbar
-from ._outputs import head
-from ._registry import Output, register
+from headspace.figure import shipped
+from headspace.figure.style import COLORS, figure, named_colorbar
+from headspace.figure.outputs import head
+from headspace.figure.registry import Output, register
 
 #: attention 0 is the page itself (transparent), 1 the full accent colour: legible in both schemes
 ATTENTION_SCALE = [[0.0, "rgba(47,111,222,0)"], [1.0, "rgba(47,111,222,1)"]]
@@ -37,7 +37,7 @@ ATTENTION_SCALE = [[0.0, "rgba(47,111,222,0)"], [1.0, "rgba(47,111,222,1)"]]
 @register(
     "attention-explorer", "Attention patterns of every head on your sequence",
     key='One grid per head (L0H1: layer 0, head 1, with its score): row the query position, column the key, darker more attention; bars: the loss.',
-    params=_shipped.sequence_params(
+    params=shipped.sequence_params(
         "query", "Query position", last=-1,
         help="the position whose attention is outlined in every head (the last one if the sequence is shorter)"),
     outputs=[
@@ -55,8 +55,8 @@ ATTENTION_SCALE = [[0.0, "rgba(47,111,222,0)"], [1.0, "rgba(47,111,222,1)"]]
 )
 def attention_explorer(tokens: list[int], query: int, model: str, step) -> dict:
     toks = np.asarray(tokens)
-    pattern, loss, prev, induction = _forward(_shipped.models_where(), model,
-                                              _shipped.resolve_step(model, step), tuple(tokens))
+    pattern, loss, prev, induction = _forward(shipped.models_where(), model,
+                                              shipped.resolve_step(model, step), tuple(tokens))
     q = min(query, len(toks) - 1)
     outputs = {"patterns": np.round(pattern, 6), "loss": np.round(loss, 6),
                "prev_token_scores": np.round(prev, 6), "induction_scores": np.round(induction, 6)}
@@ -67,7 +67,7 @@ def attention_explorer(tokens: list[int], query: int, model: str, step) -> dict:
 def _forward(where: str, model: str, step, tokens: tuple) -> tuple:
     """(patterns, loss, previous-token scores, induction scores), read-only: the forward pass
     depends on the model and the tokens, not on the query a slider moves."""
-    m = _shipped.weights(model, step)
+    m = shipped.weights(model, step)
     toks = np.asarray(tokens)
     logits, pattern = m.run(toks)
     out = (pattern, cross_entropy(logits, toks), *sequence_scores(pattern, toks))
@@ -119,7 +119,7 @@ def _figure(pattern, loss, prev, induction, toks, q, model, step) -> dict:
                                      "font": {"size": 11}}, "zeroline": False, "showgrid": False}
     layout[f"yaxis{k}"] = {"domain": [0, loss_top], "anchor": f"x{k}", "title": {"text": "loss", "font": {"size": 11}},
                            "rangemode": "tozero", "nticks": 3}
-    at = _shipped.resolve_step(model, step)
+    at = shipped.resolve_step(model, step)
     when = "final weights" if at is None else f"step {at}"
     title = f"query {q} (token {int(toks[q])}) outlined, {when}"
     fig = figure(traces, title=title, height=600, showlegend=False, annotations=notes, shapes=shapes,

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._figure import COLORS, scatter, two_panels
-from ._registry import Output, Param, register
+from headspace.figure.style import COLORS, scatter, two_panels
+from headspace.figure.registry import Output, Param, register
 from .projection import CLOUD, HIGHLIGHT
 
 

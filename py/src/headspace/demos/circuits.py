@@ -21,7 +21,7 @@ Every head gets the same four panels on the same axes (the eigenvalues on the di
 1.1, the path panel present and blank for a layer-0 head), so switching heads changes only the
 data and texts and the page redraws it in place.
 
-The maps use the embedding the heads see (``_shipped.embedding_seen``) and the folded ``W_U``;
+The maps use the embedding the heads see (``shipped.embedding_seen``) and the folded ``W_U``;
 positional embeddings are left out, as in Elhage et al. 2021. The heatmaps show the first
 ``shown`` tokens; the outputs use every token.
 
@@ -42,27 +42,27 @@ import numpy as np
 
 from headspace.circuits import copying_score, diagonal_top_fraction, full_ov_circuit, full_qk_circuit, ov_eigenvalues
 
-from . import _shipped
-from ._figure import COLORS, figure, named_colorbar
-from ._outputs import head
-from ._registry import Output, Param, register
+from headspace.figure import shipped
+from headspace.figure.style import COLORS, figure, named_colorbar
+from headspace.figure.outputs import head
+from headspace.figure.registry import Output, Param, register
 from .token_path import map_scale, path_matrix
 
 #: red positive, blue negative, zero a light grey: opaque, so that zero is seen on the dark scheme too
 #: (transparent, it was the page's background and the faint entries vanished into it)
 DIVERGING = [[0.0, "#2166ac"], [0.5, "#f7f7f7"], [1.0, "#b2182b"]]
 
-ALL_HEADS = (_shipped.PREV, _shipped.INDUCTION) + tuple(
-    sorted(set(_shipped.HEAD1_OPTIONS[1:]) | set(_shipped.HEAD2_OPTIONS[1:])))
+ALL_HEADS = (shipped.PREV, shipped.INDUCTION) + tuple(
+    sorted(set(shipped.HEAD1_OPTIONS[1:]) | set(shipped.HEAD2_OPTIONS[1:])))
 def _after_layer_0(head: str) -> bool:
     """Whether ``head`` is after layer 0 in some shipped model (an earlier head can write to it).
     A role's layer comes from the model files; importing the registry must not need them (a wheel
     without models, as the benchmark's plain page loads), and then the roles answer by what they
     are: an induction head reads what a previous-token head wrote."""
     try:
-        return any(_shipped.parse_head(head, m)[0] > 0 for m in _shipped.MODEL_NAMES)
+        return any(shipped.parse_head(head, m)[0] > 0 for m in shipped.MODEL_NAMES)
     except ValueError:
-        return head == _shipped.INDUCTION
+        return head == shipped.INDUCTION
 
 
 #: The heads an earlier head can write to, in some shipped model: the path panel's controls act only on these.
@@ -73,15 +73,15 @@ _LATER_HEADS = [h for h in ALL_HEADS if _after_layer_0(h)]
     "circuits", "A head's OV and QK circuits in token space",
     key='Row and column: tokens; red raises, blue lowers, pale near zero, each map ÷ its scale (in its title); dots: the OV eigenvalues.',
     params=[
-        Param("head", "Head", "select", _shipped.INDUCTION, options=ALL_HEADS,
+        Param("head", "Head", "select", shipped.INDUCTION, options=ALL_HEADS,
               help="L1H2 is layer 1, head 2; 'previous-token' and 'induction' are the model's heads with those roles"),
-        Param("writer", "Writer for the path", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
+        Param("writer", "Writer for the path", "select", shipped.PREV, options=shipped.HEAD1_OPTIONS,
               help="an earlier head whose output this head reads (bottom right panel)",
               active_when={"head": _LATER_HEADS}, inactive="Only for a head after layer 0"),
-        _shipped.mode_param("Path reads in", "which input of this head reads the writer: queries, keys or values",
+        shipped.mode_param("Path reads in", "which input of this head reads the writer: queries, keys or values",
                             active_when={"head": _LATER_HEADS}, inactive="Only for a head after layer 0"),
-        _shipped.model_param(),
-        _shipped.step_param(),
+        shipped.model_param(),
+        shipped.step_param(),
         Param("shown", "Tokens shown", "select", 32, options=(16, 32, 64, 128),
               help="the heatmaps show the first this many tokens; the outputs use every token"),
     ],
@@ -96,13 +96,13 @@ _LATER_HEADS = [h for h in ALL_HEADS if _after_layer_0(h)]
     needs_models=True,
 )
 def circuits(head: str, writer: str, mode: str, model: str, step, shown: int) -> dict:
-    at = _shipped.resolve_step(model, step)
-    l, h = _shipped.parse_head(head, model)
-    ov, qk, eig, outputs = _head(_shipped.models_where(), model, at, l, h)
+    at = shipped.resolve_step(model, step)
+    l, h = shipped.parse_head(head, model)
+    ov, qk, eig, outputs = _head(shipped.models_where(), model, at, l, h)
     outputs = dict(outputs)
-    w = _shipped.parse_head(writer, model)
+    w = shipped.parse_head(writer, model)
     path = path_matrix(model, at, mode, w, (l, h)) if w[0] < l else None
-    title = f"head {_shipped.head_label(l, h, model)}: copying score {outputs['copying_score']:.2f}"
+    title = f"head {shipped.head_label(l, h, model)}: copying score {outputs['copying_score']:.2f}"
     return {"figure": _figure(ov[:shown, :shown], qk[:shown, :shown], eig, path, w, (l, h), mode, title),
             "outputs": outputs}
 
@@ -112,8 +112,8 @@ def _head(where: str, model: str, step, l: int, h: int) -> tuple:
     """(OV circuit, QK circuit, OV eigenvalues, outputs) of one head, arrays read-only: they do
     not depend on the writer, mode or tokens shown that the other controls move (two
     [d_vocab, d_vocab] maps, 260 kB, an entry)."""
-    m = _shipped.weights(model, step)
-    W_E = _shipped.embedding_seen(m)
+    m = shipped.weights(model, step)
+    W_E = shipped.embedding_seen(m)
     ov = full_ov_circuit(W_E, m.W_V[l, h], m.W_O[l, h], m.W_U)
     qk = full_qk_circuit(W_E, m.W_Q[l, h], m.W_K[l, h])
     eig = ov_eigenvalues(W_E, m.W_V[l, h], m.W_O[l, h], m.W_U)

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._figure import COLORS, arrow, scatter, segments, two_panels
-from ._registry import Output, Param, register
+from headspace.figure.style import COLORS, arrow, scatter, segments, two_panels
+from headspace.figure.registry import Output, Param, register
 
 
 def unit(deg) -> np.ndarray:

@@ -27,17 +27,17 @@ import numpy as np
 
 from headspace.composition import METRICS
 
-from . import _shipped
-from ._figure import COLORS, METRIC_COLORS, METRIC_DASH, scatter, two_panels
-from ._outputs import METRIC_NAMES
-from ._registry import Output, Param, register
+from headspace.figure import shipped
+from headspace.figure.style import COLORS, METRIC_COLORS, METRIC_DASH, scatter, two_panels
+from headspace.figure.outputs import METRIC_NAMES
+from headspace.figure.registry import Output, Param, register
 
 
 def step_range() -> list[float]:
     """The training-step axis, the same for every shipped model: every checkpoint and every point of
     every training curve, with 2% of the span added at each end (room for the end markers)."""
-    steps = [s for name in _shipped.MODEL_NAMES
-             for s in (*_shipped.checkpoint_steps(name), *_shipped.curve(name)["step"])]
+    steps = [s for name in shipped.MODEL_NAMES
+             for s in (*shipped.checkpoint_steps(name), *shipped.curve(name)["step"])]
     lo, hi = min(steps), max(steps)
     pad = 0.02 * ((hi - lo) or 1)
     return [lo - pad, hi + pad]
@@ -46,7 +46,7 @@ def step_range() -> list[float]:
 def _loss_range(causal: list[float]) -> list[float]:
     """The loss axis: 0 to the highest loss of every shipped model's training curve, 5% padded,
     widened only where this pair's path ablation (near 0, in nats) falls outside it."""
-    hi = max(max(c["first_half_loss"] + c["repeated_half_loss"]) for c in map(_shipped.curve, _shipped.MODEL_NAMES))
+    hi = max(max(c["first_half_loss"] + c["repeated_half_loss"]) for c in map(shipped.curve, shipped.MODEL_NAMES))
     pad = 0.05 * hi
     return [round(min(-pad, *causal), 4), round(max(hi + pad, *causal), 4)]
 
@@ -54,21 +54,21 @@ def _loss_range(causal: list[float]) -> list[float]:
 def pair_over_training(model: str, mode: str, pair: tuple[int, int, int, int]) -> tuple[list[int], dict]:
     """``(steps, {metric: [score at each step]})`` for one pair ``(l1, h1, l2, h2)``; ``"causal"`` is
     the pair's path-ablation effect (nats)."""
-    steps = list(_shipped.checkpoint_steps(model))
+    steps = list(shipped.checkpoint_steps(model))
     l1, h1, l2, h2 = pair
-    return steps, {m: [float(_shipped.scores(model, s, mode, m)[l1, h1, l2, h2]) for s in steps]
-                   for m in _shipped.SCORE_OPTIONS}
+    return steps, {m: [float(shipped.scores(model, s, mode, m)[l1, h1, l2, h2]) for s in steps]
+                   for m in shipped.SCORE_OPTIONS}
 
 
 @register(
     "composition-over-training", "One pair of heads over training, by every metric",
     key="First panel: the pair's score by every metric over training; second: the loss and path ablation. Shaded: the phase change.",
     params=[
-        _shipped.model_param(),
-        _shipped.mode_param(),
-        Param("head1", "Earlier head (writes)", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
+        shipped.model_param(),
+        shipped.mode_param(),
+        Param("head1", "Earlier head (writes)", "select", shipped.PREV, options=shipped.HEAD1_OPTIONS,
               help="L0H1 is layer 0, head 1; 'previous-token' is the model's previous-token head"),
-        Param("head2", "Later head (reads)", "select", _shipped.INDUCTION, options=_shipped.HEAD2_OPTIONS,
+        Param("head2", "Later head (reads)", "select", shipped.INDUCTION, options=shipped.HEAD2_OPTIONS,
               help="L1H2 is layer 1, head 2; 'induction' is the model's induction head"),
     ],
     outputs=[
@@ -80,7 +80,7 @@ def pair_over_training(model: str, mode: str, pair: tuple[int, int, int, int]) -
     needs_models=True,
 )
 def composition_over_training(model: str, mode: str, head1: str, head2: str) -> dict:
-    a, b = _shipped.parse_head(head1, model), _shipped.parse_head(head2, model)
+    a, b = shipped.parse_head(head1, model), shipped.parse_head(head2, model)
     steps, s = pair_over_training(model, mode, a + b)
     return {"figure": _figure(model, mode, a, b, steps, s), "outputs": {"steps": steps, "scores": s}}
 
@@ -89,13 +89,13 @@ def _figure(model, mode, a, b, steps, s) -> dict:
     left = [scatter(steps, s[m], name=METRIC_NAMES[m], color=METRIC_COLORS[m], mode="lines+markers", size=5,
                     line={"color": METRIC_COLORS[m], "width": 2, "dash": METRIC_DASH.get(m, "solid")})
             for m in METRICS]
-    c = _shipped.curve(model)
+    c = shipped.curve(model)
     right = [scatter(c["step"], c["first_half_loss"], name="loss, first (random) half", color=COLORS["muted"],
                      mode="lines", width=1.5),
              scatter(c["step"], c["repeated_half_loss"], name="loss, repeated half", color=COLORS["ink"],
                      mode="lines", width=2),
-             scatter(steps, s[_shipped.CAUSAL], name="path ablation of this pair (Δ loss)",
-                     color=METRIC_COLORS[_shipped.CAUSAL], mode="lines+markers", size=5, width=2)]
+             scatter(steps, s[shipped.CAUSAL], name="path ablation of this pair (Δ loss)",
+                     color=METRIC_COLORS[shipped.CAUSAL], mode="lines+markers", size=5, width=2)]
     shapes = []
     if c.get("phase_change_steps"):
         lo, hi = c["phase_change_steps"][:2]
@@ -108,14 +108,14 @@ def _figure(model, mode, a, b, steps, s) -> dict:
     vals = [v for m in METRICS for v in s[m]]
     ymin = min(0.0, float(np.floor(min(vals) * 10) / 10))
     fig = two_panels(left, right,
-                     titles=(f"{mode}-composition of {_shipped.head_label(*a, model)} → "
-                             f"{_shipped.head_label(*b, model)}", "loss and path ablation (nats)"),
+                     titles=(f"{mode}-composition of {shipped.head_label(*a, model)} → "
+                             f"{shipped.head_label(*b, model)}", "loss and path ablation (nats)"),
                      split=0.56, gap=0.12, height=440,
                      xaxis={"title": {"text": "training step"}, "zeroline": False, "range": step_range()},
                      yaxis={"title": {"text": "score"}, "range": [ymin, 1.02], "zeroline": True},
                      xaxis2={"title": {"text": "training step"}, "zeroline": False, "range": step_range()},
                      yaxis2={"title": {"text": "loss (nats)"}, "zeroline": False,
-                             "range": _loss_range(s[_shipped.CAUSAL])},
+                             "range": _loss_range(s[shipped.CAUSAL])},
                      shapes=shapes)
     fig["layout"]["margin"] = {**fig["layout"]["margin"], "b": 110}
     return fig

@@ -1,7 +1,7 @@
 """Composition scores of every earlier head against every later head of a shipped toy model.
 
 ``scores`` is exactly ``headspace.composition.all_composition_scores`` of the model's weights (norm
-scale folded in, see ``_shipped``) at the chosen training step, for the chosen mode and metric
+scale folded in, see ``shipped``) at the chosen training step, for the chosen mode and metric
 (``token`` and ``whitened`` through the embedding the heads see; ``causal`` is
 ``headspace.causal.path_ablation`` on the site's fixed seeded batch, in nats):
 ``scores[l1][h1][l2][h2]`` scores head ``h1`` of layer ``l1`` writing (its ``W_V W_O``) against
@@ -24,10 +24,10 @@ from __future__ import annotations
 import numpy as np
 
 
-from . import _shipped
-from ._figure import COLORS, SCORE_SCALE, colorbar_ticks, figure
-from ._outputs import METRIC_NAMES, head
-from ._registry import Output, Param, register
+from headspace.figure import shipped
+from headspace.figure.style import COLORS, SCORE_SCALE, colorbar_ticks, figure
+from headspace.figure.outputs import METRIC_NAMES, head
+from headspace.figure.registry import Output, Param, register
 
 _MODE_HELP = "which input of the later head reads the earlier head's output: query, key or value"
 
@@ -50,13 +50,13 @@ def top_pair(s: np.ndarray) -> list[int]:
     "composition-scores", "Composition scores between the heads of a trained model",
     key='Row: the earlier head that writes; column: the later head that reads; colour and number: the score; outlined: the top pair.',
     params=[
-        _shipped.model_param(),
-        _shipped.mode_param(help=_MODE_HELP),
-        Param("metric", "Metric", "select", "frobenius", options=_shipped.SCORE_OPTIONS,
-              option_labels=tuple(METRIC_NAMES[m] for m in _shipped.SCORE_OPTIONS),
+        shipped.model_param(),
+        shipped.mode_param(help=_MODE_HELP),
+        Param("metric", "Metric", "select", "frobenius", options=shipped.SCORE_OPTIONS,
+              option_labels=tuple(METRIC_NAMES[m] for m in shipped.SCORE_OPTIONS),
               help="how the score of a pair of heads is computed; path ablation is the ground truth: the loss "
                    "increase (nats) when the writer's output is mean-ablated in the reader's input only"),
-        Param("step", "Training step", "select", "final", options=_shipped.STEP_OPTIONS,
+        Param("step", "Training step", "select", "final", options=shipped.STEP_OPTIONS,
               help="final weights, or a training checkpoint (a model's latest checkpoint not after this step)"),
     ],
     outputs=[
@@ -67,8 +67,8 @@ def top_pair(s: np.ndarray) -> list[int]:
     needs_models=True,
 )
 def composition_scores(model: str, mode: str, metric: str, step) -> dict:
-    at = _shipped.resolve_step(model, step)
-    s = _shipped.scores(model, at, mode, metric)
+    at = shipped.resolve_step(model, step)
+    s = shipped.scores(model, at, mode, metric)
     top = top_pair(s)
     return {"figure": _figure(s, top, model, mode, metric, step, at), "outputs": {"scores": s, "top_pair": top}}
 
@@ -95,10 +95,10 @@ def _figure(s, top, model, mode, metric, step, at) -> dict:
     box = {"type": "rect", "xref": "x", "yref": "y", "x0": tj - 0.5, "x1": tj + 0.5, "y0": ti - 0.5,
            "y1": ti + 0.5, "line": {"color": COLORS["orange"], "width": 3}}
     when = "final weights" if at is None else f"step {at}" + ("" if step == at else f" (latest checkpoint before {step})")
-    unit = "Δ loss (nats)" if metric == _shipped.CAUSAL else METRIC_NAMES[metric]
+    unit = "Δ loss (nats)" if metric == shipped.CAUSAL else METRIC_NAMES[metric]
     heat["colorbar"]["title"]["text"] = unit
-    prev, ind = _shipped.roles(model)
-    title = (f"{mode}-composition, {METRIC_NAMES[metric]}: {_shipped.model_words(model)}, {when}; "
+    prev, ind = shipped.roles(model)
+    title = (f"{mode}-composition, {METRIC_NAMES[metric]}: {shipped.model_words(model)}, {when}; "
              f"previous-token head {head(*prev)}, induction head {head(*ind)}")
     fig = figure([heat], title=title, height=430, showlegend=False,
                  xaxis={"title": {"text": "later head (reads)"}, "tickvals": list(range(len(cols))),

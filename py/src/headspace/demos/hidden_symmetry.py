@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._figure import COLORS, scatter, two_panels
-from ._registry import Output, Param, register
+from headspace.figure.style import COLORS, scatter, two_panels
+from headspace.figure.registry import Output, Param, register
 
 _RING = np.stack([np.cos(np.linspace(0, 2 * np.pi, 36, endpoint=False)),
                   np.sin(np.linspace(0, 2 * np.pi, 36, endpoint=False))])

@@ -50,8 +50,8 @@ import numpy as np
 
 from headspace.composition import composition_score, random_baseline
 
-from ._figure import COLORS, figure, scatter
-from ._registry import Output, Param, register
+from headspace.figure.style import COLORS, figure, scatter
+from headspace.figure.registry import Output, Param, register
 
 #: The dimensions offered: powers of two from 1 to 1024 (a log scale).
 DIMS = tuple(2 ** p for p in range(11))
@@ -65,7 +65,7 @@ TABLE_FILE = Path(__file__).with_name("identity_table.json")
 
 
 def write_table(path: Path = TABLE_FILE) -> Path:
-    """Compute every row with the library (about 13 s natively, mostly d = 1024) and save it."""
+    """Compute every row with the library (the largest d costs most) and save it."""
     rows = {str(d): identity_scores(d) for d in DIMS}
     path.write_text(json.dumps({"numpy": np.__version__, "rows": rows}, indent=1))
     return path

@@ -32,8 +32,8 @@ from headspace.axioms import inclusion_swap as _swap
 from headspace.axioms import principal_angles
 from headspace.composition import composition_score
 
-from ._figure import COLORS, figure, scatter
-from ._registry import Output, Param, register
+from headspace.figure.style import COLORS, figure, scatter
+from headspace.figure.registry import Output, Param, register
 
 #: Numerical rank tolerance of the subspace score. The default, max(shape) * eps, can count the rounding
 #: left in a stretched rank-1 reader (a second singular value near 5e-16 of the first) as a direction.

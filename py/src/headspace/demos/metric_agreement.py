@@ -2,7 +2,7 @@
 
 For the chosen model and mode, at every training checkpoint, every pair of heads (writer in an
 earlier layer, reader in a later one) gets a score from each metric of ``headspace.composition``
-(``_shipped.scores``) and a ground-truth effect from ``headspace.causal.path_ablation`` (the loss
+(``shipped.scores``) and a ground-truth effect from ``headspace.causal.path_ablation`` (the loss
 increase, in nats, when the writer's output is mean-ablated in the reader's input only, on the
 site's fixed seeded batch). ``rank_correlation[metric][i]`` is Spearman's rank correlation of the
 two over all pairs at ``steps[i]``; ``final`` is the same for the final weights. With only 16
@@ -25,25 +25,25 @@ import numpy as np
 from headspace.causal import rank_correlation
 from headspace.composition import METRICS
 
-from . import _shipped
-from ._figure import COLORS, METRIC_COLORS, METRIC_DASH, figure, scatter
-from ._outputs import METRIC_NAMES
+from headspace.figure import shipped
+from headspace.figure.style import COLORS, METRIC_COLORS, METRIC_DASH, figure, scatter
+from headspace.figure.outputs import METRIC_NAMES
 from .composition_over_training import step_range
-from ._registry import Output, register
+from headspace.figure.registry import Output, register
 
 
 def agreement(model: str, step, mode: str) -> dict:
     """``{metric: Spearman rho}`` of each metric against path ablation over every pair, at ``step``."""
-    return dict(_agreement(_shipped.models_where(), model, step, mode))
+    return dict(_agreement(shipped.models_where(), model, step, mode))
 
 
 @lru_cache(maxsize=256)
 def _agreement(where: str, model: str, step, mode: str) -> tuple:
     """``agreement`` as (metric, rho) pairs, cached per models directory: a call needs every
-    checkpoint's (about 30 x 8 rank correlations, 40 ms in Pyodide), and a move of the model or
+    checkpoint's (about 30 x 8 rank correlations, too slow for a slider move), and a move of the model or
     mode returns to the same few. At most 2 models x 30 steps x 3 modes entries of 7 floats."""
-    truth = _shipped.later_pairs(_shipped.scores(model, step, mode, _shipped.CAUSAL))
-    return tuple((m, rank_correlation(_shipped.later_pairs(_shipped.scores(model, step, mode, m)), truth))
+    truth = shipped.later_pairs(shipped.scores(model, step, mode, shipped.CAUSAL))
+    return tuple((m, rank_correlation(shipped.later_pairs(shipped.scores(model, step, mode, m)), truth))
                  for m in METRICS)
 
 
@@ -51,8 +51,8 @@ def _agreement(where: str, model: str, step, mode: str) -> tuple:
     "metric-agreement", "Which score ranks pairs of heads as path ablation does, over training",
     key="Each line: one score's rank agreement with path ablation over training (1: the same order). Shaded: the phase change.",
     params=[
-        _shipped.model_param(),
-        _shipped.mode_param(),
+        shipped.model_param(),
+        shipped.mode_param(),
     ],
     outputs=[
         Output("steps", "checkpoints", "steps", "the training steps at which the weights were saved"),
@@ -65,7 +65,7 @@ def _agreement(where: str, model: str, step, mode: str) -> tuple:
     needs_models=True,
 )
 def metric_agreement(model: str, mode: str) -> dict:
-    steps = list(_shipped.checkpoint_steps(model))
+    steps = list(shipped.checkpoint_steps(model))
     per_step = [agreement(model, s, mode) for s in steps]
     rho = {m: [a[m] for a in per_step] for m in METRICS}
     final = agreement(model, None, mode)
@@ -79,7 +79,7 @@ def _figure(model, mode, steps, rho) -> dict:
              for m in METRICS]
     for trace in lines:
         trace["hoverinfo"] = "x+y+name"
-    c = _shipped.curve(model)
+    c = shipped.curve(model)
     shapes = []
     if c.get("phase_change_steps"):
         lo, hi = c["phase_change_steps"][:2]

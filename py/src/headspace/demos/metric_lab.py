@@ -49,9 +49,9 @@ from headspace.axioms import AXIOMS, axiom_table
 from headspace.composition import METRICS, composition_score
 from headspace.symmetry import adversarial_basis, random_orthogonal
 
-from ._figure import METRIC_COLORS, two_panels
-from ._outputs import AXIOM_NAMES, METRIC_NAMES
-from ._registry import Output, Param, register
+from headspace.figure.style import METRIC_COLORS, two_panels
+from headspace.figure.outputs import AXIOM_NAMES, METRIC_NAMES
+from headspace.figure.registry import Output, Param, register
 
 D_MODEL = 8
 D_VOCAB = 16

@@ -6,7 +6,7 @@ applies a stretch T with condition number ``10 ** log_condition`` to the shipped
 (``symmetry.transform_model``: writers ``W @ T``, readers ``s T^-1 @ W`` with ``s`` the RMS of T's
 singular values) and watches two things at once:
 
-- the loss change on the site's fixed batch of repeated sequences (``_shipped.eval_batch``);
+- the loss change on the site's fixed batch of repeated sequences (``shipped.eval_batch``);
   the model is no longer the same model, and this says by how much;
 - the ``frobenius`` scores of every pair of heads in the chosen mode, and the condition number at
   which the pair that scores highest before the stretch first stops being the top pair.
@@ -40,14 +40,14 @@ import numpy as np
 from headspace import symmetry
 from headspace.composition import all_composition_scores
 
-from . import _shipped
-from ._figure import COLORS, scatter, two_panels
-from ._outputs import head
-from ._registry import Output, Param, register
+from headspace.figure import shipped
+from headspace.figure.style import COLORS, scatter, two_panels
+from headspace.figure.outputs import head
+from headspace.figure.registry import Output, Param, register
 from .residual_basis import mean_loss
 
 #: The shipped model with RMSNorm (the first, if the manifest lists several).
-MODEL = _shipped.NORMALISED_MODELS[0]
+MODEL = shipped.NORMALISED_MODELS[0]
 STRETCHES = ("shrink one direction", "grow one direction", "all directions")
 #: Slider positions (log10 of the condition number); the loss curve is computed at each.
 GRID = np.round(np.arange(0.0, 2.0001, 0.1), 2)
@@ -72,7 +72,7 @@ def stretch_matrix(d_model: int, stretch: str, condition: float, seed: int) -> n
 @lru_cache(maxsize=32)
 def loss_curve(model: str, stretch: str, seed: int) -> tuple[float, ...]:
     """Loss change (nats) at every ``GRID`` position, cached: one forward pass per position."""
-    m = _shipped.weights(model, None)
+    m = shipped.weights(model, None)
     base, _ = mean_loss(m, model)
     d = m.config["d_model"]
     return tuple(mean_loss(symmetry.transform_model(m, stretch_matrix(d, stretch, 10.0 ** lc, seed)), model)[0]
@@ -89,7 +89,7 @@ def _frobenius(m, T, mode) -> np.ndarray:
 @lru_cache(maxsize=32)
 def score_curve(model: str, stretch: str, seed: int, mode: str) -> np.ndarray:
     """``frobenius`` at every ``FINE`` position, ``[len(FINE), n_layers, n_heads, n_layers, n_heads]``."""
-    m = _shipped.weights(model, None)
+    m = shipped.weights(model, None)
     d = m.config["d_model"]
     out = np.stack([_frobenius(m, stretch_matrix(d, stretch, 10.0 ** lc, seed), mode) for lc in FINE])
     out.setflags(write=False)
@@ -117,7 +117,7 @@ def first_reorder(curve: np.ndarray) -> float | None:
               help="which directions of the residual stream T scales"),
         Param("log_condition", "Condition number, log₁₀", "range", 1.5, min=0.0, max=2.0, step=0.1,
               help="T's condition number is 10^this: 1 is no change"),
-        _shipped.mode_param(),
+        shipped.mode_param(),
         Param("seed", "Seed of the direction", "range", 0, min=0, max=9, step=1),
     ],
     outputs=[

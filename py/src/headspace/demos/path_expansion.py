@@ -24,16 +24,16 @@ import numpy as np
 
 from headspace.paths import BIAS, DIRECT, VIRTUAL, path_terms
 
-from . import _shipped
-from ._figure import COLORS, figure
-from ._outputs import path_label
-from ._registry import Output, register
+from headspace.figure import shipped
+from headspace.figure.style import COLORS, figure
+from headspace.figure.outputs import path_label
+from headspace.figure.registry import Output, register
 
 
 @register(
     "path-expansion", "The logit split into direct, single-head and virtual-head paths",
     key='One row per path (L0H1: layer 0, head 1; L0H1 → L1H0: a virtual head): what it adds to the correct logit, and the loss change without it.',
-    params=_shipped.sequence_params(
+    params=shipped.sequence_params(
         "position", "Position", last=-2,
         help="where the next token is predicted (the last but one if the sequence is shorter)"),
     outputs=[
@@ -47,15 +47,15 @@ from ._registry import Output, register
 def path_expansion(tokens: list[int], position: int, model: str, step) -> dict:
     toks = np.asarray(tokens)
     i = min(position, len(toks) - 2)
-    terms = _terms(_shipped.models_where(), model, _shipped.resolve_step(model, step), tuple(tokens))
+    terms = _terms(shipped.models_where(), model, shipped.resolve_step(model, step), tuple(tokens))
     at_i = {k: v[i] for k, v in terms.items()}                     # position i: [d_vocab] each
     target = int(toks[i + 1])
     contribution = {k: float(v[target]) for k, v in at_i.items()}
     logits = sum(at_i.values())
     losses = {"none": _loss(logits, target), **{k: _loss(logits - v, target) for k, v in at_i.items()}}
-    prev, ind = _shipped.roles(model)
+    prev, ind = shipped.roles(model)
     pair = f"{prev[0]}.{prev[1]}{VIRTUAL}{ind[0]}.{ind[1]}"
-    extent = _extent(_shipped.models_where(), model, _shipped.resolve_step(model, step), tuple(tokens))
+    extent = _extent(shipped.models_where(), model, shipped.resolve_step(model, step), tuple(tokens))
     return {"figure": _figure(contribution, losses, pair, toks, i, target, model, step, extent),
             "outputs": {"terms": contribution, "ablated_loss": losses}}
 
@@ -64,7 +64,7 @@ def path_expansion(tokens: list[int], position: int, model: str, step) -> dict:
 def _terms(where: str, model: str, step, tokens: tuple) -> dict:
     """``path_terms`` of the sequence, read-only: they depend on the tokens, not on the position a
     slider moves (at most 26 x n_ctx x d_vocab floats, 1.7 MB, an entry)."""
-    terms = path_terms(_shipped.weights(model, step), np.asarray(tokens))
+    terms = path_terms(shipped.weights(model, step), np.asarray(tokens))
     for v in terms.values():
         v.setflags(write=False)
     return terms
@@ -123,7 +123,7 @@ def _figure(contribution, losses, pair, toks, i, target, model, step, extent) ->
              "customdata": [round(losses[k], 4) for k in labels], "name": "loss change without it",
              "hovertemplate": "without %{y}: loss %{customdata} nats (%{x:+})<extra></extra>"}
     rows = {"type": "category", "autorange": "reversed", "tickfont": {"size": 10}, "showgrid": False}
-    at = _shipped.resolve_step(model, step)
+    at = shipped.resolve_step(model, step)
     when = "final weights" if at is None else f"step {at}"
     total = sum(contribution.values())
     title = (f"position {i} predicts token {target}, {when}<br>"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import optics
-from ._figure import COLORS, figure, line_through, point_cloud, scatter
-from ._registry import Output, Param, register
+from headspace.figure.style import COLORS, figure, line_through, point_cloud, scatter
+from headspace.figure.registry import Output, Param, register
 
 _LIGHT = point_cloud(200, seed=4)
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._figure import COLORS, rounded, scatter, segments, two_panels
-from ._registry import Output, Param, register
+from headspace.figure.style import COLORS, rounded, scatter, segments, two_panels
+from headspace.figure.registry import Output, Param, register
 
 STEPS = 240  # frames in one loop of the wiggle
 _N = 60

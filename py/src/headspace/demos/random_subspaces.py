@@ -28,8 +28,8 @@ import numpy as np
 
 from headspace.axioms import principal_angles
 
-from ._figure import COLORS, figure, scatter
-from ._registry import Output, Param, register
+from headspace.figure.style import COLORS, figure, scatter
+from headspace.figure.registry import Output, Param, register
 
 _CURVE = np.linspace(0.0, 90.0, 91)
 
@@ -46,8 +46,8 @@ def spaces(n: int, k: int, shared: int, seed: int):
 def _angles(shared: int, n: int, k: int, seed: int) -> np.ndarray:
     """The principal angles of ``spaces(n, k, shared, seed)`` in degrees, to 1e-9 (read-only).
 
-    Cached, as they depend on nothing else: two QRs and two SVDs of 768 x 64 matrices take about
-    45 ms in Pyodide, and a reader drags ``shared`` back and forth over its five values.
+    Cached, as they depend on nothing else: two QRs and two SVDs of 768 x 64 matrices are too slow
+    for a slider move in Pyodide, and a reader drags ``shared`` back and forth over its five values.
 
     >>> _angles(2, 128, 4, 0)[:2].tolist(), _angles(2, 128, 4, 0).flags.writeable
     ([0.0, 0.0], False)

@@ -31,8 +31,8 @@ import numpy as np
 from headspace.axioms import axiom_3_as_posed_counterexample as _pair
 from headspace.composition import composition_score
 
-from ._figure import COLORS, scatter, two_panels
-from ._registry import Output, Param, register
+from headspace.figure.style import COLORS, scatter, two_panels
+from headspace.figure.registry import Output, Param, register
 
 EPS_MAX = 0.5
 _GRID = np.linspace(EPS_MAX / 50, EPS_MAX, 50)              # eps > 0: the curves (eps = 0 is drawn apart)

@@ -11,7 +11,7 @@ Q's first direction to its second (``symmetry.shear``) and ``P`` permutes the re
 Outputs:
 
 - ``loss_before``, ``loss_after``: mean next-token loss (nats) on the site's fixed batch of
-  repeated sequences (``_shipped.eval_batch``), before and after.
+  repeated sequences (``shipped.eval_batch``), before and after.
 - ``max_logit_change``: the largest change of any logit on that batch.
 - ``scores_before``, ``scores_after``: the chosen metric for every pair of heads,
   ``[n_layers, n_heads, n_layers, n_heads]`` (0 unless the reader is in a later layer); ``causal``
@@ -29,7 +29,7 @@ not recomputed for a model without normalisation: there every invertible T is an
 the ``causal`` scores after are those before. A forward pass in the new basis would differ from
 them only by float rounding (``symmetry_rounding`` measures it: at most about 1e-12 in a logit on
 every T the sliders reach, which the page prints as 0; tests/unit checks both), and it would cost
-about 100 ms per move in the browser (a [32, 64] batch, path ablation several times that). A
+a forward pass of a [32, 64] batch per move in the browser (path ablation several times that). A
 model with RMSNorm does notice a stretch or a shear: its loss, logits and path ablation after are
 computed on the moved model, every move.
 
@@ -49,10 +49,10 @@ from headspace import symmetry
 from headspace.axioms import ordering_flips
 from headspace.model import cross_entropy
 
-from . import _shipped
-from ._figure import COLORS, SCORE_SCALE, figure, named_colorbar
-from ._outputs import METRIC_NAMES, head
-from ._registry import Output, Param, register
+from headspace.figure import shipped
+from headspace.figure.style import COLORS, SCORE_SCALE, figure, named_colorbar
+from headspace.figure.outputs import METRIC_NAMES, head
+from headspace.figure.registry import Output, Param, register
 
 #: Two orderings differ only if a gap of more than this share of the largest score changes sign.
 ORDER_RTOL = 1e-9
@@ -97,7 +97,7 @@ def _factor(d_model: int, kind: str, value, seed: int) -> np.ndarray:
 
 def mean_loss(m, name: str) -> tuple[float, np.ndarray]:
     """(mean loss in nats, logits) of model ``m`` on the site's fixed batch."""
-    toks = _shipped.eval_batch(name)
+    toks = shipped.eval_batch(name)
     logits = m.logits(toks)
     return float(cross_entropy(logits, toks).mean()), logits
 
@@ -106,7 +106,7 @@ def mean_loss(m, name: str) -> tuple[float, np.ndarray]:
 def _reference(name: str):
     """(model, loss, logits) of the shipped model on the batch: one forward pass per model, shared
     by every metric and mode (each costs tens of ms in Pyodide)."""
-    m = _shipped.weights(name, None)
+    m = shipped.weights(name, None)
     loss, logits = mean_loss(m, name)
     return m, loss, logits
 
@@ -121,11 +121,11 @@ def is_symmetry(m) -> bool:
     "residual-basis", "Change the residual basis of a trained model",
     key="Row: writer head; column: reader head; number: the pair's rank by score, before and after T; darker: a higher score; outlined: a rank that changed.",
     params=[
-        _shipped.model_param(help="a shipped toy model; with RMSNorm only rotations (times a scale) are symmetries"),
-        Param("metric", "Score", "select", "frobenius", options=_shipped.SCORE_OPTIONS,
-              option_labels=tuple(METRIC_NAMES[m] for m in _shipped.SCORE_OPTIONS),
+        shipped.model_param(help="a shipped toy model; with RMSNorm only rotations (times a scale) are symmetries"),
+        Param("metric", "Score", "select", "frobenius", options=shipped.SCORE_OPTIONS,
+              option_labels=tuple(METRIC_NAMES[m] for m in shipped.SCORE_OPTIONS),
               help="how each pair of heads is scored; path ablation is the loss increase in nats"),
-        _shipped.mode_param(),
+        shipped.mode_param(),
         Param("rotation", "Rotate by", "range", 0, min=-180, max=180, step=5, unit="°",
               help="rotation in every plane of a seeded orthonormal frame"),
         Param("log_condition", "Stretch, log₁₀ cond", "range", 1.0, min=0.0, max=3.0, step=0.1,
@@ -150,11 +150,11 @@ def is_symmetry(m) -> bool:
 def residual_basis(model: str, metric: str, mode: str, rotation: float, log_condition: float, shear: float,
                    permute: bool, seed: int) -> dict:
     _, loss_before, _ = _reference(model)
-    before = _shipped.scores(model, None, mode, metric)
+    before = shipped.scores(model, None, mode, metric)
     basis = (model, rotation, log_condition, shear, permute, seed)
     loss_after, max_logit_change = _function_after(basis)
     after = _after(basis, mode, metric)
-    flips = ordering_flips(_shipped.later_pairs(before), _shipped.later_pairs(after), rtol=ORDER_RTOL)
+    flips = ordering_flips(shipped.later_pairs(before), shipped.later_pairs(after), rtol=ORDER_RTOL)
     outputs = {"loss_before": loss_before, "loss_after": loss_after, "max_logit_change": max_logit_change,
                "scores_before": before, "scores_after": after, "order_changed": flips > 0}
     return {"figure": _figure(before, after, model, mode, metric, loss_before, loss_after, _basis(basis)[2]),
@@ -244,12 +244,12 @@ def _after(basis: tuple, mode: str, metric: str) -> np.ndarray:
     a metric or mode seen before costs nothing. ``causal`` of a model whose function the change
     leaves alone (``is_symmetry``) is the causal score before; otherwise path ablation of the moved
     model (several forward passes)."""
-    if metric == _shipped.CAUSAL:
+    if metric == shipped.CAUSAL:
         if is_symmetry(_reference(basis[0])[0]):
-            return _shipped.scores(basis[0], None, mode, metric)
-        out = _shipped.model_scores(_moved(basis), basis[0], mode, metric)
+            return shipped.scores(basis[0], None, mode, metric)
+        out = shipped.model_scores(_moved(basis), basis[0], mode, metric)
     else:
-        out = _shipped.model_scores(_readers(basis), basis[0], mode, metric)
+        out = shipped.model_scores(_readers(basis), basis[0], mode, metric)
     out.setflags(write=False)
     return out
 
@@ -262,11 +262,11 @@ def ranks(s) -> np.ndarray:
     1
     """
     s = np.asarray(s, dtype=float)
-    order = np.argsort(-_shipped.later_pairs(s), kind="stable")
+    order = np.argsort(-shipped.later_pairs(s), kind="stable")
     r = np.empty_like(order)
     r[order] = np.arange(1, order.size + 1)
     out = np.zeros(s.shape, dtype=int)
-    out[_shipped.later_mask(s.shape)] = r
+    out[shipped.later_mask(s.shape)] = r
     return out
 
 
@@ -277,7 +277,7 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
     n_layers, n_heads = before.shape[:2]
     rows = [(l, h) for l in range(n_layers - 1) for h in range(n_heads)]
     cols = [(l, h) for l in range(1, n_layers) for h in range(n_heads)]
-    vals = np.concatenate([_shipped.later_pairs(before), _shipped.later_pairs(after)])
+    vals = np.concatenate([shipped.later_pairs(before), shipped.later_pairs(after)])
     lo, hi = min(0.0, float(vals.min())), max(float(vals.max()), 1e-12)
     r_before, r_after = ranks(before), ranks(after)
     traces, notes, shapes = [], [], []
@@ -324,6 +324,6 @@ def rank_heatmaps(before, after, titles: tuple[str, str], unit: str, title: str)
 
 def _figure(before, after, model, mode, metric, loss_before, loss_after, cond) -> dict:
     label = METRIC_NAMES[metric]
-    unit = "Δ loss (nats)" if metric == _shipped.CAUSAL else label
+    unit = "Δ loss (nats)" if metric == shipped.CAUSAL else label
     title = f"{mode}, {label}: loss {loss_before:.4f} → {loss_after:.4f}"
     return rank_heatmaps(before, after, ("before", f"after T, cond {cond:.3g}"), unit, title)

@@ -12,7 +12,7 @@ of the writer's output map followed by the reader's input map (TransformerLens o
 with ``left`` the writer's map into the stream (``W_E`` [d_vocab, d_model] for tokens, ``W_pos``
 [n_ctx, d_model] for positions, ``W_V W_O`` for a head) and ``right`` the reader's map from it
 (``W_Q W_K^T`` for the query, ``W_K W_Q^T`` for the key, ``W_V W_O`` for the value, ``W_U`` for the
-unembedding). Between heads this is exactly ``_shipped.scores(model, None, mode, "frobenius")``
+unembedding). Between heads this is exactly ``shipped.scores(model, None, mode, "frobenius")``
 (``all_composition_scores``). The weights are the final ones with any norm scale folded in; the
 score does not change when either side is multiplied by a number.
 
@@ -33,9 +33,9 @@ import numpy as np
 
 from headspace.composition import composition_score
 
-from . import _shipped
-from ._figure import COLORS, figure, scatter
-from ._registry import Output, Param, register
+from headspace.figure import shipped
+from headspace.figure.style import COLORS, figure, scatter
+from headspace.figure.registry import Output, Param, register
 
 INPUTS = {"query": "Q", "key": "K", "value": "V"}
 TOKENS, POSITIONS, UNEMBED = "token embedding", "position embedding", "unembedding"
@@ -61,7 +61,7 @@ def reader_map(m, layer: int, head: int, mode: str) -> np.ndarray:
 def _edges(where: str, model: str, mode: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(token scores [n_layers, n_heads], position scores [n_layers, n_heads], unembedding scores
     [n_layers, n_heads]) of the final folded weights; cached per models directory."""
-    m = _shipped.weights(model, None)
+    m = shipped.weights(model, None)
     n_layers, n_heads = m.W_Q.shape[:2]
     tok, pos, out = (np.zeros((n_layers, n_heads)) for _ in range(3))
     for l in range(n_layers):
@@ -79,8 +79,8 @@ def reads_and_writes(model: str, layer: int, head: int, mode: str) -> tuple[dict
     Writers are the two embeddings, then every head of an earlier layer; readers are every head of
     a later layer (through the same input), then the unembedding.
     """
-    tok, pos, out = _edges(_shipped.models_where(), model, mode)
-    pairs = _shipped.scores(model, None, mode, "frobenius")  # [writer l, h, reader l, h]
+    tok, pos, out = _edges(shipped.models_where(), model, mode)
+    pairs = shipped.scores(model, None, mode, "frobenius")  # [writer l, h, reader l, h]
     n_layers, n_heads = tok.shape
     reads = {TOKENS: float(tok[layer, head]), POSITIONS: float(pos[layer, head])}
     reads.update({head_name(l, h): float(pairs[l, h, layer, head]) for l in range(layer) for h in range(n_heads)})
@@ -91,7 +91,7 @@ def reads_and_writes(model: str, layer: int, head: int, mode: str) -> tuple[dict
 
 
 def _check(model: str) -> None:
-    shape = _shipped.weights(model, None).W_Q.shape[:2]
+    shape = shipped.weights(model, None).W_Q.shape[:2]
     if tuple(shape) != (_LAYERS, _HEADS):
         raise ValueError(f"residual-stream: model {model!r} must have {_LAYERS} layers of {_HEADS} heads "
                          f"(the head menu lists those); got {shape[0]} layers of {shape[1]}")
@@ -106,7 +106,7 @@ def _check(model: str) -> None:
         Param("input", "Input", "select", "key", options=tuple(INPUTS),
               help="which input reads the stream: the query (where to look from), the key (what to look "
                    "for) or the value (what to move)"),
-        _shipped.model_param(),
+        shipped.model_param(),
     ],
     outputs=[
         Output("reads", "what it reads", "mapping",
@@ -207,7 +207,7 @@ def _figure(model: str, layer: int, head: int, input: str, reads: dict, writes: 
                                   color=color, mode="lines", width=round(1.5 + 7 * s / top, 2),
                                   showlegend=k == 0, legendgroup=kind))
             score[other] = s
-    prev, induction = _shipped.roles(model)
+    prev, induction = shipped.roles(model)
     roles = {head_name(*prev): "previous-token head", head_name(*induction): "induction head"}
     shapes, notes = [], []
     for n, (x, y) in at.items():

@@ -32,9 +32,9 @@ from headspace.benchmark import FAMILIES, GT_NAMES
 from headspace.pair_scores import SCORES as PAIR_SCORES
 from headspace.tasks import TASKS
 
-from ._figure import COLORS, figure, scatter, two_panels
-from ._outputs import METRIC_NAMES
-from ._registry import Output, Param, register
+from headspace.figure.style import COLORS, figure, scatter, two_panels
+from headspace.figure.outputs import METRIC_NAMES
+from headspace.figure.registry import Output, Param, register
 
 FILE = "benchmark.json"
 MODE_OPTIONS = ("task", "Q", "K", "V")

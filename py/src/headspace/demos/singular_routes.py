@@ -31,8 +31,8 @@ import numpy as np
 
 from headspace.composition import composition_score
 
-from ._figure import COLORS, SCORE_SCALE, named_colorbar, two_panels
-from ._registry import Output, Param, register
+from headspace.figure.style import COLORS, SCORE_SCALE, named_colorbar, two_panels
+from headspace.figure.registry import Output, Param, register
 
 R = 4
 _LABELS = [str(i + 1) for i in range(R)]

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import optics
-from ._figure import COLORS, arrow, figure, line_through, scatter, segments
-from ._registry import Output, Param, register
+from headspace.figure.style import COLORS, arrow, figure, line_through, scatter, segments
+from headspace.figure.registry import Output, Param, register
 
 
 def _unit(deg: float) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 ``composition.token_path`` gives the map the model computes from tokens through the writer's OV and
 then the reader (Elhage et al.'s virtual weights), with the embedding the heads see
-(``_shipped.embedding_seen``):
+(``shipped.embedding_seen``):
 
 * Q: ``W_E A (W_Q W_K^T) W_E^T``: query token (through the writer) x key token;
 * K: ``W_E (W_Q W_K^T) A^T W_E^T``: query token x key token (through the writer);
@@ -27,10 +27,10 @@ import numpy as np
 from headspace.circuits import diagonal_top_fraction
 from headspace.composition import composition_score, token_path as _token_path
 
-from . import _shipped
-from ._figure import COLORS, colorbar_ticks, figure
-from ._outputs import head
-from ._registry import Output, Param, ParameterError, register
+from headspace.figure import shipped
+from headspace.figure.style import COLORS, colorbar_ticks, figure
+from headspace.figure.outputs import head
+from headspace.figure.registry import Output, Param, ParameterError, register
 
 SCALE = [[0.0, "#2166ac"], [0.5, "#f7f7f7"], [1.0, "#b2182b"]]
 #: A map's colour range: this percentile of its entries' sizes; the few larger entries saturate, so a
@@ -50,12 +50,12 @@ def map_scale(M) -> float:
 
 def path_matrix(model: str, step, mode: str, writer: tuple[int, int], reader: tuple[int, int]) -> np.ndarray:
     """[d_vocab, d_vocab]: rows the query (Q, K) or input (V) token, columns the key token or logit."""
-    m = _shipped.weights(model, step)
+    m = shipped.weights(model, step)
     (l1, h1), (l2, h2) = writer, reader
     A = m.W_V[l1, h1] @ m.W_O[l1, h1]
     B = {"Q": m.W_Q[l2, h2] @ m.W_K[l2, h2].T, "K": m.W_K[l2, h2] @ m.W_Q[l2, h2].T,
          "V": m.W_V[l2, h2] @ m.W_O[l2, h2]}[mode]
-    M = _token_path(A, B, W_E=_shipped.embedding_seen(m), W_U=m.W_U, mode=mode)
+    M = _token_path(A, B, W_E=shipped.embedding_seen(m), W_U=m.W_U, mode=mode)
     return M.T if mode == "K" else M
 
 
@@ -69,13 +69,13 @@ def _check_layers(writer, reader):
     "token-path", "The token path through a writer and a reader",
     key="Row and column: tokens; colour: the path's entry, red raising, blue lowering, pale near zero; ring: each row's largest entry in view.",
     params=[
-        _shipped.model_param(),
-        _shipped.mode_param(),
-        Param("head1", "Earlier head (writes)", "select", _shipped.PREV, options=_shipped.HEAD1_OPTIONS,
+        shipped.model_param(),
+        shipped.mode_param(),
+        Param("head1", "Earlier head (writes)", "select", shipped.PREV, options=shipped.HEAD1_OPTIONS,
               help="L0H1 is layer 0, head 1; 'previous-token' is the model's previous-token head"),
-        Param("head2", "Later head (reads)", "select", _shipped.INDUCTION, options=_shipped.HEAD2_OPTIONS,
+        Param("head2", "Later head (reads)", "select", shipped.INDUCTION, options=shipped.HEAD2_OPTIONS,
               help="L1H2 is layer 1, head 2; 'induction' is the model's induction head"),
-        Param("step", "Training step", "select", "final", options=_shipped.STEP_OPTIONS,
+        Param("step", "Training step", "select", "final", options=shipped.STEP_OPTIONS,
               help="final weights, or a training checkpoint (a model's latest checkpoint not after this step)"),
         Param("tokens", "Tokens shown", "select", 32, options=(16, 32, 64, 128),
               help="the heatmap shows the first this many tokens; the outputs use every token"),
@@ -88,11 +88,11 @@ def _check_layers(writer, reader):
     needs_models=True,
 )
 def token_path(model: str, mode: str, head1: str, head2: str, step, tokens: int) -> dict:
-    a, b = _shipped.parse_head(head1, model), _shipped.parse_head(head2, model)
+    a, b = shipped.parse_head(head1, model), shipped.parse_head(head2, model)
     _check_layers(a, b)
-    at = _shipped.resolve_step(model, step)
+    at = shipped.resolve_step(model, step)
     M = path_matrix(model, at, mode, a, b)
-    score = float(_shipped.scores(model, at, mode, "token")[a[0], a[1], b[0], b[1]])
+    score = float(shipped.scores(model, at, mode, "token")[a[0], a[1], b[0], b[1]])
     frac = diagonal_top_fraction(M)
     return {"figure": _figure(M[:tokens, :tokens], model, mode, a, b, step, at, frac),
             "outputs": {"copying_fraction": frac, "token_score": score}}

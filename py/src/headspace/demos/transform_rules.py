@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._figure import figure, named_colorbar
-from ._registry import Output, register
+from headspace.figure.style import figure, named_colorbar
+from headspace.figure.registry import Output, register
 from .hidden_symmetry import basis_change, basis_params
 from .residual_basis import CELL_INK
 

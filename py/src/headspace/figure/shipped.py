@@ -13,17 +13,20 @@ a manifest (a page with no model demo), the fallbacks below only fill the declar
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
 from headspace import model as _model
 from headspace import store as _store
 from headspace.composition import METRICS, MODES, all_composition_scores
+from headspace.head_pairs import later_mask
 from headspace.heads import find_pair, repeated_span, repeated_tokens
 
-from ._outputs import head
-from ._registry import Param
+from .outputs import head
+from .registry import Param
 
 FALLBACK_MODELS = ("attn-only-2l", "attn-only-2l-rms")
 PREV, INDUCTION = "previous-token", "induction"
@@ -191,9 +194,8 @@ def model_scores(m, name: str, mode: str, metric: str) -> np.ndarray:
 @lru_cache(maxsize=None)
 def _scores(where: str, name: str, step: int | None, mode: str, metric: str) -> np.ndarray:
     out = None
-    if metric == CAUSAL:  # precomputed for the shipped model files (``_causal_table``)
-        from ._causal_table import lookup
-        out = lookup(where, name, step, mode)
+    if metric == CAUSAL:  # precomputed for the shipped model files (``causal_table``)
+        out = causal_lookup(where, name, step, mode)
     if out is None:
         out = model_scores(_loaded(where, name, step), name, mode, metric)
     out.setflags(write=False)
@@ -211,17 +213,60 @@ def later_pairs(s) -> np.ndarray:
     return s[later_mask(s.shape)]
 
 
-def later_mask(shape) -> np.ndarray:
-    """[n_layers, n_heads, n_layers, n_heads] booleans: True where the reader's layer is after the writer's."""
-    n = shape[0]
-    return np.broadcast_to((np.arange(n)[:, None] < np.arange(n)[None, :])[:, None, :, None], tuple(shape))
-
-
 def scores(name: str, step: int | None, mode: str, metric: str) -> np.ndarray:
     """``all_composition_scores`` of the folded weights, [n_layers, n_heads, n_layers, n_heads], cached;
     for ``metric="causal"``, ``causal.path_ablation`` on ``eval_batch(name)`` instead (read from the
     shipped ``causal_table.json`` when it was computed from these model files)."""
     return _scores(_where(), name, step, mode, metric)
+
+
+# -- path ablation of the shipped model files, computed once (``causal_table``) and read here -------
+#
+# ``causal_lookup`` answers from the table only for a model whose files are the ones the table was
+# computed from (the sha256 of its config, weights and checkpoints in the manifest) with the same
+# evaluation batch; otherwise (a retrained model, another models directory) ``scores`` computes the
+# row as before.
+
+#: The table ``python -m headspace.figure.causal_table`` writes, package data of the wheel.
+CAUSAL_TABLE = Path(__file__).with_name("causal_table.json")
+#: The model files the numbers depend on (the training curve is not read by path ablation).
+_FILES = ("config.json", "weights.npz", "checkpoints.npz")
+
+
+def causal_key(step: int | None, mode: str) -> str:
+    """A row's key in the table: ``"final/K"``, ``"600/Q"``."""
+    return f"{'final' if step is None else int(step)}/{mode}"
+
+
+def causal_fingerprint(entry: dict) -> dict:
+    """What a model's rows depend on: its files' sha256 (from the manifest) and the batch."""
+    return {"files": {f: entry["files"][f]["sha256"] for f in _FILES if f in entry.get("files", {})},
+            "eval_batch": EVAL_BATCH, "eval_seed": EVAL_SEED}
+
+
+@lru_cache(maxsize=None)
+def _causal_table(where: str) -> dict:
+    """``{model: (shape, rows)}`` for the models in ``where`` whose files the table was computed from;
+    {} when this copy of the package lacks the file."""
+    try:
+        stored = json.loads(CAUSAL_TABLE.read_text())["models"]
+        manifest = _store.read_manifest(where)["models"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    return {name: (tuple(m["shape"]), m["rows"]) for name, m in stored.items()
+            if name in manifest and m["fingerprint"] == causal_fingerprint(manifest[name])}
+
+
+def causal_lookup(where: str, name: str, step: int | None, mode: str) -> np.ndarray | None:
+    """Path ablation [n_layers, n_heads, n_layers, n_heads] of ``name`` at ``step`` from the table,
+    or None when the table has no row for exactly these model files."""
+    shape, rows = _causal_table(where).get(name, (None, {}))
+    row = rows.get(causal_key(step, mode))
+    if row is None:
+        return None
+    out = np.zeros(shape)
+    out[later_mask(shape)] = row
+    return out
 
 
 @lru_cache(maxsize=None)

@@ -11,7 +11,7 @@ Text widths are estimated (``CHAR`` font sizes per character, a little wide for 
 layout leaves room rather than measuring; the browser test tests/browser/test_readable.py
 checks the result with the real fonts: no overlapping text, nothing outside the figure.
 
->>> from headspace.demos._figure import figure, scatter
+>>> from headspace.figure.style import figure, scatter
 >>> fig = fit(figure([scatter([0, 1], [0, 2], name="line")], title="a title"), 330)
 >>> fig["layout"]["width"], fig["layout"]["xaxis"]["range"], fig["layout"]["yaxis"]["tickvals"][:3]
 (330, [-0.05, 1.05], [0.0, 0.25, 0.5])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._outputs import METRIC_NAMES  # noqa: F401  (each score's name in words: figures import it from here)
+from .outputs import METRIC_NAMES  # noqa: F401  (each score's name in words: figures import it from here)
 
 COLORS = {"ink": "#1f2933", "muted": "#9aa5b1", "blue": "#2f6fde", "orange": "#e07b24",
           "green": "#2e9e6a", "red": "#d1495b", "purple": "#7b4fd6"}

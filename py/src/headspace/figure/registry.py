@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._outputs import Output, legacy
+from .outputs import Output, legacy
 
 KINDS = ("range", "number", "select", "checkbox", "matrix", "tokens")
 
@@ -289,7 +289,7 @@ def register(name: str, title: str, params, outputs, needs_models: bool = False,
 
 
 def format_value(value) -> str:
-    """An undeclared output as plain text (``_outputs.legacy``): numbers to 4 significant digits,
+    """An undeclared output as plain text (``outputs.legacy``): numbers to 4 significant digits,
     lists in brackets, mappings as ``{key: value}``. Declared outputs print by ``Output.html``.
 
     >>> format_value({"b": [0.123456, 1e-05, 2e-12], "a": True, "n": 3000})

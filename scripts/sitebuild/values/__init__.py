@@ -1,0 +1,55 @@
+"""Every number an article states, computed by the library at build time.
+
+One module per article, named by its key (``primer.py``, ``subspaces.py``, ...), holds a
+function of that name that returns ``{name: value}``, beside the helpers and checks only that
+article uses (``_shared.py``: what several use). ``compute()`` gathers them under the article's
+key and scripts/sitebuild/prerender.py writes the result to site/data/values.json. An article prints one with the ``value`` shortcode
+(site/layouts/_shortcodes/value.html), which fails the build on an unknown key:
+
+    {{< value "subspaces.gpt2_d_model" >}}             768
+    {{< value key="subspaces.chain_10" digits=2 >}}    0.78
+
+A value is a number or a short string. It is never a result typed in by hand:
+each one calls ``headspace`` (mostly a registry demo, run exactly as the page
+runs it), so the prose cannot drift from the code. The few inputs that come
+from outside the library are named constants with their source. Where the
+prose makes a claim about a whole range (the same transmission at every
+angle), the function checks the claim and fails the build if it breaks. It checks only claims
+that are exact (counts, identities, orders of weights); a claim about noisy estimates (a rank
+correlation with path ablation on data) holds within an interval, which the build reports
+(``headspace.stats``) and tests/site/test_claims.py checks.
+
+tests/site/test_numbers.py fails on a bare number in an article's prose and
+on a value that no article uses. To state a new number: add one line to the
+article's function in its module here, with a comment saying what it is, and write
+``{{< value "article.name" >}}`` where the number goes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import benchmark, difficult, formalising, measuring, polariser, primer, subspaces
+
+#: Each article's key (``{{< value "key.name" >}}``) and the function of its module that computes its values.
+ARTICLES = {"primer": primer.primer, "polariser": polariser.polariser, "subspaces": subspaces.subspaces,
+            "measuring": measuring.measuring, "difficult": difficult.difficult,
+            "formalising": formalising.formalising, "benchmark": benchmark.benchmark}
+
+
+def compute() -> dict:
+    """``{article: {name: value}}`` for every article, as site/data/values.json holds it."""
+    out = {}
+    for article, fn in ARTICLES.items():
+        values = fn()
+        for name, value in values.items():
+            ok = isinstance(value, str) and len(value) <= 40 or \
+                isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) \
+                and math.isfinite(value)
+            if not ok:
+                raise ValueError(f"{article}.{name}: a value is a finite number or a short string; got {value!r}")
+        out[article] = {name: value.item() if isinstance(value, np.generic) else value
+                        for name, value in values.items()}
+    return out

@@ -1,0 +1,185 @@
+"""The numbers site/content/posts/which-composition-score.md states
+(``{{< value "benchmark.name" >}}``), and the claims in its prose this checks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._shared import _holds, _the_same
+
+
+def _bench_row(t: dict, group: str, mode: str, gt: str, score: str) -> dict:
+    from headspace.demos.score_benchmark import row
+    return row(score, gt, group, mode)
+
+
+def _indistinguishable(t: dict, group: str, mode: str, gt: str, score: str) -> list[str]:
+    """The scores whose Spearman with ``gt`` the benchmark cannot tell apart from ``score``'s."""
+    for g, m, truth, matrix in t["comparisons"]:
+        if (g, m, truth) == (group, mode, gt):
+            i = t["scores"].index(score)
+            return [s for j, s in enumerate(t["scores"]) if j != i and not matrix[i][j]]
+    raise ValueError(f"no comparison for {group}, {mode}, {gt}")
+
+
+def benchmark() -> dict:
+    """site/content/posts/which-composition-score.md"""
+    # The composition-score benchmark on the zoo. Every statistic is read from the benchmark table
+    # (headspace.benchmark, shipped as headspace/models/benchmark.json) that the page's figure
+    # reads; which score has the highest point estimate is reported together with the scores the
+    # paired bootstrap cannot tell from it, and no inequality between two estimates is asserted.
+    from headspace.benchmark import CIRCUIT_EFFECT, LEVEL, MIN_EFFECT, REL_EFFECT, circuit_present, read_table, solves
+    t = read_table()
+    models = t["models"]
+    out = {"n_models": len(models), "n_families": len(t["families"]),
+           # the level of every interval (percentile bootstrap, headspace.benchmark)
+           "level": LEVEL,
+           "n_seeds": min(sum(m["family"] == f for m in models) for f in t["families"]),
+           "n_batches": t["n_batches"], "batch": t["batch"], "resamples": t["resamples"],
+           "min_effect": MIN_EFFECT, "rel_effect": REL_EFFECT, "n_scores": len(t["scores"]),
+           # the width of every model's residual stream and heads (the zoo's one shape)
+           "d_model": _the_same("benchmark.d_model", [m["d_model"] for m in models]),
+           "d_head": _the_same("benchmark.d_head", [m["d_head"] for m in models])}
+    secs = np.array([m["train_seconds"] for m in models], float)
+    out.update(train_seconds_median=float(np.median(secs)), train_seconds_min=float(secs.min()),
+               train_seconds_max=float(secs.max()))
+    out.update(steps_min=min(m["steps"] for m in models), steps_max=max(m["steps"] for m in models),
+               circuit_effect=CIRCUIT_EFFECT)
+    own_mode = {task: t["modes"].index(t["mode_of_task"][task]) for task in t["tasks"]}
+
+    def top(m, mode=None):
+        """The model's largest path (mean ablation, circuit positions) in ``mode`` (default: its task's)."""
+        return max(m["ground_truth"]["mean-circuit"][own_mode[m["task"]] if mode is None else mode])
+
+    def solved(m):
+        return solves(m["task"], m["heldout_circuit_loss"], m["circuit_loss_at_step_0"])
+
+    def formed(m):
+        return circuit_present(m["task"], m["ground_truth"]["mean-circuit"])
+
+    out["n_solved"] = sum(map(solved, models))
+    out["n_formed"] = sum(map(formed, models))
+    for task in t["tasks"]:
+        ms = [m for m in models if m["task"] == task]
+        # held-out loss at the circuit's positions: the worst model of the task, and at step 0
+        out[f"loss_{task}_max"] = max(m["heldout_circuit_loss"] for m in ms)
+        out[f"loss_{task}_min"] = min(m["heldout_circuit_loss"] for m in ms)
+        out[f"loss_{task}_step0"] = min(m["circuit_loss_at_step_0"] for m in ms)
+        out[f"n_{task}"] = len(ms)
+        out[f"solved_{task}"] = sum(map(solved, ms))
+        out[f"formed_{task}"] = sum(map(formed, ms))
+        out[f"steps_{task}_max"] = max(m["steps"] for m in ms)
+        out[f"top_{task}_max"] = max(map(top, ms))
+    rev_mlp = [m for m in models if m["family"] == "reverse-ln-mlp-2l"]
+    rev_rms = [m for m in models if m["family"] == "reverse-rms-attn-2l"]
+    out["top_reverse_mlp_min"], out["top_reverse_mlp_max"] = min(map(top, rev_mlp)), max(map(top, rev_mlp))
+    out["top_reverse_rms_max"] = max(map(top, rev_rms))
+    out["loss_reverse_mlp_min"] = min(m["heldout_circuit_loss"] for m in rev_mlp)
+    out["loss_reverse_mlp_max"] = max(m["heldout_circuit_loss"] for m in rev_mlp)
+    _holds(not any(map(solved, rev_mlp + rev_rms)) and not any(map(formed, rev_rms)),
+           "no reverse-copy model solves its task, and none without MLPs formed its circuit")
+    # the induction models by normalisation: how many of the normalised ones formed their circuit
+    normed = [m for m in models if m["task"] == "induction" and m["normalization_type"]]
+    out["n_induction_normed"], out["formed_induction_normed"] = len(normed), sum(map(formed, normed))
+    # the lookup model with the lowest loss: which mode its largest path is in (it was built to need Q)
+    solver = min((m for m in models if m["task"] == "lookup"), key=lambda m: m["heldout_circuit_loss"])
+    out["lookup_solver_loss"] = solver["heldout_circuit_loss"]
+    out["lookup_solver_q_top"] = top(solver, t["modes"].index("Q"))
+    out["lookup_solver_v_top"] = top(solver, t["modes"].index("V"))
+    _holds(solved(solver) and not formed(solver) and out["lookup_solver_v_top"] >= CIRCUIT_EFFECT,
+           "a lookup model solves its task without Q-composition, through a V path")
+    # agreement of the ground truths with each other, in each model's own mode: median and lowest over models
+    own = [t["mode_of_task"][m["task"]] for m in models]
+    for a, b, key in (("mean-all", "mean-circuit", "all_circuit"), ("mean-circuit", "resample-circuit", "mean_resample"),
+                      ("mean-all", "resample-all", "mean_resample_all")):
+        rhos = np.array([agree[f"{mode}:{a}|{b}"][0] for agree, mode in zip(t["agreement"], own)], float)
+        rhos = rhos[np.isfinite(rhos)]
+        out[f"agree_{key}_median"] = float(np.median(rhos))
+        out[f"agree_{key}_min"] = float(rhos.min())
+    # the main table: all models, each in its task's mode
+    for gt in ("mean-circuit", "resample-circuit", "mean-all"):
+        tag = gt.replace("-", "_")
+        rows = {s: _bench_row(t, "all", "task", gt, s) for s in t["scores"]}
+        for s, r in rows.items():
+            for f in ("spearman", "spearman_lo", "spearman_hi", "auroc", "auroc_lo", "auroc_hi"):
+                if gt == "mean-circuit" or f in ("spearman", "spearman_lo", "spearman_hi"):
+                    out[f"{tag}_{s}_{f}"] = float("nan") if r[f] is None else r[f]
+        best = max(rows, key=lambda s: rows[s]["spearman"])
+        worst = min(rows, key=lambda s: rows[s]["spearman"])
+        out[f"{tag}_best"], out[f"{tag}_best_rho"] = best, rows[best]["spearman"]
+        out[f"{tag}_worst"], out[f"{tag}_worst_rho"] = worst, rows[worst]["spearman"]
+        out[f"{tag}_best_ties"] = len(_indistinguishable(t, "all", "task", gt, best))
+    # every score ranks worse against mean ablation over all positions than over the circuit's
+    _holds(all(_bench_row(t, "all", "task", "mean-all", s)["spearman"]
+               < _bench_row(t, "all", "task", "mean-circuit", s)["spearman"] for s in t["scores"]),
+           "every score's correlation falls against mean ablation over all positions")
+    # how large the circuit's paths are: per model the largest path effect in its own mode (mean
+    # ablation, circuit positions), the median over each task's models
+    for task in t["tasks"]:
+        tops = [max(m["ground_truth"]["mean-circuit"][t["modes"].index(t["mode_of_task"][task])])
+                for m in models if m["task"] == task]
+        out[f"{task}_top_effect_median"] = float(np.median(tops))
+    # scores that rank alike by construction: the same Spearman in every row of the table (exact,
+    # not a noisy comparison: frobenius_baseline is frobenius minus a constant per mode and shape;
+    # projection_kernel is d_head times subspace minus a constant when every head has full rank)
+    for a, b in (("frobenius_baseline", "frobenius"), ("projection_kernel", "subspace")):
+        fields = t["row_fields"]
+        same = [dict(zip(fields, r)) for r in t["rows"]]
+        by = {(r["group"], r["mode"], r["ground_truth"], r["score"]): r["spearman"] for r in same}
+        pairs = [(v, by[k[:3] + (b,)]) for k, v in by.items() if k[3] == a]
+        _holds(all(x == y for x, y in pairs), f"{a} ranks as {b} in every row of the benchmark")
+    # the families whose circuit formed in every seed: the plain induction models get the article's
+    # second table; the three-layer RMSNorm induction models and the reverse-copy models with MLPs a
+    # sentence each
+    all_formed = [f for f in t["families"] if all(formed(m) for m in models if m["family"] == f)]
+    _holds(all_formed == ["induction-none-attn-2l", "induction-rms-attn-3l", "reverse-ln-mlp-2l"],
+           "the plain and the three-layer induction families and the reverse-copy models with MLPs, and only "
+           "they, formed their circuit in every seed")
+    for tag, family in (("formed", "induction-none-attn-2l"), ("formed3l", "induction-rms-attn-3l"),
+                        ("formedrev", "reverse-ln-mlp-2l")):
+        rows = {s_: _bench_row(t, family, "task", "mean-circuit", s_) for s_ in t["scores"]}
+        if tag == "formed":
+            for s_, r in rows.items():
+                for f in ("spearman", "spearman_lo", "spearman_hi", "auroc", "auroc_lo", "auroc_hi"):
+                    out[f"formed_{s_}_{f}"] = r[f]
+        best = max(rows, key=lambda s_: rows[s_]["spearman"])
+        out[f"{tag}_best"] = best
+        out[f"{tag}_best_rho"] = rows[best]["spearman"]
+        out[f"{tag}_best_lo"], out[f"{tag}_best_hi"] = rows[best]["spearman_lo"], rows[best]["spearman_hi"]
+        out[f"{tag}_best_distinguished"] = len(t["scores"]) - 1 - len(
+            _indistinguishable(t, family, "task", "mean-circuit", best))
+        tops = [top(m) for m in models if m["family"] == family]
+        out[f"{tag}_top_min"], out[f"{tag}_top_max"] = min(tops), max(tops)
+    out["n_other_scores"] = len(t["scores"]) - 1
+    _holds(out["formed_best"] != out["formed3l_best"] != out["formedrev_best"] != out["formed_best"],
+           "a different score comes first on each of the three families whose circuit formed")
+    _holds(all(out[f"{tag}_best_distinguished"] < out["n_other_scores"] for tag in ("formed", "formed3l", "formedrev")),
+           "on no family whose circuit formed is the first score separated from all the others")
+    _holds(out["formed3l_best_distinguished"] == 0,
+           "on the three-layer induction models the first score cannot be told apart from any other")
+    _holds(all(_bench_row(t, "induction-rms-attn-3l", "task", "mean-circuit", s_)["spearman"]
+               < _bench_row(t, "induction-none-attn-2l", "task", "mean-circuit", s_)["spearman"] for s_ in t["scores"]),
+           "every score ranks the three-layer induction models' pairs worse than the plain ones'")
+    _holds(not any(formed(m) for m in models if m["family"] == "induction-ln-mlp-2l"),
+           "none of the induction models with LayerNorm and MLPs formed its circuit")
+    _holds(all(formed(m) for m in models if m["task"] == "lookup" and m is not solver),
+           "the lookup models other than the best one lean on Q-composition")
+    for task in t["tasks"]:
+        rows = {s: _bench_row(t, task, "task", "mean-circuit", s) for s in t["scores"]}
+        best = max(rows, key=lambda s: rows[s]["spearman"])
+        out[f"{task}_best"] = best
+        out[f"{task}_best_rho"] = rows[best]["spearman"]
+        out[f"{task}_best_lo"] = rows[best]["spearman_lo"]
+        out[f"{task}_best_hi"] = rows[best]["spearman_hi"]
+        out[f"{task}_best_ties"] = len(_indistinguishable(t, task, "task", "mean-circuit", best))
+        out[f"{task}_frobenius_rho"] = rows["frobenius"]["spearman"]
+        out[f"{task}_frobenius_lo"] = rows["frobenius"]["spearman_lo"]
+        out[f"{task}_frobenius_hi"] = rows["frobenius"]["spearman_hi"]
+    # computed for the checks above, or for every task alike where the article states some
+    checked_only = {"formed3l_best_distinguished", "formed_best_hi", "formed_best_lo", "formed_best_rho",
+                    "formed_top_max", "formed_top_min", "mean_circuit_worst", "resample_circuit_best_rho",
+                    "resample_circuit_worst", "resample_circuit_worst_rho", "loss_lookup_step0",
+                    "loss_reverse_step0", "solved_induction", "solved_lookup", "solved_reverse", "solved_text",
+                    "steps_induction_max", "steps_lookup_max", "steps_text_max", "top_induction_max",
+                    "top_lookup_max", "top_reverse_max"}
+    return {k: v for k, v in out.items() if k not in checked_only}

@@ -1,0 +1,103 @@
+"""The package's imports run one way: no module imports, directly or through others, a module that
+imports it back. Read from the source (every ``import`` statement, those inside functions too),
+not from ``sys.modules``: an import deferred into a function or a module ``__getattr__`` still
+ties two modules in a circle, it only hides it from the interpreter.
+
+A package's ``__init__`` is not an edge of its own modules: ``from . import x`` in
+``headspace.demos.y`` reaches ``headspace.demos.x``, and the package that holds them is imported
+first by Python whichever module asks.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = {"headspace": ROOT / "py" / "src" / "headspace"}
+
+
+def modules(name: str, folder: Path) -> dict[str, Path]:
+    """``{dotted module name: file}`` for every .py file of the package."""
+    out = {}
+    for path in sorted(folder.rglob("*.py")):
+        parts = list(path.relative_to(folder).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join([name, *parts])] = path
+    return out
+
+
+def imports(module: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The modules of ``known`` that ``module`` imports, at any depth of its code."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if sub in known else base)
+    return {m for m in found if m in known and m != module}
+
+
+def graph(package: str) -> dict[str, set[str]]:
+    known = modules(package, PACKAGES[package])
+    return {m: imports(m, p, known) for m, p in known.items()}
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Each strongly connected set of more than one module (Tarjan), sorted."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def test_the_reader_finds_a_circle_where_there_is_one():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_relative_and_deferred_imports_are_read():
+    edges = graph("headspace")
+    assert "headspace.composition" in edges["headspace.head_pairs"] or \
+        "headspace.head_pairs" in edges["headspace.composition"]          # one way or the other
+    assert "headspace.demos.polarizer" in edges["headspace.demos"]      # from . import polarizer
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_imports_run_one_way(package):
+    found = circles(graph(package))
+    assert not found, "modules that import each other (move what they share into a module both import): " + \
+        "; ".join(" <-> ".join(c) for c in found)
