@@ -944,6 +944,27 @@ def _indistinguishable(t: dict, group: str, mode: str, gt: str, score: str) -> l
     raise ValueError(f"no comparison for {group}, {mode}, {gt}")
 
 
+def _reverse_attention_to_answer() -> float:
+    """The reverse-copy models' second layer at the circuit's positions: the share of attention its
+    most attentive head puts on the answer's own position (the token before the earlier occurrence
+    of the current one), the median over the zoo's reverse-copy models, on the first evaluation batch."""
+    from pathlib import Path
+
+    from headspace import benchmark as bench
+    from headspace.tasks import PARTNER
+    zoo = Path(__file__).resolve().parents[2] / "zoo"
+    tokens, mask = bench.eval_batches(zoo, "reverse")
+    tokens, mask = tokens[0], mask[0]
+    b, t = np.nonzero(mask)
+    j = np.array([np.flatnonzero(tokens[i, :q] == tokens[i, q] - PARTNER)[-1] for i, q in zip(b, t)])
+    shares = []
+    for name, e in bench.zoo_models(zoo).items():
+        if e["task"] == "reverse":
+            pattern = bench.load_zoo_model(zoo, name).attention_patterns(tokens)     # [batch, L, H, seq, seq]
+            shares.append(pattern[b, 1, :, t, j - 1].mean(0).max())
+    return float(np.median(shares))
+
+
 def benchmark() -> dict:
     """site/content/posts/which-composition-score.md"""
     # The composition-score benchmark on the zoo. Every statistic is read from the benchmark table
@@ -992,14 +1013,18 @@ def benchmark() -> dict:
         out[f"formed_{task}"] = sum(map(formed, ms))
         out[f"steps_{task}_max"] = max(m["steps"] for m in ms)
         out[f"top_{task}_max"] = max(map(top, ms))
-    rev_mlp = [m for m in models if m["family"] == "reverse-ln-mlp-2l"]
-    rev_rms = [m for m in models if m["family"] == "reverse-rms-attn-2l"]
-    out["top_reverse_mlp_min"], out["top_reverse_mlp_max"] = min(map(top, rev_mlp)), max(map(top, rev_mlp))
-    out["top_reverse_rms_max"] = max(map(top, rev_rms))
-    out["loss_reverse_mlp_min"] = min(m["heldout_circuit_loss"] for m in rev_mlp)
-    out["loss_reverse_mlp_max"] = max(m["heldout_circuit_loss"] for m in rev_mlp)
-    _holds(not any(map(solved, rev_mlp + rev_rms)) and not any(map(formed, rev_rms)),
-           "no reverse-copy model solves its task, and none without MLPs formed its circuit")
+    # reverse copy: every model solves it; how many reach a V path of CIRCUIT_EFFECT, and how the
+    # largest Q path compares with the largest V path (a model can find the answer's own position)
+    rev = [m for m in models if m["task"] == "reverse"]
+    q_mode, v_mode = t["modes"].index("Q"), t["modes"].index("V")
+    out["top_reverse_min"] = min(map(top, rev))
+    out["top_reverse_q_min"] = min(top(m, q_mode) for m in rev)
+    out["top_reverse_q_max"] = max(top(m, q_mode) for m in rev)
+    out["n_reverse_q_over_v"] = sum(top(m, q_mode) > top(m, v_mode) for m in rev)
+    out["reverse_attention_to_answer"] = _reverse_attention_to_answer()
+    _holds(all(map(solved, rev)), "every reverse-copy model solves its task")
+    _holds(out["n_reverse_q_over_v"] > len(rev) / 2, "in most reverse-copy models the largest Q path outweighs the "
+                                                      "largest V path")
     # the induction models by normalisation: how many of the normalised ones formed their circuit
     normed = [m for m in models if m["task"] == "induction" and m["normalization_type"]]
     out["n_induction_normed"], out["formed_induction_normed"] = len(normed), sum(map(formed, normed))

@@ -9,11 +9,19 @@ the next token is random (or, for text, ordinary language). numpy only, seeded.
   fresh tokens, the same span again, random tokens. In the repeat, the next token is the
   one that followed the earlier occurrence of the current token: a previous-token head
   writes "my predecessor was a" at every position, and an induction head's *keys* read it.
-* ``reverse`` (V-composition): the span, then the span reversed. In the reversed copy the
-  next token is the one that came *before* the earlier occurrence of the current token. A
-  key cannot know what follows it (causal mask), so the later head attends to the earlier
-  occurrence itself and reads, through its *values*, the predecessor that a previous-token
-  head wrote there.
+* ``reverse`` (V-composition): a span of tokens from the first half of the vocabulary, then
+  the span reversed, each token replaced by its *partner* (``token + PARTNER``, the second
+  half). In the reversed copy the next token is the partner of the one that came *before*
+  the earlier occurrence of the current token's own. A key cannot know what follows it
+  (causal mask), so the later head attends to the earlier occurrence itself (its query, a
+  partner, finds the plain token) and reads, through its *values*, the predecessor that a
+  previous-token head wrote there. (An earlier design reversed the plain tokens: the later
+  head's query then matched itself as well as the earlier occurrence, and copying the matched
+  token is always wrong, so the first thing every model learned was to look away from it; no
+  model left that plateau in 3000 steps.) It is not forced either: the reversed copy mirrors
+  the span about the first partner, so the answer's position can be worked out from positions
+  and brought into a later head's *query*; most zoo models attend to the answer's position
+  directly, and have larger Q paths than V paths (reverse-rms s0 has no V path of 0.1 nats).
 * ``lookup`` (Q-composition): tokens are (colour, shape, payload) triples, 4 x 4 x 4 = 64.
   A dictionary of 16 tokens, one for each (colour, shape), then triples ``a b answer``
   where ``answer`` is the dictionary token with the colour of ``a`` and the shape of ``b``.
@@ -29,8 +37,8 @@ the next token is random (or, for text, ordinary language). numpy only, seeded.
 >>> toks.shape, mask.shape, toks.dtype
 ((2, 32), (2, 31), dtype('int64'))
 >>> t = int(np.argmax(mask[0]))          # first masked position: its next token is the one
->>> j = int(np.flatnonzero(toks[0, :t] == toks[0, t])[0])   # before the earlier occurrence
->>> bool(toks[0, t + 1] == toks[0, j - 1])
+>>> j = int(np.flatnonzero(toks[0, :t] == toks[0, t] - PARTNER)[-1])   # partner of the one
+>>> bool(toks[0, t + 1] == toks[0, j - 1] + PARTNER)                     # before the earlier occurrence
 True
 """
 
@@ -38,7 +46,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["TASKS", "MODE_OF_TASK", "task_batch", "encode_text", "decode_text", "TEXT_VOCAB", "text_mask"]
+__all__ = ["TASKS", "MODE_OF_TASK", "task_batch", "encode_text", "decode_text", "TEXT_VOCAB", "text_mask",
+           "PARTNER"]
 
 #: Task names, in the order the benchmark lists them.
 TASKS = ("induction", "reverse", "lookup", "text")
@@ -51,7 +60,8 @@ TEXT_VOCAB = len(_CHARS) + 1
 _UNKNOWN = len(_CHARS)
 _LOOKUP = np.full(256, _UNKNOWN, dtype=np.int64)
 _LOOKUP[[ord(c) for c in _CHARS]] = np.arange(len(_CHARS))
-
+#: Reverse copy: the partner of token ``x < PARTNER`` is ``x + PARTNER``.
+PARTNER = 32
 SHAPES = {"induction": (64, 32), "reverse": (64, 32), "lookup": (64, 40), "text": (TEXT_VOCAB, 64)}
 
 
@@ -111,9 +121,9 @@ def task_batch(task: str, rng: np.random.Generator, batch: int = 32, corpus: np.
             continue
         n = int(rng.integers(6, 13))
         f = int(rng.integers(0, seq - 2 * n + 1))
-        span = rng.choice(d_vocab, n, replace=False)
+        span = rng.choice(d_vocab if task == "induction" else PARTNER, n, replace=False)
         tokens[i, f:f + n] = span
-        tokens[i, f + n:f + 2 * n] = span if task == "induction" else span[::-1]
+        tokens[i, f + n:f + 2 * n] = span if task == "induction" else span[::-1] + PARTNER
         # loss positions whose next token the circuit predicts: inside the second copy
         mask[i, f + n:f + 2 * n - 1] = True
     return tokens.astype(np.int64), mask
