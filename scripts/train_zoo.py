@@ -4,7 +4,8 @@ Run through ``scripts/train_models --zoo``. Every configuration (task x normalis
 MLPs x layers) is trained from three seeds; tasks are in ``headspace.tasks``. All models:
 d_model 32, 4 heads of d_head 8, TransformerLens's architecture (``normalization_type``
 None, "LN" or "RMS" before each attention layer, each MLP and the unembedding; ReLU MLPs
-of width 128; standard learned positions). One process, one torch thread, deterministic:
+of width 128; standard learned positions, Gaussian at first or, where a configuration says so,
+sinusoidal: ``Config.pos_init``). One process, one torch thread, deterministic:
 a re-run writes the same files.
 
 Writes ``zoo/`` at the top of the repository (outside the package, so the wheel stays
@@ -73,7 +74,7 @@ CONFIGS = [
     Config("induction", "RMS", False, 3, steps=3000),
     Config("reverse", "RMS", False, 2, steps=3000),
     Config("reverse", "LN", True, 2, steps=3000),
-    Config("lookup", "RMS", False, 2, steps=3000),
+    Config("lookup", "RMS", False, 2, steps=3000, pos_init="sinusoidal"),
     Config("text", "LN", True, 2, steps=1500, lr=3e-3),
 ]
 SEEDS = (0, 1, 2)

@@ -60,8 +60,8 @@ LEVEL = 0.95             # of every interval
 MIN_EFFECT = 0.02        # nats
 REL_EFFECT = 0.2         # of the model's largest effect in the mode
 #: A model *solves* its task when its held-out loss at the circuit's positions is under this many
-#: nats (chance is ln 64 = 4.16): induction and reverse copy 1 nat, lookup ln 4 (what finding the
-#: dictionary entry by one attribute alone leaves); text: 1 nat under its loss at step 0.
+#: nats (chance is ln 64 = 4.16, for lookup ln 76): induction and reverse copy 1 nat, lookup ln 4
+#: (what reading its two cues one at a time leaves, headspace.tasks); text: 1 nat under its loss at step 0.
 SOLVED_LOSS = {"induction": 1.0, "reverse": 1.0, "lookup": float(np.log(4)), "text": 1.0}
 #: The circuit a task needs is *present* when one path of the task's mode costs at least this many
 #: nats by mean ablation at the circuit's positions.
