@@ -1099,6 +1099,16 @@ def benchmark() -> dict:
         tops = [top(m) for m in models if m["family"] == family]
         out[f"{tag}_top_min"], out[f"{tag}_top_max"] = min(tops), max(tops)
     out["n_other_scores"] = len(t["scores"]) - 1
+    # which scores find the circuit's pairs: an AUROC whose interval lies above one half
+    found = {family: [s_ for s_ in t["scores"] if (_bench_row(t, family, "task", "mean-circuit", s_)["auroc_lo"] or 0) > 0.5]
+             for _, family in formed_families}
+    out["n_found"] = sum(len(found[f]) for _, f in formed_families if f != "reverse-ln-mlp-2l")
+    out["n_found_total"] = len(t["scores"]) * (len(formed_families) - 1)
+    rev_auroc = [_bench_row(t, "reverse-ln-mlp-2l", "task", "mean-circuit", s_)["auroc"] for s_ in t["scores"]]
+    out["formedrev_auroc_min"], out["formedrev_auroc_max"] = min(rev_auroc), max(rev_auroc)
+    _holds(not found["reverse-ln-mlp-2l"], "on the reverse-copy models with MLPs no score's AUROC interval lies above "
+                                           "one half")
+    _holds(out["n_found"] > out["n_found_total"] / 2, "on the other families whose circuit formed most scores find it")
     out["n_formed_families"] = len(formed_families)
     out["n_formed_others"] = len(formed_families) - 1
     _holds(len({out[f"{tag}_best"] for tag, _ in formed_families}) == len(formed_families),
