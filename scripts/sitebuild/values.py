@@ -1138,7 +1138,7 @@ def benchmark() -> dict:
                     "formed_top_max", "formed_top_min", "mean_circuit_worst", "resample_circuit_best_rho",
                     "resample_circuit_worst", "resample_circuit_worst_rho", "loss_lookup_step0",
                     "loss_reverse_step0", "solved_induction", "solved_lookup", "solved_reverse", "solved_text",
-                    "steps_induction_max", "steps_lookup_max", "steps_text_max", "top_induction_max",
+                    "steps_induction_max", "steps_lookup_max", "steps_reverse_max", "steps_text_max", "top_induction_max",
                     "top_lookup_max", "top_reverse_max"}
     return {k: v for k, v in out.items() if k not in checked_only}
 
