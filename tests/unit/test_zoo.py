@@ -13,7 +13,12 @@ Trained for 1500 (plain induction, text) or 3000 steps (scripts/train_zoo.py CON
 24 models solve their task. Not solved, measured on the first 4 evaluation batches:
 induction-rms-attn-2l-s1 (2.41 nats: still on the plateau before the induction heads form, where
 its seeds s0 and s2 left it at about 1900 and 700 steps) and the LayerNorm-and-MLP induction models
-(2.35-2.68: on that plateau after 3000 steps). Every reverse-copy model solves it (0.004-0.78 nats),
+(2.35-2.68: on that plateau after 3000 steps). On that plateau no first-layer head attends to the
+previous position more than chance (0.03-0.05); the first layer copies the context's other tokens and
+the second attends to its own and the previous position. Tried on one seed each and not kept:
+sinusoidal initial positions (induction-rms s1 2.26, induction-ln-mlp s1 2.36 at step 3000) and, for
+the whole RMS family, lr 2e-2 for 4000 steps (s0 2.31, s1 0.035, s2 1.27: one seed left the plateau,
+two did not). Every reverse-copy model solves it (0.004-0.78 nats),
 since the reversed copy is written in partner tokens (headspace.tasks). The circuit test
 (``benchmark.circuit_present``) asks for a path of at least ``benchmark.CIRCUIT_EFFECT`` = 0.1 nats
 (mean ablation, circuit positions, 20 batches) in the task's own mode. It is absent where the task
