@@ -60,8 +60,8 @@ LEVEL = 0.95             # of every interval
 MIN_EFFECT = 0.02        # nats
 REL_EFFECT = 0.2         # of the model's largest effect in the mode
 #: A model *solves* its task when its held-out loss at the circuit's positions is under this many
-#: nats (chance is ln 64 = 4.16): induction and reverse copy 1 nat, lookup ln 4 (what finding the
-#: dictionary entry by one attribute alone leaves); text: 1 nat under its loss at step 0.
+#: nats (chance is ln 64 = 4.16, for lookup ln 76): induction and reverse copy 1 nat, lookup ln 4
+#: (what reading its two cues one at a time leaves, headspace.tasks); text: 1 nat under its loss at step 0.
 SOLVED_LOSS = {"induction": 1.0, "reverse": 1.0, "lookup": float(np.log(4)), "text": 1.0}
 #: The circuit a task needs is *present* when one path of the task's mode costs at least this many
 #: nats by mean ablation at the circuit's positions.
@@ -133,10 +133,18 @@ def model_ground_truth(model: Model, tokens: np.ndarray, mask: np.ndarray) -> np
 
 
 def compute_ground_truth(zoo, names=None, progress=print) -> Path:
-    """Compute every model's ground truths on its task's evaluation batches; write ``ground_truth.npz``."""
+    """Compute every model's ground truths (or those of ``names``, keeping the others' on file) on its
+    task's evaluation batches; write ``ground_truth.npz``."""
     zoo = zoo_dir(zoo)
     models = zoo_models(zoo)
     out, seconds = {}, {}
+    if names is not None:
+        unknown = sorted(set(names) - set(models))
+        if unknown:
+            raise ValueError(f"names must be models of the zoo's manifest; got {unknown}")
+        if (zoo / GROUND_TRUTH_FILE).is_file():
+            with np.load(zoo / GROUND_TRUTH_FILE) as f:
+                out = {k: f[k] for k in f.files if k in models}
     for name, entry in models.items():
         if names is not None and name not in names:
             continue
@@ -146,7 +154,7 @@ def compute_ground_truth(zoo, names=None, progress=print) -> Path:
         seconds[name] = time.perf_counter() - t0
         if progress:
             progress(f"{name}: ground truths in {seconds[name]:.1f} s")
-    store.save_npz(zoo / GROUND_TRUTH_FILE, out)
+    store.save_npz(zoo / GROUND_TRUTH_FILE, {name: out[name] for name in models if name in out})
     return zoo / GROUND_TRUTH_FILE
 
 
@@ -382,11 +390,14 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description="Recompute the zoo's ground truths and the benchmark table.")
     ap.add_argument("--zoo", help="the zoo directory (default $HEADSPACE_ZOO)")
     ap.add_argument("--ground-truth", action="store_true", help="recompute zoo/ground_truth.npz first (minutes)")
+    ap.add_argument("--only", help="with --ground-truth: recompute only the models whose name starts with one of "
+                                   "these (comma-separated), keeping the others' on file")
     ap.add_argument("--out", type=Path, default=TABLE)
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     if args.ground_truth:
-        compute_ground_truth(args.zoo)
+        names = None if not args.only else [n for n in zoo_models(args.zoo) if n.startswith(tuple(args.only.split(",")))]
+        compute_ground_truth(args.zoo, names)
     table = benchmark_table(args.zoo)
     args.out.write_text(json.dumps(table, separators=(",", ":")) + "\n")
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e3:.0f} kB) in {time.perf_counter() - t0:.1f} s")

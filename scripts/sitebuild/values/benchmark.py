@@ -22,6 +22,27 @@ def _indistinguishable(t: dict, group: str, mode: str, gt: str, score: str) -> l
     raise ValueError(f"no comparison for {group}, {mode}, {gt}")
 
 
+def _reverse_attention_to_answer() -> float:
+    """The reverse-copy models' second layer at the circuit's positions: the share of attention its
+    most attentive head puts on the answer's own position (the token before the earlier occurrence
+    of the current one), the median over the zoo's reverse-copy models, on the first evaluation batch."""
+    from pathlib import Path
+
+    from headspace import benchmark as bench
+    from headspace.tasks import PARTNER
+    zoo = Path(__file__).resolve().parents[3] / "zoo"
+    tokens, mask = bench.eval_batches(zoo, "reverse")
+    tokens, mask = tokens[0], mask[0]
+    b, t = np.nonzero(mask)
+    j = np.array([np.flatnonzero(tokens[i, :q] == tokens[i, q] - PARTNER)[-1] for i, q in zip(b, t)])
+    shares = []
+    for name, e in bench.zoo_models(zoo).items():
+        if e["task"] == "reverse":
+            pattern = bench.load_zoo_model(zoo, name).attention_patterns(tokens)     # [batch, L, H, seq, seq]
+            shares.append(pattern[b, 1, :, t, j - 1].mean(0).max())
+    return float(np.median(shares))
+
+
 def benchmark() -> dict:
     """site/content/posts/which-composition-score.md"""
     # The composition-score benchmark on the zoo. Every statistic is read from the benchmark table
@@ -70,24 +91,28 @@ def benchmark() -> dict:
         out[f"formed_{task}"] = sum(map(formed, ms))
         out[f"steps_{task}_max"] = max(m["steps"] for m in ms)
         out[f"top_{task}_max"] = max(map(top, ms))
-    rev_mlp = [m for m in models if m["family"] == "reverse-ln-mlp-2l"]
-    rev_rms = [m for m in models if m["family"] == "reverse-rms-attn-2l"]
-    out["top_reverse_mlp_min"], out["top_reverse_mlp_max"] = min(map(top, rev_mlp)), max(map(top, rev_mlp))
-    out["top_reverse_rms_max"] = max(map(top, rev_rms))
-    out["loss_reverse_mlp_min"] = min(m["heldout_circuit_loss"] for m in rev_mlp)
-    out["loss_reverse_mlp_max"] = max(m["heldout_circuit_loss"] for m in rev_mlp)
-    _holds(not any(map(solved, rev_mlp + rev_rms)) and not any(map(formed, rev_rms)),
-           "no reverse-copy model solves its task, and none without MLPs formed its circuit")
+    # reverse copy: every model solves it; how many reach a V path of CIRCUIT_EFFECT, and how the
+    # largest Q path compares with the largest V path (a model can find the answer's own position)
+    rev = [m for m in models if m["task"] == "reverse"]
+    q_mode, v_mode = t["modes"].index("Q"), t["modes"].index("V")
+    out["top_reverse_min"] = min(map(top, rev))
+    out["top_reverse_q_min"] = min(top(m, q_mode) for m in rev)
+    out["top_reverse_q_max"] = max(top(m, q_mode) for m in rev)
+    out["n_reverse_q_over_v"] = sum(top(m, q_mode) > top(m, v_mode) for m in rev)
+    out["reverse_attention_to_answer"] = _reverse_attention_to_answer()
+    _holds(all(map(solved, rev)), "every reverse-copy model solves its task")
+    _holds(out["n_reverse_q_over_v"] > len(rev) / 2, "in most reverse-copy models the largest Q path outweighs the "
+                                                      "largest V path")
     # the induction models by normalisation: how many of the normalised ones formed their circuit
     normed = [m for m in models if m["task"] == "induction" and m["normalization_type"]]
     out["n_induction_normed"], out["formed_induction_normed"] = len(normed), sum(map(formed, normed))
-    # the lookup model with the lowest loss: which mode its largest path is in (it was built to need Q)
-    solver = min((m for m in models if m["task"] == "lookup"), key=lambda m: m["heldout_circuit_loss"])
-    out["lookup_solver_loss"] = solver["heldout_circuit_loss"]
-    out["lookup_solver_q_top"] = top(solver, t["modes"].index("Q"))
-    out["lookup_solver_v_top"] = top(solver, t["modes"].index("V"))
-    _holds(solved(solver) and not formed(solver) and out["lookup_solver_v_top"] >= CIRCUIT_EFFECT,
-           "a lookup model solves its task without Q-composition, through a V path")
+    # lookup: every model's largest Q path (the task leaves ln 4 nats to any model that reads the two
+    # cues apart, headspace.tasks), and the largest V path beside it
+    lookup = [m for m in models if m["task"] == "lookup"]
+    out["lookup_q_min"], out["lookup_q_max"] = min(map(top, lookup)), max(map(top, lookup))
+    out["lookup_v_max"] = max(top(m, v_mode) for m in lookup)
+    _holds(all(map(solved, lookup)) and all(map(formed, lookup)),
+           "every lookup model solves its task and has a Q path of the threshold's size")
     # agreement of the ground truths with each other, in each model's own mode: median and lowest over models
     own = [t["mode_of_task"][m["task"]] for m in models]
     for a, b, key in (("mean-all", "mean-circuit", "all_circuit"), ("mean-circuit", "resample-circuit", "mean_resample"),
@@ -129,14 +154,15 @@ def benchmark() -> dict:
         pairs = [(v, by[k[:3] + (b,)]) for k, v in by.items() if k[3] == a]
         _holds(all(x == y for x, y in pairs), f"{a} ranks as {b} in every row of the benchmark")
     # the families whose circuit formed in every seed: the plain induction models get the article's
-    # second table; the three-layer RMSNorm induction models and the reverse-copy models with MLPs a
-    # sentence each
+    # second table; the three-layer RMSNorm induction models, the reverse-copy models with MLPs and
+    # the lookup models a sentence each
+    formed_families = (("formed", "induction-none-attn-2l"), ("formed3l", "induction-rms-attn-3l"),
+                       ("formedrev", "reverse-ln-mlp-2l"), ("formedlookup", "lookup-rms-attn-2l"))
     all_formed = [f for f in t["families"] if all(formed(m) for m in models if m["family"] == f)]
-    _holds(all_formed == ["induction-none-attn-2l", "induction-rms-attn-3l", "reverse-ln-mlp-2l"],
-           "the plain and the three-layer induction families and the reverse-copy models with MLPs, and only "
-           "they, formed their circuit in every seed")
-    for tag, family in (("formed", "induction-none-attn-2l"), ("formed3l", "induction-rms-attn-3l"),
-                        ("formedrev", "reverse-ln-mlp-2l")):
+    _holds(all_formed == [f for _, f in formed_families],
+           "the plain and the three-layer induction families, the reverse-copy models with MLPs and the lookup "
+           "models, and only they, formed their circuit in every seed")
+    for tag, family in formed_families:
         rows = {s_: _bench_row(t, family, "task", "mean-circuit", s_) for s_ in t["scores"]}
         if tag == "formed":
             for s_, r in rows.items():
@@ -151,9 +177,21 @@ def benchmark() -> dict:
         tops = [top(m) for m in models if m["family"] == family]
         out[f"{tag}_top_min"], out[f"{tag}_top_max"] = min(tops), max(tops)
     out["n_other_scores"] = len(t["scores"]) - 1
-    _holds(out["formed_best"] != out["formed3l_best"] != out["formedrev_best"] != out["formed_best"],
-           "a different score comes first on each of the three families whose circuit formed")
-    _holds(all(out[f"{tag}_best_distinguished"] < out["n_other_scores"] for tag in ("formed", "formed3l", "formedrev")),
+    # which scores find the circuit's pairs: an AUROC whose interval lies above one half
+    found = {family: [s_ for s_ in t["scores"] if (_bench_row(t, family, "task", "mean-circuit", s_)["auroc_lo"] or 0) > 0.5]
+             for _, family in formed_families}
+    out["n_found"] = sum(len(found[f]) for _, f in formed_families if f != "reverse-ln-mlp-2l")
+    out["n_found_total"] = len(t["scores"]) * (len(formed_families) - 1)
+    rev_auroc = [_bench_row(t, "reverse-ln-mlp-2l", "task", "mean-circuit", s_)["auroc"] for s_ in t["scores"]]
+    out["formedrev_auroc_min"], out["formedrev_auroc_max"] = min(rev_auroc), max(rev_auroc)
+    _holds(not found["reverse-ln-mlp-2l"], "on the reverse-copy models with MLPs no score's AUROC interval lies above "
+                                           "one half")
+    _holds(out["n_found"] > out["n_found_total"] / 2, "on the other families whose circuit formed most scores find it")
+    out["n_formed_families"] = len(formed_families)
+    out["n_formed_others"] = len(formed_families) - 1
+    _holds(len({out[f"{tag}_best"] for tag, _ in formed_families}) == len(formed_families),
+           "a different score comes first on each of the families whose circuit formed")
+    _holds(all(out[f"{tag}_best_distinguished"] < out["n_other_scores"] for tag, _ in formed_families),
            "on no family whose circuit formed is the first score separated from all the others")
     _holds(out["formed3l_best_distinguished"] == 0,
            "on the three-layer induction models the first score cannot be told apart from any other")
@@ -162,8 +200,6 @@ def benchmark() -> dict:
            "every score ranks the three-layer induction models' pairs worse than the plain ones'")
     _holds(not any(formed(m) for m in models if m["family"] == "induction-ln-mlp-2l"),
            "none of the induction models with LayerNorm and MLPs formed its circuit")
-    _holds(all(formed(m) for m in models if m["task"] == "lookup" and m is not solver),
-           "the lookup models other than the best one lean on Q-composition")
     for task in t["tasks"]:
         rows = {s: _bench_row(t, task, "task", "mean-circuit", s) for s in t["scores"]}
         best = max(rows, key=lambda s: rows[s]["spearman"])
@@ -180,6 +216,6 @@ def benchmark() -> dict:
                     "formed_top_max", "formed_top_min", "mean_circuit_worst", "resample_circuit_best_rho",
                     "resample_circuit_worst", "resample_circuit_worst_rho", "loss_lookup_step0",
                     "loss_reverse_step0", "solved_induction", "solved_lookup", "solved_reverse", "solved_text",
-                    "steps_induction_max", "steps_lookup_max", "steps_text_max", "top_induction_max",
+                    "steps_induction_max", "steps_lookup_max", "steps_reverse_max", "steps_text_max", "top_induction_max",
                     "top_lookup_max", "top_reverse_max"}
     return {k: v for k, v in out.items() if k not in checked_only}

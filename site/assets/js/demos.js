@@ -1,4 +1,4 @@
-// Page side of the live demos (DOM contract in DESIGN.md): each figure's life from the build's
+// Page side of the live demos (DOM contract in docs/contracts.md): each figure's life from the build's
 // drawing to Python's, as the reader moves its controls. The parts live in figure/:
 //   life.js      the states of a figure and the one transition function (docs/architecture.md)
 //   status.js    what a figure says: data-life, data-status, the line under its controls, errors

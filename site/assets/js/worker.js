@@ -3,7 +3,7 @@
 // It runs as a SharedWorker where the browser has one (one interpreter for
 // every page of the site a reader has open, and for every figure a host page
 // embeds) or as a dedicated worker; each connected page talks to it through
-// its own port. The boundary is narrow (DESIGN.md) and its messages are listed once, in
+// its own port. The boundary is narrow (docs/contracts.md, "The worker's boundary") and its messages are listed once, in
 // figure/python.js (the page's side) and docs/architecture.md: a page sends {type: "boot"} once
 // and then {type: "call", id, name, params, width?}; the worker answers {type: "progress"} (the
 // boot's step and the bytes of the runtime arrived so far), {type: "ready"}, {type: "result", id,
@@ -376,7 +376,7 @@ yielder.port1.onmessage = async () => {
 };
 
 // headspace.runtime.answer's arguments (call's, with refusals as data); a width lays the figure out for the page's drawing width
-// (headspace.demos._fit), none leaves Python's own layout.
+// (headspace.figure.fit), none leaves Python's own layout.
 function callArgs(name, params, width) {
   return [name, JSON.stringify(params), ...(width ? [width] : [])];
 }

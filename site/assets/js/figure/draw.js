@@ -30,7 +30,7 @@ function themed(layout) {
 const PLOT_CONFIG = { responsive: false, displayModeBar: false, scrollZoom: false, doubleClick: false };
 
 // ---------- the width a figure is drawn at ----------
-// Python lays each figure out for one of a few widths (headspace.demos._fit.WIDTHS): the widest
+// Python lays each figure out for one of a few widths (headspace.figure.fit.WIDTHS): the widest
 // that fits the figure's column. The build drew a static SVG at each and kept each one's layout;
 // CSS shows the SVG this column takes, and plotly draws Python's figure at the same width.
 export function prerender(state) {

@@ -1,7 +1,7 @@
 // A figure's life as one state machine: every change of what a figure shows goes through
 // ``advance``, which knows the states, the events and the one next state of each (the diagram is
 // in docs/architecture.md). The DOM follows: data-life names the state, and data-status keeps the
-// contract of DESIGN.md (static, loading, ready, error).
+// contract of docs/contracts.md (static, loading, ready, error).
 //
 //   built     the build's drawing of the figure's starting settings (the page as it arrived)
 //   answered  the build's drawing of the setting the reader moved to (an answer from the build)
@@ -38,7 +38,7 @@ export function next(life, event) {
   return to;
 }
 
-/** What data-status says in each state (DESIGN.md's contract), given whether Python's boot is under way. */
+/** What data-status says in each state (docs/contracts.md), given whether Python's boot is under way. */
 export function status(life, booting) {
   if (life === "live") return "ready";
   if (life === "refused" || life === "failed") return "error";
