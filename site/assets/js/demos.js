@@ -33,7 +33,7 @@ import { THEMES } from "./theme.js";
 
 // Each figure is wired as soon as its markup has been parsed (wireParsed, below): on a long article
 // the reader's first touch is answered while the rest of the page is still being parsed and laid
-// out (issue 32: 5 to 8 s on a slowed phone).
+// out (issue 32).
 const states = [];
 function stateOf(fig) {
   const plot = fig.querySelector('[data-role="plot"]');

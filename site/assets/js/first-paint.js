@@ -2,12 +2,10 @@
 // (afterFirstPaint) and once it has loaded (pageLoaded); Python's worker starts after both
 // (afterPageLoad).
 //
-// Why wait for the first paint: compiling the interpreter's 10 MB of wasm fills every core of a
-// small machine for most of a second. Started while the first frame was on its way to the
-// screen, it appears to have held that frame back: on a 2-core machine, Lighthouse's mobile runs
-// of one article saw the first paint at about 250 ms in most runs and at 1,290 ms in the rest
-// (the frame was painted at 268 ms; the compile had begun in between). Waiting, the worker's
-// boot begins about 90 ms later, and the first Python render is no later (scripts/bench).
+// Why wait for the first paint: compiling the interpreter's wasm fills every core of a small
+// machine. Started while the first frame was on its way to the screen, it held that frame back in
+// some of Lighthouse's mobile runs; waiting costs the first Python render nothing measurable
+// (docs/decisions/0002-timings.md, scripts/bench).
 const LIMIT_MS = 1500;
 
 // Resolves at the page's load event, or at once if it has passed.

@@ -4,8 +4,8 @@
 // The page registers it once every figure is live (or once loaded, on a page without figures), and
 // then asks it to keep the files this visit used: they sit in the browser's HTTP cache, and it
 // copies them from there without touching the network. Registered any earlier, on a first visit it
-// would take control while Python boots and pass the 17 MB runtime through its own thread and
-// Cache Storage, on the same cores: 150 to 300 ms later to the first Python render (scripts/bench).
+// would take control while Python boots and pass the runtime through its own thread and Cache
+// Storage, on the same cores, and delay the first Python render (scripts/bench).
 
 import { sw, scope } from "@params";
 import { pageLoaded } from "./first-paint.js";

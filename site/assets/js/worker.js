@@ -245,8 +245,7 @@ async function boot({ indexURL, lockFileURL }) {
   const wasm = compileEarly(indexURL);
   const stdlibChecked = prefetch(indexURL, lockFileURL, wasm.compiled);
   stdlibChecked.then(() => progress(2), () => {}); // awaited below
-  // Pyodide's JavaScript half (1.2 MB, 130 ms to compile here; a worker's scripts are not compiled
-  // off the thread) is loaded by loadPyodide only after pyodide.mjs has run. Imported now, it is
+  // Pyodide's JavaScript half (a worker's scripts are not compiled off the thread) is loaded by loadPyodide only after pyodide.mjs has run. Imported now, it is
   // downloaded and compiled while the wasm still arrives; loadPyodide then finds it loaded (it
   // sets globalThis._createPyodideModule). If it fails here, loadPyodide's own import reports it.
   const runtimeScript = import(new URL("pyodide.asm.js", indexURL).href).then(() => scriptBytes(new URL("pyodide.asm.js", indexURL)), () => {});
