@@ -172,10 +172,11 @@ DRAG_JS = """async ([index, ms]) => {
 }"""
 
 
-def open_gallery(browser, base, cpu_slowdown: float = 1):
+def open_gallery(browser, base, cpu_slowdown: float = 1, device: dict | None = None):
     """The gallery with Python ready: (context, page, the demo name of each figure in order).
-    ``cpu_slowdown``: the page's main thread that many times slower (the phone profile: 4)."""
-    context = browser.new_context(reduced_motion="reduce", viewport={"width": 1100, "height": 900})
+    ``cpu_slowdown``: the page's main thread that many times slower (the phone profile: 4);
+    ``device``: context options such as ``PHONE`` (default a 1100 x 900 desktop window)."""
+    context = browser.new_context(reduced_motion="reduce", **(device or {"viewport": {"width": 1100, "height": 900}}))
     page = context.new_page()
     if cpu_slowdown != 1:
         context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": cpu_slowdown})
@@ -209,9 +210,10 @@ def print_drag(rates: dict) -> None:
 
 
 def phone_sliders(browser, base, moves: int, only=None) -> dict:
-    """Slider to repaint on every demo with the page's main thread 4x slower (the phone profile's
-    CPU; Python in the worker runs at this machine's speed, Chromium slows pages only)."""
-    out = slider_latency(browser, base, moves, only, cpu_slowdown=phone.PHONE_CPU_SLOWDOWN)
+    """Slider to repaint on every demo on the phone profile: its screen (390 x 844 at 3x, touch) and
+    its main thread 4x slower (Python in the worker runs at this machine's speed, Chromium slows
+    pages only)."""
+    out = slider_latency(browser, base, moves, only, cpu_slowdown=phone.PHONE_CPU_SLOWDOWN, device=phone.PHONE)
     for name, r in out.items():
         print(f"phone slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms"
                                               f"  (targets 33 / 50 ms at 4x CPU)  " + split(r)))
@@ -226,8 +228,8 @@ def split(r: dict) -> str:
     return f"{times}  {r.get('ahead', 0)}/{r['moves']} ahead  {kinds}"
 
 
-def slider_latency(browser, base, moves: int, only=None, cpu_slowdown: float = 1) -> dict:
-    context, page, names = open_gallery(browser, base, cpu_slowdown)
+def slider_latency(browser, base, moves: int, only=None, cpu_slowdown: float = 1, device: dict | None = None) -> dict:
+    context, page, names = open_gallery(browser, base, cpu_slowdown, device)
     out = {}
     for i, name in enumerate(names):
         if only and name not in only:

@@ -171,6 +171,17 @@ def test_circuits_eigenvalues_are_drawn_over_the_largest_size_which_the_title_st
         assert f"largest |λ| {largest:.3g}" in " ".join(a["text"] for a in fig["layout"]["annotations"])
 
 
+def test_circuits_texts_keep_their_lines_from_head_to_head():
+    """Every head's figure has the same lines of text (title and notes), so a move between heads
+    is drawn in place (patch.js rewrites text, not lines) at every drawing width."""
+    from headspace.figure.fit import WIDTHS, fit
+    for width in WIDTHS:
+        lines = {h: [t.count("<br>") for t in [f["layout"]["title"]["text"]] + [a["text"] for a in f["layout"]["annotations"]]]
+                 for h in REGISTRY["circuits"].params[0].options
+                 for f in [fit(REGISTRY["circuits"].run({"head": h})["figure"], width)]}
+        assert len(set(map(tuple, lines.values()))) == 1, (width, lines)
+
+
 def test_circuits_layer_0_head_has_a_blank_path_panel_and_says_why():
     fig = REGISTRY["circuits"].run({"head": "L0H1"})["figure"]
     path = next(t for t in fig["data"] if t["name"] == "token path")
@@ -181,7 +192,7 @@ def test_circuits_layer_0_head_has_a_blank_path_panel_and_says_why():
     from headspace.demos.token_path import map_scale, path_matrix
     shown = path_matrix("attn-only-2l", None, "K", (0, 1), (1, 2))[:32, :32]   # drawn over its scale, as titled
     np.testing.assert_allclose(path["z"], np.round(shown / map_scale(shown), 3))
-    assert f"(scale {map_scale(shown):.3g})" in " ".join(a["text"] for a in fig["layout"]["annotations"])
+    assert f"path scale {map_scale(shown):.3g}" in " ".join(a["text"] for a in fig["layout"]["annotations"])
     assert fig["layout"]["annotations"][0]["text"].replace("\u00a0", "").replace("<br>", "") == ""
 
 # -- attention explorer --------------------------------------------------------------------------

@@ -71,7 +71,8 @@ def test_the_induction_head_reads_the_previous_token_head_most_through_its_key()
 
 
 def _lines(fig):
-    return [t for t in fig["data"] if t.get("legendgroup") in ("reads", "writes")]
+    """The lines of reads and writes (the two legend entries draw nothing)."""
+    return [t for t in fig["data"] if t["name"].startswith("what ") and t.get("showlegend") is False]
 
 
 @pytest.mark.parametrize("head", rs.HEAD_OPTIONS)
@@ -99,9 +100,14 @@ def test_thicker_lines_are_larger_scores_and_avoid_every_other_box(head):
 
 
 def test_the_chosen_head_has_the_thick_box():
-    shapes = run(head="L0H3")["figure"]["layout"]["shapes"]
-    thick = [s for s in shapes if s["line"]["width"] == 3]
-    assert len(thick) == 1 and thick[0]["x0"] < 3 < thick[0]["x1"] and thick[0]["y0"] < 1 < thick[0]["y1"]
+    # drawn as a line (a trace, which a move redraws in place), around the head's box (a shape)
+    fig = run(head="L0H3")["figure"]
+    thick = [t for t in fig["data"] if t.get("line", {}).get("width") == 3 and len(t["x"]) == 5]
+    assert len(thick) == 1 and thick[0]["name"] == "L0H3"
+    xs, ys = thick[0]["x"], thick[0]["y"]
+    box = next(s for s in fig["layout"]["shapes"] if s["x0"] < 3 < s["x1"] and s["y0"] < 1 < s["y1"])
+    assert (min(xs), max(xs), min(ys), max(ys)) == (box["x0"], box["x1"], box["y0"], box["y1"])
+    assert {s["line"]["width"] for s in fig["layout"]["shapes"]} == {1}
 
 
 @pytest.mark.parametrize("params, name", [({"head": "L2H0"}, "head"), ({"input": "keys"}, "input"),

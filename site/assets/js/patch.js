@@ -24,7 +24,7 @@ const same = (a, b) => a === b || JSON.stringify(a) === JSON.stringify(b);
 
 // Keys a frame may change, per trace type; a change to any other key needs plotly.
 const MOVABLE = {
-  scatter: ["x", "y", "name", "customdata", "hovertext", "text", "marker"],
+  scatter: ["x", "y", "name", "customdata", "hovertext", "text", "marker", "line"],
   bar: ["x", "y", "customdata", "hovertext", "text", "marker"],
   heatmap: ["z", "customdata", "hovertext", "text", "zmin", "zmax", "colorbar"],
 };
@@ -61,6 +61,10 @@ function planScatter(gd, group, before, after, full, xa, ya, changed) {
   const mode = full.mode || "";
   if (changed.includes("text") && mode.includes("text")) return refuse("scatter text changed");
   if (changed.includes("marker") && !sameExceptColor(before.marker, after.marker)) return refuse("marker style changed");
+  // A line may change its colour and width (a line per score, thicker for a larger one) where no
+  // legend entry shows its look; anything else about a line is plotly's to draw.
+  const stroke = changed.includes("line") ? lineLook(before.line, after.line) : null;
+  if (changed.includes("line") && (!stroke || full.showlegend !== false || !mode.includes("lines"))) return refuse("line style changed");
   const x = after.x || [], y = after.y || [];
   const n = x.length;
   // A gap (null) splits plotly's line; the gaps must stay where they were.
@@ -95,6 +99,7 @@ function planScatter(gd, group, before, after, full, xa, ya, changed) {
       });
     }
     segments.forEach((run, j) => { if (lines[j]) lines[j].setAttribute("d", "M" + run.map(at).join("L")); });
+    if (stroke) lines.forEach((line) => Object.assign(line.style, stroke));
     if (fills.length) fills[0].setAttribute("d", "M" + kept.map(at).join("L") + "Z");
     legend();
   };
@@ -377,6 +382,13 @@ function planColorbar(gd, before, after, full) {
 }
 
 const shape = (z) => (Array.isArray(z) ? [z.length, Array.isArray(z[0]) ? z[0].length : 0] : null);
+
+/** The stroke style of line ``after`` where it differs from ``before`` only in colour and width, or null. */
+function lineLook(before = {}, after = {}) {
+  const strip = (l) => ({ ...(l || {}), color: undefined, width: undefined });
+  if (!same(strip(before), strip(after)) || typeof after.color !== "string" || !finite(after.width)) return null;
+  return { stroke: after.color, strokeWidth: `${after.width}px` };
+}
 
 function sameExceptColor(a = {}, b = {}) {
   const strip = (m) => ({ ...(m || {}), color: undefined });

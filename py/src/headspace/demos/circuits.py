@@ -102,7 +102,9 @@ def circuits(head: str, writer: str, mode: str, model: str, step, shown: int) ->
     outputs = dict(outputs)
     w = shipped.parse_head(writer, model)
     path = path_matrix(model, at, mode, w, (l, h)) if w[0] < l else None
-    title = f"head {shipped.head_label(l, h, model)}: copying score {outputs['copying_score']:.2f}"
+    # Two lines for every head: a phone's width would otherwise wrap a long role and not a short one,
+    # and a title that changes its lines needs plotly to redraw the figure instead of a patch.
+    title = f"head {shipped.head_label(l, h, model)}<br>copying score {outputs['copying_score']:.2f}"
     return {"figure": _figure(ov[:shown, :shown], qk[:shown, :shown], eig, path, w, (l, h), mode, title),
             "outputs": outputs}
 
@@ -181,11 +183,13 @@ def _figure(ov, qk, eig, path, writer, reader, mode, title) -> dict:
                              "title": {"text": "real part ÷ largest |λ|", "font": {"size": 10}}})
     layout["yaxis3"].update({"range": [-EIG_REACH, EIG_REACH], "zeroline": True, "showgrid": True, "nticks": 5,
                              "title": {"text": "imaginary part ÷ largest |λ|", "font": {"size": 10}, "standoff": 2}})
-    path_title = (f"{mode} path {head(*writer)} → {head(*reader)} (scale {map_scale(path[:n, :n]):.3g})"
-                  if path is not None else "token path")
-    for text, x, y in [(f"OV: token → logit (scale {map_scale(ov):.3g})", 0.215, 1.0),
-                       (f"QK: query × key (scale {map_scale(qk):.3g})", 0.785, 1.0),
-                       (f"OV eigenvalues (largest |λ| {scale:.3g})", 0.215, 0.42), (path_title, 0.785, 0.42)]:
+    # Each panel title is two lines at every width and for every head (the second a blank for a
+    # layer-0 head's empty path panel), so that a move rewrites their text and nothing else.
+    path_title = (f"{mode}: {head(*writer)} → {head(*reader)}<br>path scale {map_scale(path[:n, :n]):.3g}"
+                  if path is not None else "token path<br>\u00a0")
+    for text, x, y in [(f"OV: token → logit<br>scale {map_scale(ov):.3g}", 0.215, 1.0),
+                       (f"QK: query × key<br>scale {map_scale(qk):.3g}", 0.785, 1.0),
+                       (f"OV eigenvalues<br>largest |λ| {scale:.3g}", 0.215, 0.42), (path_title, 0.785, 0.42)]:
         notes.append({"text": text, "xref": "paper", "yref": "paper", "x": x, "y": y, "xanchor": "center",
                       "yanchor": "bottom", "showarrow": False, "font": {"size": 11}})
     fig = figure(traces, title=title, height=640, showlegend=False, annotations=notes,

@@ -196,36 +196,49 @@ def _figure(model: str, layer: int, head: int, input: str, reads: dict, writes: 
         first = min((x - _half(n)[0] for n, (x, y) in at.items() if y == row))
         traces.append(scatter([stream_x, first], [row, row], color=COLORS["muted"], mode="lines", width=1,
                               showlegend=False, line={"color": COLORS["muted"], "width": 1, "dash": "dot"}))
+    # Every head's figure has the same parts in the same order (two legend entries, seven lines of
+    # as many points, a box outline for the chosen head, two notes a node, a two-line title), so a
+    # move to another head rewrites the figure's data in place instead of plotly redrawing it.
+    traces += [{"type": "scatter", "x": [None], "y": [None], "name": name, "mode": "lines", "hoverinfo": "skip",
+                "line": {"color": color, "width": 3}}
+               for name, color in ((f"what {me} reads", COLORS["blue"]), (f"what reads {me}", COLORS["orange"]))]
+    points = 2 * n_layers  # the most a route has: two ends and a bend through each row crossed
     score = {}
     for kind, edges, color in (("reads", reads, COLORS["blue"]), ("writes", writes, COLORS["orange"])):
         ports = _ports(me, list(edges), at, -1 if kind == "reads" else 1)
-        for k, (other, s) in enumerate(edges.items()):
+        for other, s in edges.items():
             path = (route(other, me, at, n_heads, end=ports[other]) if kind == "reads"
                     else route(me, other, at, n_heads, start=ports[other]))
+            path += [path[-1]] * (points - len(path))  # a repeated end draws nothing more
             xs, ys = zip(*path)
             traces.append(scatter(xs, ys, name=f"what {me} reads" if kind == "reads" else f"what reads {me}",
-                                  color=color, mode="lines", width=round(1.5 + 7 * s / top, 2),
-                                  showlegend=k == 0, legendgroup=kind))
+                                  mode="lines", showlegend=False,
+                                  line={"color": color, "width": round(1.5 + 7 * s / top, 2), "simplify": False}))
             score[other] = s
+    (x, y), (hx, hy) = at[me], _half(me)
+    traces.append(scatter([x - hx, x + hx, x + hx, x - hx, x - hx], [y - hy, y - hy, y + hy, y + hy, y - hy],
+                          name=me, color=COLORS["ink"], mode="lines", width=3, showlegend=False))
     prev, induction = shipped.roles(model)
     roles = {head_name(*prev): "previous-token head", head_name(*induction): "induction head"}
     shapes, notes = [], []
     for n, (x, y) in at.items():
         hx, hy = _half(n)
         shapes.append({"type": "rect", "xref": "x", "yref": "y", "x0": x - hx, "x1": x + hx, "y0": y - hy,
-                       "y1": y + hy, "line": {"color": COLORS["ink"], "width": 3 if n == me else 1}})
-        lines = [_SHORT.get(n, n)] + ([f"{score[n]:.2f}"] if n in score else [])
-        for k, text in enumerate(lines):  # one note a line: centred alike by plotly and the build
-            notes.append({"x": x, "y": y + (0.5 - k) * 0.18 * (len(lines) > 1), "text": text, "showarrow": False,
+                       "y1": y + hy, "line": {"color": COLORS["ink"], "width": 1}})
+        # the score under the name, a blank where no line ends (one note a line: centred alike by
+        # plotly and the build)
+        for k, text in enumerate([_SHORT.get(n, n), f"{score[n]:.2f}" if n in score else "\u00a0"]):
+            notes.append({"x": x, "y": y + (0.5 - k) * 0.18, "text": text, "showarrow": False,
                           "yanchor": "middle", "font": {"size": 11}})
     notes.append({"x": stream_x, "y": y_hi, "text": "residual stream", "showarrow": False,
                   "xanchor": "left", "yanchor": "top", "xshift": 10, "font": {"size": 11}})
     role = f" ({roles[me]})" if me in roles else ""
-    fig = figure(traces, title=f"{me}{role}: what it reads and who reads it, through the {input}", height=420,
+    fig = figure(traces, title=f"{me}{role}<br>reads and is read through the {input}", height=420,
                  xaxis={"range": [stream_x - 0.25, n_heads - 0.45], "visible": False, "zeroline": False,
                         "showgrid": False, "showticklabels": False},
                  yaxis={"range": [y_lo, y_hi], "visible": False, "zeroline": False,
                         "showgrid": False, "showticklabels": False},
                  annotations=notes, shapes=shapes)
+    fig["layout"]["legend"].update({"itemclick": False, "itemdoubleclick": False})  # the entries only name
     fig["layout"]["margin"] = {**fig["layout"]["margin"], "l": 8, "r": 8, "b": 8}
     return fig
