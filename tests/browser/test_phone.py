@@ -92,3 +92,34 @@ def test_a_vertical_swipe_on_a_slider_scrolls_and_leaves_it(browser, site_url):
         assert page.locator(FIG).get_attribute("data-life") in (None, "built")
     finally:
         page.context.close()
+
+
+PROSE_SKIPPED = """() => { const ps = [...document.querySelectorAll('.post > p')];
+    return {parsing: document.readyState === 'loading', blocks: ps.length,
+            skipped: ps.filter(p => getComputedStyle(p).contentVisibility === 'auto').length}; }"""
+
+
+def test_long_prose_is_skipped_while_the_page_arrives_and_laid_out_after(browser, throttled_server, site_url):
+    """prose-later.js: on a phone, while a long article is parsed, its prose away from the screen is
+    not laid out (the first answer waited behind those layouts); once parsed, all of it is, so that
+    nothing moves when a reader jumps. A desktop skips nothing."""
+    server = throttled_server(rate=100_000, rtt=0.05, compress=False)  # its 850 kB arrive over 8 s
+    page, _ = phone_page(browser)
+    try:
+        page.goto(server.url + "/posts/composition-and-subspaces/", wait_until="commit")
+        page.wait_for_function(f"() => ({PROSE_SKIPPED})().blocks > 20", timeout=30_000)
+        seen = page.evaluate(PROSE_SKIPPED)
+        assert seen["parsing"] and seen["skipped"] == seen["blocks"], seen
+        page.wait_for_function(f"() => document.readyState === 'complete' && ({PROSE_SKIPPED})().skipped === 0", timeout=90_000)
+        assert page.evaluate(PROSE_SKIPPED)["blocks"] > 40
+    finally:
+        page.context.close()
+    page = browser.new_page()
+    try:
+        page.goto(site_url + "/posts/composition-and-subspaces/", wait_until="commit")
+        page.wait_for_function(f"() => ({PROSE_SKIPPED})().blocks > 0")
+        assert page.evaluate(PROSE_SKIPPED)["skipped"] == 0
+        page.wait_for_load_state()
+        assert page.evaluate("() => document.querySelectorAll('.post > p[style*=content-visibility]').length") == 0
+    finally:
+        page.close()
