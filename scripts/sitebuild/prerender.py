@@ -8,7 +8,8 @@ Each render also carries a static SVG of its figure (scripts/sitebuild/static_sv
 which the page paints before plotly.js has even loaded.
 
 It also writes site/data/values.json: every number the articles state, from
-scripts/sitebuild/values/ (one module per article), which the ``value`` shortcode prints.
+scripts/sitebuild/values/ (one module per article), and site/data/value_texts.json: each
+``value`` shortcode's text, printed by ``values.text`` as its formatting asks; the shortcode prints it.
 
 It renders every registry demo at its defaults (the gallery, the embed pages)
 and every ``{{< demo ... >}}`` in the content with its overrides, as Hugo itself
@@ -36,20 +37,22 @@ from .static_svg import SVG_UID, render as render_svg
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "site" / "data" / "demos.json"
 VALUES = ROOT / "site" / "data" / "values.json"
+VALUE_TEXTS = ROOT / "site" / "data" / "value_texts.json"  # each value shortcode's text (values.text)
 
 HUGO = Path(sys.executable).parent / "hugo"  # the pinned Hugo, installed into this venv
 
 
-def demo_uses(source: Path = ROOT / "site") -> list[dict]:
-    """Every demo shortcode of the content, read by Hugo: [{name, params, key, position}]. The
-    collect pass needs nothing prerendered: it runs before demos.json exists."""
+def collect(source: Path = ROOT / "site") -> dict:
+    """What Hugo's collect pass read of the content: ``demo-uses.json`` (every demo shortcode:
+    [{name, params, key, position}]) and ``value-uses.json`` (every value shortcode: the JSON of its
+    key and formatting). It needs nothing prerendered: it runs before demos.json exists."""
     with tempfile.TemporaryDirectory() as out:
         proc = subprocess.run([str(HUGO), "--source", str(source), "--environment", "collect",
                                "--destination", out, "--logLevel", "warn", "--panicOnWarning"],
                               capture_output=True, text=True)
         if proc.returncode != 0:
             raise SystemExit(f"[prerender] Hugo's collect pass failed:\n{proc.stderr}{proc.stdout}")
-        return json.loads((Path(out) / "demo-uses.json").read_text())
+        return {name: json.loads((Path(out) / name).read_text()) for name in ("demo-uses.json", "value-uses.json")}
 
 
 def main() -> int:
@@ -73,7 +76,7 @@ def main() -> int:
         # until Python is live (a slider's own step, or a coarser one; null for other kinds).
         answered = {p.name: answer_grid(p.to_json(), params[p.name])[1] for p in demo.params
                     if p.active(params) and answer_grid(p.to_json(), params[p.name])[0]}
-        renders[key] = {"params": params, **out, "text": format_outputs(out["outputs"]), "answered": answered,
+        renders[key] = {"params": params, "controls": demo.controls(params), **out, "text": format_outputs(out["outputs"]), "answered": answered,
                         "layouts": {str(w): f["layout"] for w, f in fits.items()},
                         "svg": "".join(render_svg(f, w, uid=f"{SVG_UID}{w}", css_class=f"w{w}")
                                        for w, f in fits.items())}
@@ -84,7 +87,9 @@ def main() -> int:
           f"-> {VALUES.relative_to(ROOT)}", file=sys.stderr)
     for name in REGISTRY:
         render(name, {}, "registry", name + "{}")  # the key of no overrides, as Hugo writes it
-    for use in demo_uses():
+    read = collect()
+    write_json(VALUE_TEXTS, values.texts(numbers, sorted(set(read["value-uses.json"]))))
+    for use in read["demo-uses.json"]:
         render(use["name"], use["params"] or {}, use["position"], use["key"])
 
     data = {"registry": {n: d.to_json() for n, d in REGISTRY.items()}, "renders": renders}

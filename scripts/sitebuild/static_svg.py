@@ -44,7 +44,8 @@ def dasharray(dash, width: float = 2) -> str:
 
 
 from headspace.figure.style import COLORS
-from headspace.figure.fit import nice_ticks, rgba, scale_colour, text_px, tick_label as _fmt
+from headspace.figure.colour import rgba, scale_colour
+from headspace.figure.fit import nice_ticks, text_px, tick_label as _fmt
 
 INK = COLORS["ink"]  # the demos' neutral colour; drawn as currentColor so dark mode recolours it
 

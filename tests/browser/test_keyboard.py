@@ -6,7 +6,8 @@
   re-renders with the native outputs.
 - A control the registry declares inactive in the current state is disabled, says why in a
   visible note it is described by, and follows the control that switches it at once, before
-  Python is ready too; its value is kept and still sent to Python.
+  Python is ready too; its value is kept and still sent to Python. The page decides as
+  ``Param.active`` does, for every gated control of every demo.
 - Outputs print Python's own text (format_outputs), live as at build time.
 """
 
@@ -131,3 +132,38 @@ def test_hidden_symmetry_dual_waits_for_the_qk_view(page, site_url):
     assert ov.locator('input[name="dual"]').is_disabled()
     assert qk.locator('input[name="dual"]').is_enabled()      # placed with view="QK"
     assert "QK" in ov.locator('[data-role="inactive"]').text_content()
+
+
+# Set a control to its index-th value as a reader would (a drop-down's option, a tick box, a slider's
+# min or max) and tell the page, as the browser does.
+SET_CONTROL = """([fig, name, index]) => {
+  const el = fig.querySelector(`.demo-controls [name="${name}"]`);
+  if (el.tagName === "SELECT") el.selectedIndex = index;
+  else if (el.type === "checkbox") el.checked = Boolean(index);
+  else el.value = String([el.min, el.max, el.defaultValue][index]);
+  el.dispatchEvent(new Event("input", { bubbles: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+}"""
+DISABLED = "fig => Object.fromEntries([...fig.querySelectorAll('[data-active-when]')].map(el => [el.name, el.disabled]))"
+
+
+def test_the_page_disables_what_python_says_does_nothing(page, site_url):
+    """Every gated control of every demo (the gallery), through every value of each control that
+    switches it: the page's applyActive, reading Python's keys, decides as ``Param.active`` does on
+    the settings the page would send."""
+    page.goto(f"{site_url}/gallery/")
+    checked = 0
+    for fig in page.locator("figure.demo").all():
+        demo = REGISTRY[fig.get_attribute("data-demo")]
+        gated = [p for p in demo.params if p.active_when]
+        switches = {other for p in gated for other, _ in p.active_when}
+        for name in sorted(switches):
+            p = next(q for q in demo.params if q.name == name)
+            count = len(p.options) if p.kind == "select" else 2 if p.kind == "checkbox" else 3
+            for index in range(count):
+                page.evaluate(SET_CONTROL, [fig.element_handle(), name, index])
+                params = demo.resolve(fig.evaluate(READ_PARAMS))
+                want = {q.name: not q.active(params) for q in gated}
+                assert fig.evaluate(DISABLED) == want, f"{demo.name} at {params}"
+                checked += 1
+    assert checked >= 10

@@ -3,6 +3,7 @@ resolve, every demo follows the DOM contract, and bad shortcodes fail loudly."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -128,6 +129,60 @@ def test_every_demo_follows_the_dom_contract(built):
     assert seen == set(data["registry"]), f"demos on no page: {set(data['registry']) - seen}"
 
 
+class Controls(HTMLParser):
+    """Each figure's controls as the build wrote them: [(demo, {name: (kind, text, disabled)})], a
+    drop-down's text its selected option's data-value, a tick box's "true" or "false"."""
+
+    def __init__(self):
+        super().__init__()
+        self.figures, self._select = [], None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "figure" and "demo" in (a.get("class") or "").split():
+            self.figures.append((a["data-demo"], {}))
+        elif tag == "input" and a.get("name") and self.figures:
+            kind = "tokens" if a.get("data-kind") == "tokens" else a["type"]
+            text = ("true" if "checked" in a else "false") if kind == "checkbox" else a.get("value")
+            self.figures[-1][1][a["name"]] = (kind, text, "disabled" in a)
+        elif tag == "select" and self.figures:
+            self._select = a["name"]
+            self.figures[-1][1][a["name"]] = ("select", None, "disabled" in a)
+        elif tag == "option" and self._select and ("selected" in a or self.figures[-1][1][self._select][1] is None):
+            self.figures[-1][1][self._select] = ("select", a["data-value"], self.figures[-1][1][self._select][2])
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self._select = None
+
+
+def test_controls_are_what_python_decided(built):
+    """Every control holds its value as Python writes it (``headspace.figure.keys``: a number as
+    JavaScript prints it, a drop-down's option by its key) and is disabled exactly where
+    ``Param.active`` says it does nothing: Hugo writes what Python decided and decides nothing."""
+    from headspace.demos import REGISTRY
+    from headspace.figure.keys import key
+    seen = 0
+    for path in sorted(built.rglob("*.html")):
+        parser = Controls()
+        parser.feed(path.read_text(encoding="utf-8"))
+        for name, controls in parser.figures:
+            demo = REGISTRY[name]
+            read = {p.name: controls[p.name] for p in demo.params if p.kind != "matrix"}
+            values = {n: text if kind == "tokens" else json.loads(text) for n, (kind, text, _) in read.items()}
+            params = demo.resolve(values)
+            for p in demo.params:
+                if p.name not in read:
+                    continue
+                kind, text, disabled = read[p.name]
+                if kind != "tokens":
+                    assert text == key(params[p.name]), f"{path}: {name}.{p.name} holds {text!r}"
+                if p.active_when:
+                    assert disabled == (not p.active(params)), f"{path}: {name}.{p.name} disabled={disabled} at {params}"
+                    seen += 1
+    assert seen >= 7, "the gated controls of communication, hidden-symmetry, metric-lab and circuits"
+
+
 def test_runtime_is_self_hosted(built):
     contract = json.loads((SITE / "data" / "contract.json").read_text())
     lock = json.loads((built / contract["lockfile"]).read_text())
@@ -197,11 +252,15 @@ def printed_correctly(text: str, value) -> bool:
 
 def test_values_print_what_the_library_computed(built):
     data = json.loads((SITE / "data" / "values.json").read_text(encoding="utf-8"))
+    python = {}  # each value's texts as Python printed them (sitebuild.values.text), one per formatting used
+    for use, text in json.loads((SITE / "data" / "value_texts.json").read_text(encoding="utf-8")).items():
+        python.setdefault(json.loads(use)["key"], set()).add(html.escape(text, quote=False))
     seen = 0
     for path, _ in pages(built):
         for key, _, text in VALUE_SPAN.findall(path.read_text(encoding="utf-8")):
             article, name = key.split(".")
             assert printed_correctly(text, data[article][name]), f"{path}: {key} = {data[article][name]!r} printed as {text!r}"
+            assert text in python[key], f"{path}: {key} printed as {text!r}, which Python never printed: {python[key]}"
             seen += 1
     assert seen >= 10
     assert not printed_correctly("0.79", 0.7805) and printed_correctly("0.78", 0.7805) and printed_correctly("78%", 0.7805)

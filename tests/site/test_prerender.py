@@ -16,12 +16,15 @@ def test_collect_pass_finds_every_shortcode_without_prerendered_data(tmp_path):
     shutil.copytree(ROOT / "site", site, ignore=shutil.ignore_patterns("public", "resources", "demos.json", "answers"))
     (tmp_path / "py").symlink_to(ROOT / "py")  # the models mount: ../py/src/headspace/models
     assert not (site / "data" / "demos.json").exists()
-    uses = prerender.demo_uses(site)
+    read = prerender.collect(site)
+    uses = read["demo-uses.json"]
 
     built = json.loads((ROOT / "site" / "data" / "demos.json").read_text())["renders"]
     assert {u["key"] for u in uses} <= set(built), "the build prerendered every figure the content places"
     assert len(uses) == sum(text.count("{{< demo ") for text in
                             (p.read_text() for p in (ROOT / "site" / "content").rglob("*.md")))
+    assert len(read["value-uses.json"]) == sum(text.count("{{< value ") for text in
+                                               (p.read_text() for p in (ROOT / "site" / "content").rglob("*.md")))
     for use in uses:  # Hugo's own key: the demo's name and its parameters as jsonify writes them
         assert use["key"] == use["name"] + json.dumps(use["params"] or {}, separators=(",", ":"), sort_keys=True)
         assert use["position"].strip('"').startswith(str(site / "content")) and ".md:" in use["position"]

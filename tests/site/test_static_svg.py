@@ -713,6 +713,15 @@ def test_heatmap_cells_take_their_colour_from_the_scale():
     assert fills == ["rgb(0,0,0)", "rgb(255,255,255)", "rgb(128,128,128)", "rgb(64,64,64)"]
 
 
+def test_a_short_hex_scale_paints_as_plotly_paints_it():
+    """``#000`` to ``#fff`` is black to white, as plotly and the page's in-place drawing read it (the
+    build's drawing once painted every cell of such a scale grey)."""
+    fig = {"data": [{"type": "heatmap", "z": [[0, 1], [0.5, 0.25]], "zmin": 0, "zmax": 1,
+                     "colorscale": [[0, "#000"], [1, "#fff"]]}], "layout": {"height": 200}}
+    fills = [r.get("fill") for g in parse(static_svg.render(fig)).iter(SVG + "g") for r in g.iter(SVG + "rect")]
+    assert fills == ["rgb(0,0,0)", "rgb(255,255,255)", "rgb(128,128,128)", "rgb(64,64,64)"]
+
+
 def test_a_drawing_bug_is_seen(monkeypatch):
     """The checks can fail: one marker drawn two pixels lower is reported with its value."""
     fig = {"data": [{"type": "scatter", "mode": "markers", "x": list(range(11)), "y": list(range(11)), "marker": {"size": 4}}],

@@ -220,9 +220,9 @@ def _choices(demo, name):
 
 def test_active_when_in_json():
     write2 = next(p for p in REGISTRY["communication"].params if p.name == "write2").to_json()
-    assert write2["active_when"] == {"pairs": {"in": ["two"]}} and write2["inactive"]
+    assert write2["active_when"] == {"pairs": {"in": ['"two"']}} and write2["inactive"]  # keys: the page's JSON
     order = next(p for p in REGISTRY["metric-lab"].params if p.name == "order").to_json()
-    assert order["active_when"] == {"rank": {"in": [2, 3, 4]}, "decay": {"not": [0]}}
+    assert order["active_when"] == {"rank": {"in": ["2", "3", "4"]}, "decay": {"not": ["0"]}}
 
 
 def test_bad_active_when_is_named():

@@ -27,6 +27,7 @@ article's function in its module here, with a comment saying what it is, and wri
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -52,4 +53,47 @@ def compute() -> dict:
                 raise ValueError(f"{article}.{name}: a value is a finite number or a short string; got {value!r}")
         out[article] = {name: value.item() if isinstance(value, np.generic) else value
                         for name, value in values.items()}
+    return out
+
+
+def text(value, digits=None, format=None, pct=False) -> str:
+    """``value`` as the ``value`` shortcode prints it (its ``digits``, ``format`` and ``pct``): a
+    string as it is; ``format``, a printf format; ``digits``, fixed decimals; by default three
+    significant figures, and whole numbers and numbers from 1000 up to the nearest integer;
+    ``pct``, 100 times the value and a % sign (0 decimals unless ``digits`` says).
+
+    >>> text(0.78125), text(768), text(1234.5), text(0.78125, digits=2), text(0.78125, pct=True)
+    ('0.781', '768', '1234', '0.78', '78%')
+    >>> text(0.78125, format="%.1e"), text(0.000123456), text(-0.5, pct=True, digits=1), text("L1H0")
+    ('7.8e-01', '0.000123', '-50.0%', 'L1H0')
+    """
+    if isinstance(value, str):
+        return value
+    x = float(value)
+    if pct:
+        x, digits = 100 * x, 0 if digits is None else digits
+    if format:
+        try:
+            out = format % x
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"value: format must be a printf format of one number, e.g. \"%.1e\"; got "
+                             f"{format!r} ({exc})") from None
+    elif digits is not None:
+        out = f"{x:.{int(digits)}f}"
+    elif x == math.floor(x) or abs(x) >= 1000:
+        out = f"{x:.0f}"
+    else:
+        out = f"{x:.3g}"
+    return f"{out}%" if pct else out
+
+
+def texts(numbers: dict, uses: list[str]) -> dict:
+    """``{use: text}`` for every ``value`` shortcode of the content (``use``: the JSON of its key,
+    digits, format and pct, as Hugo's collect pass wrote it), from ``numbers`` (``compute()``)."""
+    out = {}
+    for use in uses:
+        # Hugo's .Get gives "" for a named parameter left out and null for every one of a positional call
+        args = {k: (None if v == "" else v) for k, v in json.loads(use).items()}
+        article, _, name = args["key"].partition(".")
+        out[use] = text(numbers[article][name], args["digits"], args["format"], bool(args["pct"]))
     return out

@@ -413,13 +413,14 @@ function legendText(gd, index, name) {
 }
 
 // ---------- colours ----------
+// Python writes every colour of a figure as #rrggbb or rgba() (headspace.figure.colour); plotly's
+// own default scales are rgb().
 const parsed = new Map();
 function rgba(color) {
   if (parsed.has(color)) return parsed.get(color);
   let out = null;
   let m = /^#([0-9a-f]{6})$/i.exec(color);
   if (m) out = [0, 2, 4].map((k) => parseInt(m[1].slice(k, k + 2), 16)).concat(255);
-  else if ((m = /^#([0-9a-f]{3})$/i.exec(color))) out = [...m[1]].map((h) => parseInt(h + h, 16)).concat(255);
   else if ((m = /^rgba?\(([^)]+)\)$/.exec(color))) {
     const v = m[1].split(",").map(Number);
     out = [v[0], v[1], v[2], Math.round(255 * (v.length > 3 ? v[3] : 1))];

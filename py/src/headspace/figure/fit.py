@@ -23,6 +23,8 @@ import functools
 import math
 import re
 
+from .colour import ink_on, scale_colour
+
 #: The widths a figure is drawn at (px); the page draws at the widest that fits its column.
 WIDTHS = (330, 600, 840)
 #: Below this width, two panels side by side are stacked.
@@ -308,64 +310,6 @@ def _stack(layout: dict, axes: dict, gap_px: float, panel_px: float) -> float:
         for xk, yk in (("x0", "y0"), ("x1", "y1")):
             move(shape, xk, yk)
     return total
-
-
-@functools.lru_cache(maxsize=64)
-def rgba(color: str) -> tuple[float, float, float, float]:
-    """(r, g, b, alpha) of a ``#rrggbb``, ``rgb(...)`` or ``rgba(...)`` colour (grey if unreadable).
-
-    >>> rgba("#ff8000"), rgba("rgba(0, 0, 255, 0.5)")
-    ((255, 128, 0, 1.0), (0.0, 0.0, 255.0, 0.5))
-
-    Cached (a figure has few colours; a heatmap's notes read the same scale's stops each move).
-    """
-    color = color.strip()
-    if color.startswith("#") and len(color) == 7:
-        return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5)) + (1.0,)
-    m = re.match(r"rgba?\(([^)]+)\)", color)
-    if m:
-        parts = [float(c) for c in m.group(1).split(",")]
-        return tuple(parts[:3]) + (parts[3] if len(parts) > 3 else 1.0,)
-    return (128.0, 128.0, 128.0, 1.0)
-
-
-def scale_colour(scale, t: float) -> tuple[float, float, float, float]:
-    """The colour (r, g, b, alpha) at ``t`` in [0, 1] of a plotly colour scale ``[[0, c0], ..., [1, c1]]``,
-    interpolated in RGB as plotly does; the build's static SVG paints cells with it too."""
-    if not isinstance(scale, list) or not scale:
-        scale = [[0, "#f7fbff"], [1, "#08306b"]]
-    t = min(1.0, max(0.0, t))
-    for (a, ca), (b, cb) in zip(scale, scale[1:]):
-        if a <= t <= b:
-            u = (t - a) / ((b - a) or 1)
-            return tuple(x + u * (y - x) for x, y in zip(rgba(ca), rgba(cb)))
-    return rgba(scale[-1][1])
-
-
-def luminance(rgb) -> float:
-    """WCAG 2.x relative luminance of an sRGB colour (0 to 255 a channel); contrast is
-    (L1 + 0.05) / (L2 + 0.05).
-
-    >>> luminance((255, 255, 255)), luminance((0, 0, 0))
-    (1.0, 0.0)
-    """
-    def channel(c):
-        c = c / 255
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-    r, g, b = (channel(c) for c in rgb[:3])
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def ink_on(rgb) -> str:
-    """Black or white, whichever contrasts more with ``rgb``: at least 4.58:1 on any colour (where
-    the two tie), so WCAG AA's 4.5:1 holds for text in any cell.
-
-    >>> ink_on((8, 48, 107)), ink_on((247, 251, 255))
-    ('#ffffff', '#000000')
-    """
-    lum = luminance(rgb)
-    white, black = 1.05 / (lum + 0.05), (lum + 0.05) / 0.05
-    return "#ffffff" if white >= black else "#000000"
 
 
 def _cells(data: list) -> dict:

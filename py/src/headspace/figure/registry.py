@@ -11,7 +11,6 @@ the same ``Demo.run`` in Pyodide, and pytest calls exactly what both call.
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
 from dataclasses import dataclass, field
@@ -19,6 +18,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import colour
+from .keys import key, same
 from .outputs import Output, legacy
 
 KINDS = ("range", "number", "select", "checkbox", "matrix", "tokens")
@@ -88,10 +89,30 @@ class Param:
     def active(self, params: dict) -> bool:
         """Whether this control does anything when the demo's parameters are ``params`` (resolved)."""
         for other, (how, values) in self.active_when or ():
-            hit = any(_same(params[other], v) for v in values)
+            hit = any(same(params[other], v) for v in values)
             if hit != (how == "in"):
                 return False
         return True
+
+    def control(self, value, params: dict) -> dict:
+        """This control as the page shows it at ``value`` (resolved, as are the demo's ``params``):
+        ``text``, what it holds (a number as JavaScript prints it, tokens separated by spaces, a
+        matrix's cells, a tick box's ``true`` or ``false``); ``option``, a drop-down's option at
+        ``value``; ``active``, whether it does anything (``active``).
+
+        >>> Param("t", "T", "range", 30.0, min=0, max=90).control(7.5, {})
+        {'text': '7.5', 'active': True}
+        """
+        if self.kind == "tokens":
+            text = " ".join(map(str, value))
+        elif self.kind == "matrix":
+            text = [[key(v) for v in row] for row in value]
+        else:
+            text = key(value)
+        out = {"text": text, "active": self.active(params)}
+        if self.kind == "select":
+            out["option"] = next(i for i, o in enumerate(self.options) if same(o, value))
+        return out
 
     def validate(self, value):
         """Return ``value`` checked and normalised, or raise ValueError naming this parameter."""
@@ -131,7 +152,7 @@ class Param:
     def label_of(self, value) -> str:
         """What the menu shows for option ``value`` (the value itself when it has no label)."""
         for option, label in zip(self.options, self.option_labels):
-            if _same(option, value):
+            if same(option, value):
                 return str(label)
         return str(value)
 
@@ -160,28 +181,22 @@ class Param:
 
     def to_json(self) -> dict:
         out = {"name": self.name, "label": self.label, "kind": self.kind, "default": self.default}
-        for key in ("min", "max", "step", "unit", "help"):
-            if getattr(self, key) not in (None, ""):
-                out[key] = getattr(self, key)
+        for attr in ("min", "max", "step", "unit", "help"):
+            if getattr(self, attr) not in (None, ""):
+                out[attr] = getattr(self, attr)
         if self.options:
             out["options"] = list(self.options)
+            out["option_keys"] = [key(v) for v in self.options]  # each option's data-value
             out["option_labels"] = [self.label_of(v) for v in self.options]
         if self.shape:
             out["shape"] = list(self.shape)
         if self.animate:
             out["animate"] = True
         if self.active_when:
-            out["active_when"] = {other: {how: list(values)} for other, (how, values) in self.active_when}
+            # the page compares keys (figure/controls.js applyActive); Python decides the build's (``control``)
+            out["active_when"] = {other: {how: [key(v) for v in values]} for other, (how, values) in self.active_when}
             out["inactive"] = self.inactive
         return out
-
-
-def _same(a, b) -> bool:
-    """Parameter values equal as the page compares them: numbers by value (0 == 0.0), else JSON."""
-    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real) and not isinstance(a, bool) \
-            and not isinstance(b, bool):
-        return float(a) == float(b)
-    return json.dumps(a) == json.dumps(b)
 
 
 @dataclass(frozen=True)
@@ -240,6 +255,12 @@ class Demo:
                                              + ", ".join(f"{n} ({p.label})" for n, p in known.items()))
         return {n: p.validate(params.get(n, p.default)) for n, p in known.items()}
 
+    def controls(self, params: dict | None = None) -> dict:
+        """``{name: Param.control}``: every control as the page shows it at ``params`` (the build
+        writes the controls of each figure from this; Hugo decides nothing)."""
+        params = self.resolve(params)
+        return {p.name: p.control(params[p.name], params) for p in self.params}
+
     def run(self, params: dict | None = None) -> dict:
         """Run the demo; the result is plain JSON (lists, floats, str, bool, None)."""
         result = self.fn(**self.resolve(params))
@@ -248,6 +269,7 @@ class Demo:
             raise ValueError(f"demo {self.name!r} must return outputs {sorted(self.outputs)}; "
                              f"got {sorted(outputs)}")
         out = to_json_value({"figure": result["figure"], "outputs": outputs})
+        colour.canonical_figure(out["figure"])  # one form of each colour, for every renderer
         out["outputs"] = Outputs(out["outputs"], self)
         return out
 

@@ -3,7 +3,7 @@
 // vertical swipe that starts on a slider, which scrolls the page and leaves the slider alone.
 
 import { readParams } from "../state.js";
-import { same } from "./page.js";
+import { key } from "./page.js";
 import { answerStep, rangeValues } from "./answers.js";
 
 export function updateReadouts(fig) {
@@ -17,8 +17,9 @@ export function updateReadouts(fig) {
 
 // ---------- controls that do nothing in the current state ----------
 // The registry declares when a control does anything (Param.active_when, here data-active-when:
-// {param: {in: [values]}} or {param: {not: [values]}}); otherwise it is disabled and its note
-// (the build's, data-role="inactive") says why. Its value stays and is still sent to Python.
+// {param: {in: [keys]}} or {param: {not: [keys]}}, each value's key written by Python); otherwise
+// it is disabled and its note (the build's, data-role="inactive") says why. The build's settings
+// arrive decided by Python (Param.control). Its value stays and is still sent to Python.
 export function applyActive(fig) {
   const gated = fig.querySelectorAll("[data-active-when]");
   if (!gated.length) return;
@@ -26,7 +27,7 @@ export function applyActive(fig) {
   for (const el of gated) {
     const rules = JSON.parse(el.dataset.activeWhen);
     const on = Object.entries(rules).every(([other, rule]) =>
-      ("in" in rule) === (rule.in || rule.not).some((v) => same(params[other], v)));
+      ("in" in rule) === (rule.in || rule.not).includes(key(params[other])));
     el.disabled = !on;
     const note = document.getElementById(`${el.id}-why`);
     if (note) note.hidden = on;

@@ -19,5 +19,7 @@ export const saveData = Boolean(navigator.connection && navigator.connection.sav
 // where the browser tells, else a touch screen counts as a phone.
 const memoryGB = navigator.deviceMemory || (matchMedia("(pointer: coarse)").matches ? 2 : 8);
 export const ANSWER_CHARS = Math.min(32e6, memoryGB * 2e6); // about 2 MB of answers per GB, 32 MB at most
-// The same value for a control: numbers by value, everything else by its JSON.
-export const same = (a, b) => (typeof a === "number" && typeof b === "number" ? a === b : JSON.stringify(a) === JSON.stringify(b));
+// A control's value's key is its JSON: Python writes the keys the page compares with
+// (headspace.figure.keys: each option's data-value, the values of data-active-when).
+export const key = (value) => JSON.stringify(value);
+export const same = (a, b) => key(a) === key(b);
