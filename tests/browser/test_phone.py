@@ -101,7 +101,7 @@ PROSE_SKIPPED = """() => { const ps = [...document.querySelectorAll('.post > p')
 
 def test_long_prose_is_skipped_while_the_page_arrives_and_laid_out_after(browser, throttled_server, site_url):
     """prose-later.js: on a phone, while a long article is parsed, its prose away from the screen is
-    not laid out (the first answer waited behind those layouts); once parsed, all of it is, so that
+    not laid out (the first answer waited behind those layouts); once loaded, all of it is, so that
     nothing moves when a reader jumps. A desktop skips nothing."""
     server = throttled_server(rate=100_000, rtt=0.05, compress=False)  # its 850 kB arrive over 8 s
     page, _ = phone_page(browser)
