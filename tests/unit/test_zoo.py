@@ -47,7 +47,7 @@ ZOO = Path(__file__).resolve().parents[2] / "zoo"
 MODELS = list(benchmark.zoo_models(ZOO))
 LEARNED = 0.3
 #: models or families that do not reach *solved* (module docstring)
-NOT_SOLVED = {"induction-rms-attn-2l-s1", "induction-ln-mlp-2l-s0", "induction-ln-mlp-2l-s2"}
+NOT_SOLVED = {"induction-ln-mlp-2l-s0", "induction-ln-mlp-2l-s2"}
 #: models or families without a path of their task's mode of 0.1 nats (module docstring)
 NO_CIRCUIT = {"induction-ln-mlp-2l-s0", "induction-ln-mlp-2l-s2", "reverse-rms-attn-2l-s0", "text-ln-mlp-2l"}
 
