@@ -186,7 +186,7 @@ def test_circuits_layer_0_head_has_a_blank_path_panel_and_says_why():
     fig = REGISTRY["circuits"].run({"head": "L0H1"})["figure"]
     path = next(t for t in fig["data"] if t["name"] == "token path")
     assert all(v is None for row in path["z"] for v in row) and path["hoverongaps"] is False
-    assert fig["layout"]["annotations"][0]["text"] == "a layer-0 head reads<br>no earlier head"
+    assert fig["layout"]["annotations"][0]["text"] == "layer 0:<br>no earlier<br>head to read"
     fig = REGISTRY["circuits"].run({"head": "L1H2", "writer": "L0H1", "mode": "K"})["figure"]
     path = next(t for t in fig["data"] if t["name"] == "token path")
     from headspace.demos.token_path import map_scale, path_matrix

@@ -216,8 +216,6 @@ function planBar(group, before, after, full, xa, ya, changed) {
     });
     if (!labelled) return;
     // A label's centre is its bar's end plus, away from the base, the gap and half its extent.
-    // Each extent measured is kept with its text: a measure lays the page out, so a move measures
-    // only the labels whose text is new, all in one pass.
     bars.forEach(([, , label]) => label.removeAttribute("display"));
     const oldSize = bars.map(([, , label]) => extent(label, horizontal));
     if (texts) bars.forEach(([, , label], k) => { label.textContent = texts[k]; label.setAttribute("data-unformatted", texts[k]); });
@@ -234,14 +232,20 @@ function planBar(group, before, after, full, xa, ya, changed) {
   };
 }
 
-const extents = new WeakMap(); // bar label -> [what it was measured as, its extent]
+// Measuring an SVG text lays the page out, which cost a quarter of a move on a phone. Across a
+// vertical bar a one-line label's extent is its font's line height, whatever it says: measured once
+// per font. Along a horizontal bar it is the text's advance, which a canvas measures without layout.
+const lineHeights = new Map(); // a label's inline style (plotly sets its font there) -> its height
+const ruler = document.createElement("canvas").getContext("2d");
 function extent(label, horizontal) {
-  const key = [label.textContent, label.getAttribute("style"), horizontal].join("|"); // plotly sets its font inline
-  const known = extents.get(label);
-  if (known && known[0] === key) return known[1];
-  const box = label.getBBox();
-  extents.set(label, [key, horizontal ? box.width : box.height]);
-  return extents.get(label)[1];
+  if (horizontal) {
+    const look = label.style;
+    ruler.font = `${look.fontStyle || "normal"} ${look.fontWeight || "normal"} ${look.fontSize} ${look.fontFamily}`;
+    return ruler.measureText(label.textContent).width;
+  }
+  const key = label.getAttribute("style");
+  if (!lineHeights.has(key)) lineHeights.set(key, label.getBBox().height);
+  return lineHeights.get(key);
 }
 
 // A heatmap's cells are one image: repaint it from z through the trace's colour scale, cell by
@@ -273,19 +277,20 @@ function planHeatmap(gd, group, before, after, full, xa, ya, changed) {
   if (stops.length < 2 || stops.some(([, c]) => !c)) return refuse("colour scale");
   const cd = group.__data__ && group.__data__[0];
   if (!cd || !cd.x || !cd.y || cd.x.length !== cols + 1 || cd.y.length !== rows + 1) return refuse("heatmap cells");
-  const paint = (v) => (finite(v) ? colorAt(stops, hi === lo ? 0.5 : (v - lo) / (hi - lo)) : [0, 0, 0, 0]);
+  // A cell's colour, written into ``out`` at ``at`` (RGBA); a missing cell is transparent.
+  const paint = (v, out, at) => (finite(v) ? colorAt(stops, hi === lo ? 0.5 : (v - lo) / (hi - lo), out, at) : out.fill(0, at, at + 4));
   // Without gaps plotly draws one pixel per cell and lets the browser stretch the image
-  // (image-rendering: pixelated): the same pixels, written as plotly writes them, stay the same picture.
+  // (image-rendering: pixelated). The same pixels on a canvas stretched over the image's box are the
+  // same picture, without encoding a PNG for the image and decoding it again on every move.
   if (/image-rendering/.test(image.getAttribute("style") || "")) {
     const flipX = xa.c2p(cd.x[cols]) < xa.c2p(cd.x[0]), flipY = ya.c2p(cd.y[rows]) < ya.c2p(cd.y[0]);
     return () => {
-      const ctx = canvasFor(image, cols, rows), pixels = ctx.createImageData(cols, rows);
+      const ctx = canvasInPlace(image, cols, rows), pixels = ctx.createImageData(cols, rows);
       for (let r = 0; r < rows; r++) {
         const row = flipY ? rows - 1 - r : r;
-        for (let c = 0; c < cols; c++) pixels.data.set(paint(z[r][c]), (row * cols + (flipX ? cols - 1 - c : c)) * 4);
+        for (let c = 0; c < cols; c++) paint(z[r][c], pixels.data, (row * cols + (flipX ? cols - 1 - c : c)) * 4);
       }
       ctx.putImageData(pixels, 0, 0);
-      image.setAttribute("href", ctx.canvas.toDataURL());
       barStep();
     };
   }
@@ -297,6 +302,7 @@ function planHeatmap(gd, group, before, after, full, xa, ya, changed) {
   const left = Number(image.getAttribute("x")), top = Number(image.getAttribute("y"));
   const xs = cd.x.map((v) => Math.round(xa.c2p(v) - left)), ys = cd.y.map((v) => Math.round(ya.c2p(v) - top));
   const xgap = full.xgap || 0, ygap = full.ygap || 0;
+  const cell = [0, 0, 0, 0];
   return () => {
     const ctx = canvasInPlace(image, width, height);
     ctx.clearRect(0, 0, width, height);
@@ -304,7 +310,7 @@ function planHeatmap(gd, group, before, after, full, xa, ya, changed) {
       const [y0, y1] = [ys[r], ys[r + 1]].sort((a, b) => a - b);
       for (let c = 0; c < cols; c++) {
         if (!finite(z[r][c])) continue; // transparent, as plotly leaves a missing cell
-        const [R, G, B, A] = paint(z[r][c]);
+        const [R, G, B, A] = paint(z[r][c], cell, 0);
         ctx.fillStyle = `rgba(${R},${G},${B},${A / 255})`;
         const [x0, x1] = [xs[c], xs[c + 1]].sort((a, b) => a - b);
         ctx.fillRect(x0 + xgap / 2, y0 + ygap / 2, x1 - x0 - xgap, y1 - y0 - ygap);
@@ -314,31 +320,24 @@ function planHeatmap(gd, group, before, after, full, xa, ya, changed) {
   };
 }
 
-// One canvas per heatmap image, kept between moves: a new canvas each move cost as much as
-// the repaint itself.
-const canvases = new WeakMap();
-function canvasFor(image, width, height) {
-  let ctx = canvases.get(image);
-  if (!ctx) canvases.set(image, (ctx = document.createElement("canvas").getContext("2d")));
-  if (ctx.canvas.width !== width || ctx.canvas.height !== height) Object.assign(ctx.canvas, { width, height });
-  return ctx;
-}
-
-// A heatmap with gaps between its cells is an image the size of its box, and encoding it as a PNG
-// for the image's href took most of a move on a phone: its canvas is shown in the image's place
-// instead (in a foreignObject at the same box, plotly's image hidden) until plotly draws again.
+// A heatmap's new cells are drawn on a canvas shown in its image's place (in a foreignObject at
+// the same box, plotly's image hidden) until plotly draws again: encoding a PNG for the image's
+// href took most of a move on a phone. The canvas has ``width`` x ``height`` pixels, stretched over
+// the box as plotly's image is (a pixelated image: one pixel per cell).
 function canvasInPlace(image, width, height) {
   let holder = image.nextElementSibling;
   if (!holder || !holder.classList.contains(OURS)) {
     holder = document.createElementNS(image.namespaceURI, "foreignObject");
     for (const name of ["x", "y", "width", "height", "style"]) if (image.hasAttribute(name)) holder.setAttribute(name, image.getAttribute(name));
     holder.classList.add(OURS);
-    holder.append(Object.assign(document.createElement("canvas"), { width, height }));
-    holder.firstChild.style.display = "block";
+    const canvas = holder.appendChild(document.createElement("canvas"));
+    Object.assign(canvas.style, { display: "block", width: "100%", height: "100%" });
     image.setAttribute("display", "none");
     image.after(holder);
   }
-  return holder.firstChild.getContext("2d");
+  const canvas = holder.firstChild;
+  if (canvas.width !== width || canvas.height !== height) Object.assign(canvas, { width, height });
+  return canvas.getContext("2d");
 }
 
 // A colour bar's tick labels for a new range. plotly places tick value v at A + B f along the bar,
@@ -429,13 +428,15 @@ function rgba(color) {
   return out;
 }
 
-function colorAt(stops, t) {
+/** The colour at ``t`` (0 to 1) along ``stops``, written as RGBA into ``out`` from ``at``; returns ``out``. */
+function colorAt(stops, t, out, at) {
   t = Math.min(1, Math.max(0, t));
   let k = 1;
   while (k < stops.length - 1 && stops[k][0] < t) k++;
   const [t0, c0] = stops[k - 1], [t1, c1] = stops[k];
   const u = t1 === t0 ? 0 : (t - t0) / (t1 - t0);
-  return c0.map((v, j) => Math.round(v + (c1[j] - v) * u));
+  for (let j = 0; j < 4; j++) out[at + j] = Math.round(c0[j] + (c1[j] - c0[j]) * u);
+  return out;
 }
 
 // ---------- text with simple markup ----------

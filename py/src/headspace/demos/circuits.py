@@ -137,10 +137,11 @@ def _heat(M, axis: int, name: str, rows: str, cols: str) -> dict:
             "hovertemplate": f"{rows} %{{y}}, {cols} %{{x}}<br>%{{z}} × its scale<extra>{name}</extra>"}
 
 
-#: The note over the path panel of a layer-0 head, and its blank stand-in for a later head (two
-#: lines of no-break spaces: the same markup, so a switch between the two rewrites the text alone).
-NO_WRITER = "a layer-0 head reads<br>no earlier head"
-NO_NOTE = "\u00a0<br>\u00a0"
+#: The note over the path panel of a layer-0 head, in lines short enough for the panel on a phone,
+#: and its blank stand-in for a later head (as many lines of no-break spaces: the same markup, so a
+#: switch between the two rewrites the text alone).
+NO_WRITER = "layer 0:<br>no earlier<br>head to read"
+NO_NOTE = "<br>".join(["\u00a0"] * NO_WRITER.count("<br>") + ["\u00a0"])
 #: Half-width of the eigenvalue panel, in units of the head's largest eigenvalue size.
 EIG_REACH = 1.1
 

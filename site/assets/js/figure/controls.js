@@ -28,12 +28,13 @@ export function applyActive(fig) {
     const rules = JSON.parse(el.dataset.activeWhen);
     const on = Object.entries(rules).every(([other, rule]) =>
       ("in" in rule) === (rule.in || rule.not).includes(key(params[other])));
-    el.disabled = !on;
+    // Only what changes is written: each write restyles the figure, on every move of a drag.
+    if (el.disabled === on) el.disabled = !on;
     const note = document.getElementById(`${el.id}-why`);
-    if (note) note.hidden = on;
-    if (on) el.removeAttribute("aria-describedby");
-    else if (note) el.setAttribute("aria-describedby", note.id);
-    for (const play of fig.querySelectorAll(`[data-role="play"][data-for="${el.name}"]`)) play.disabled = !on;
+    if (note && note.hidden !== on) note.hidden = on;
+    if (on && el.hasAttribute("aria-describedby")) el.removeAttribute("aria-describedby");
+    else if (!on && note && el.getAttribute("aria-describedby") !== note.id) el.setAttribute("aria-describedby", note.id);
+    for (const play of fig.querySelectorAll(`[data-role="play"][data-for="${el.name}"]`)) if (play.disabled === on) play.disabled = !on;
   }
 }
 

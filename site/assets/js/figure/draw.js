@@ -46,10 +46,16 @@ export function drawingWidth(state) {
 }
 
 // ---------- outputs and readouts ----------
+// An output whose text is unchanged is left alone: rewriting it would lay out and repaint the
+// figure's text on every move of a drag.
+const written = new WeakMap(); // output element -> the HTML last written into it
 export function writeOutputs(state, outputs, text) {
   for (const out of state.fig.querySelectorAll("output[data-output]")) {
-    out.dataset.value = JSON.stringify(outputs[out.dataset.output]);
-    out.innerHTML = text[out.dataset.output]; // Python's format_outputs: the same (escaped) HTML the build printed
+    const value = JSON.stringify(outputs[out.dataset.output]), html = text[out.dataset.output];
+    if (out.dataset.value !== value) out.dataset.value = value;
+    if (written.get(out) === html) continue;
+    out.innerHTML = html; // Python's format_outputs: the same (escaped) HTML the build printed
+    written.set(out, html);
   }
 }
 
