@@ -10,8 +10,9 @@ export function updateReadouts(fig) {
   for (const input of fig.querySelectorAll("input[type=range]")) {
     const text = `${input.value}${input.dataset.unit || ""}`;
     const readout = input.parentElement.querySelector(".readout");
-    if (readout) readout.textContent = text;
-    input.setAttribute("aria-valuetext", text); // a screen reader hears "30°", not "30"
+    // written only when it changes: the figure's other sliders keep theirs on a move of this one
+    if (readout && readout.textContent !== text) readout.textContent = text;
+    if (input.getAttribute("aria-valuetext") !== text) input.setAttribute("aria-valuetext", text); // a screen reader hears "30°", not "30"
   }
 }
 

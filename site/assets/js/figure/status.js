@@ -19,7 +19,7 @@ export const boot = { progress: null, started: false, live: false };
 export function advance(state, event, message, about) {
   state.life = life.next(state.life, event);
   setStatus(state, life.status(state.life, boot.started), message, about);
-  state.fig.dataset.life = state.life;
+  setData(state.fig, "life", state.life);
   say(state);
 }
 
@@ -27,17 +27,22 @@ export function advance(state, event, message, about) {
 export function refresh(state) {
   if (state.fig.dataset.status === "error") return; // a drawing that failed says so until the next one
   setStatus(state, life.status(state.life, boot.started));
-  state.fig.dataset.life = state.life;
+  setData(state.fig, "life", state.life);
   say(state);
 }
 
+// A figure's line, its data-* and its notes are written only where they change: every move of a
+// drag passes through here, and a text written again is a new text node for the browser to lay out.
+const setText = (node, text) => { if (node.textContent !== text) node.textContent = text; };
+const setData = (node, key, value) => { if (node.dataset[key] !== value) node.dataset[key] = value; };
+
 export function setStatus(state, status, message, about) {
-  state.fig.dataset.status = status;
+  setData(state.fig, "status", status);
   if (framed) window.parent.postMessage({ type: "headspace:status", status, demo: state.name }, "*");
   const box = state.fig.querySelector('[data-role="error"]');
   if (message) showError(state, box, message, about);
   else if (status !== "error") {
-    box.hidden = true;
+    if (!box.hidden) box.hidden = true;
     unmark(state.fig);
   }
 }
@@ -116,19 +121,19 @@ export function say(state) {
   const text = error ? "" : lineText(state); // beside an error, no promise and no progress
   if (text === undefined) return;
   if (text === "") {
-    line.hidden = true;
+    if (!line.hidden) line.hidden = true;
     return void line.querySelector("progress")?.remove();
   }
-  line.hidden = false;
+  if (line.hidden) line.hidden = false;
   let bar = line.querySelector("progress");
   if (text === null) { // live
-    line.removeAttribute("role"); // a status region would announce every figure going live
+    if (line.hasAttribute("role")) line.removeAttribute("role"); // a status region would announce every figure going live
     bar?.remove();
-    line.querySelector(".demo-live-text").textContent = LIVE;
-    line.dataset.live = "";
+    setText(line.querySelector(".demo-live-text"), LIVE);
+    setData(line, "live", "");
     return;
   }
-  line.querySelector(".demo-live-text").textContent = text;
+  setText(line.querySelector(".demo-live-text"), text);
   const p = boot.progress;
   if (p && !bar) {
     bar = document.createElement("progress");
@@ -154,8 +159,8 @@ export function showNote(state, text) {
     state.fig.querySelector('[data-role="error"]').before(note);
   }
   if (note) {
-    note.textContent = text;
-    note.hidden = !text;
+    setText(note, text);
+    if (note.hidden !== !text) note.hidden = !text;
   }
 }
 
