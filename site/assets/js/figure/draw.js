@@ -99,7 +99,7 @@ function inkOf(figure) {
 const SETTLE_MS = window.HEADSPACE_SETTLE_MS || 200; // tests may lengthen it
 export function draw(state, figure, redraw = false) {
   if (!window.Plotly) return loadPlotly().then(() => draw(state, figure, redraw));
-  for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
+  if (state.showing !== "plotly") for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
   const layout = themed(figure.layout); // reads the palette
   const ink = palette.fg.toLowerCase() !== INK ? palette.fg : INK;
   if (ink !== INK || inkPlaces.has(figure)) for (const [object, key] of inkOf(figure)) object[key] = ink;

@@ -54,6 +54,7 @@ function showError(state, box, message, about) {
   if (control) {
     (control.closest(".control") || control).after(box); // under the control, in the controls' flow
     control.setAttribute("aria-invalid", "true");
+    marked.add(state.fig);
     control.setAttribute("aria-errormessage", box.id);
     control.dataset.describedBy = control.getAttribute("aria-describedby") || "";
     control.setAttribute("aria-describedby", `${control.dataset.describedBy} ${box.id}`.trim());
@@ -77,7 +78,10 @@ function showError(state, box, message, about) {
 }
 
 /** The controls of ``fig`` are no longer marked invalid (a setting was drawn, or a new error came). */
+const marked = new WeakSet(); // figures with a control marked invalid: most never have one
 export function unmark(fig) {
+  if (!marked.has(fig)) return; // (a search of the whole figure on every move, otherwise)
+  marked.delete(fig);
   for (const control of fig.querySelectorAll("[aria-invalid]")) {
     control.removeAttribute("aria-invalid");
     control.removeAttribute("aria-errormessage");
