@@ -161,6 +161,23 @@ def test_cli_bench_prints_the_table_and_writes_csv(tmp_path, capsys):
     assert "--ground-truth must be one of" in capsys.readouterr().err
 
 
+def test_cli_bench_prints_each_models_ground_truth_agreement(capsys):
+    """The issue: "for each model, say how well the ground truths agree with each other before scoring
+    any weight metric": one line per model of the group, each pair of ground truths, from the table."""
+    table = benchmark.read_table()
+    assert cli.main(["bench", "--agreement", "--group", "lookup-rms-attn-2l"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    names = [m["name"] for m in table["models"] if m["family"] == "lookup-rms-attn-2l"]
+    assert [line.split()[0] for line in lines[2:]] == names
+    k = [m["name"] for m in table["models"]].index(names[1])
+    rho, lo, hi = table["agreement"][k]["Q:mean-circuit|resample-circuit"]
+    header = lines[1].split("  ")
+    header = [h.strip() for h in header if h.strip()]
+    cell = [c.strip() for c in lines[3].split("  ") if c.strip()][header.index("mean-circuit ~ resample-circuit")]
+    assert cell == f"{rho:.2f} [{lo:.2f}, {hi:.2f}]", (cell, rho, lo, hi)
+    assert len(header) == 2 + 6                       # model, mode, and the six pairs of four ground truths
+
+
 def test_cli_bench_scores_a_researchers_function(tmp_path, capsys, monkeypatch):
     (tmp_path / "my_scores.py").write_text(
         "import numpy as np\n"

@@ -3,7 +3,7 @@
     python -m headspace scores MODEL [--mode Q,K,V] [--metric frobenius,whitened,...] [--out scores.csv] [--top N]
     python -m headspace heads MODEL [--batch N] [--seed S]
     python -m headspace bench [--ground-truth G] [--group G] [--mode M] [--csv FILE]
-                              [--score module:function ...] [--zoo DIR] [--resamples N]
+                              [--score module:function ...] [--zoo DIR] [--resamples N] [--agreement]
 
 ``MODEL`` is the name of a shipped model (``attn-only-2l``), a model directory
 (``config.json`` + ``weights.npz``, as ``headspace.store`` writes them), or an
@@ -27,6 +27,8 @@ a checkout, with its precomputed ground truths) and recomputes the table with it
 built-in scores. The function takes ``(weights, mode)``, a ``headspace.weights.Weights`` (norm
 scales folded in, TransformerLens layout) and ``"Q"``, ``"K"`` or ``"V"``, and returns
 ``[n_layers, n_heads, n_layers, n_heads]``. ``--csv`` writes every row of the table.
+``--agreement`` prints, before any score, how well the four ground truths agree with each other
+on each model of ``--group``: Spearman over the model's pairs, with its interval over batches.
 
 >>> main(["scores", "attn-only-2l", "--mode", "K", "--top", "2"])   # doctest: +NORMALIZE_WHITESPACE
 attn-only-2l: K-composition, 2 of 16 pairs, by frobenius
@@ -98,6 +100,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--zoo", help="the zoo directory (for --score; default $HEADSPACE_ZOO)")
     b.add_argument("--resamples", type=int, default=None, help="bootstrap draws when recomputing (default 1000)")
     b.add_argument("--csv", type=Path, help="write every row of the table (all groups, modes, ground truths)")
+    b.add_argument("--agreement", action="store_true",
+                   help="print how well the ground truths agree with each other on each model of --group instead")
     b.set_defaults(run=_bench)
     return p
 
@@ -231,6 +235,8 @@ def _bench(args) -> int:
                          ("group", ["all", *table["tasks"], *table["families"]])):
         if getattr(args, key) not in allowed:
             raise ValueError(f"--{key.replace('_', '-')} must be one of {', '.join(allowed)}; got {getattr(args, key)!r}")
+    if args.agreement:
+        return _agreement(table, args.group, args.mode)
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             out = csv.writer(f)
@@ -246,6 +252,27 @@ def _bench(args) -> int:
     _table(["score", "Spearman", "95% interval", "AUROC", "95% interval"],
            [[r["score"], f(r["spearman"]), f"[{f(r['spearman_lo'])}, {f(r['spearman_hi'])}]", f(r["auroc"]),
              f"[{f(r['auroc_lo'])}, {f(r['auroc_hi'])}]"] for r in pick])
+    return 0
+
+
+def _agreement(table: dict, group: str, mode: str) -> int:
+    """Per model of ``group``: Spearman between each two ground truths over its pairs, in ``mode``
+    (``task``: the model's own task's mode), with its 95% interval over evaluation batches."""
+    gts = table["ground_truths"]
+    pairs = [(a, b) for i, a in enumerate(gts) for b in gts[i + 1:]]
+    print(f"ground truths against each other, {group} models, {mode} mode: Spearman over each model's pairs of "
+          f"heads [95% interval over evaluation batches]")
+    rows = []
+    for m, agree in zip(table["models"], table["agreement"]):
+        if group not in ("all", m["task"], m["family"]):
+            continue
+        mm = table["mode_of_task"][m["task"]] if mode == "task" else mode
+        cells = []
+        for a, b in pairs:
+            rho, lo, hi = agree[f"{mm}:{a}|{b}"]
+            cells.append("-" if rho is None or rho != rho else f"{rho:.2f} [{lo:.2f}, {hi:.2f}]")
+        rows.append([m["name"], mm, *cells])
+    _table(["model", "mode", *(f"{a} ~ {b}" for a, b in pairs)], rows)
     return 0
 
 
