@@ -161,6 +161,22 @@ def test_cli_bench_prints_the_table_and_writes_csv(tmp_path, capsys):
     assert "--ground-truth must be one of" in capsys.readouterr().err
 
 
+def test_cli_bench_says_which_scores_are_distinguishable(capsys):
+    """The issue: "for each pair of scores, whether they are distinguishable": the table's paired
+    comparisons, printed as a count per score and the scores the first cannot be told from."""
+    table = benchmark.read_table()
+    assert cli.main(["bench", "--group", "induction-none-attn-2l"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    matrix = next(m for g, mo, gt, m in table["comparisons"] if (g, mo, gt) == ("induction-none-attn-2l", "task",
+                                                                               "mean-circuit"))
+    rows = [line.split() for line in lines[2:-1]]
+    i = {s: k for k, s in enumerate(table["scores"])}
+    assert {r[0]: int(r[-1]) for r in rows} == {s: sum(matrix[i[s]]) for s in table["scores"]}
+    first = rows[0][0]
+    ties = [r[0] for r in rows[1:] if not matrix[i[first]][i[r[0]]]]
+    assert lines[-1].endswith(f"Not separated from {first}: {', '.join(ties) or 'none'}")
+
+
 def test_cli_bench_prints_each_models_ground_truth_agreement(capsys):
     """The issue: "for each model, say how well the ground truths agree with each other before scoring
     any weight metric": one line per model of the group, each pair of ground truths, from the table."""

@@ -26,7 +26,9 @@ scores your own function on the zoo (``--zoo DIR`` or ``$HEADSPACE_ZOO``: the ``
 a checkout, with its precomputed ground truths) and recomputes the table with it beside the
 built-in scores. The function takes ``(weights, mode)``, a ``headspace.weights.Weights`` (norm
 scales folded in, TransformerLens layout) and ``"Q"``, ``"K"`` or ``"V"``, and returns
-``[n_layers, n_heads, n_layers, n_heads]``. ``--csv`` writes every row of the table.
+``[n_layers, n_heads, n_layers, n_heads]``. ``--csv`` writes every row of the table. The last
+column counts the other scores each one is *separated from* (the paired bootstrap interval of the
+difference of their Spearman excludes 0), and the last line names those the first is not.
 ``--agreement`` prints, before any score, how well the four ground truths agree with each other
 on each model of ``--group``: Spearman over the model's pairs, with its interval over batches.
 
@@ -247,11 +249,19 @@ def _bench(args) -> int:
             and r["ground_truth"] == args.ground_truth]
     pick.sort(key=lambda r: -(r["spearman"] if r["spearman"] is not None else -9))
     f = lambda x: "  -  " if x is None else f"{x:.2f}"  # noqa: E731
+    # which scores' Spearman the paired bootstrap separates (the difference's interval excludes 0)
+    separated = next(m for g, mo, gt, m in table["comparisons"]
+                     if (g, mo, gt) == (args.group, args.mode, args.ground_truth))
+    index = {name: i for i, name in enumerate(table["scores"])}
     print(f"{args.group} models ({pick[0]['n_models']}), {args.mode} mode, against {args.ground_truth}; "
           f"95% intervals over seeds and evaluation batches")
-    _table(["score", "Spearman", "95% interval", "AUROC", "95% interval"],
+    _table(["score", "Spearman", "95% interval", "AUROC", "95% interval", "separated from"],
            [[r["score"], f(r["spearman"]), f"[{f(r['spearman_lo'])}, {f(r['spearman_hi'])}]", f(r["auroc"]),
-             f"[{f(r['auroc_lo'])}, {f(r['auroc_hi'])}]"] for r in pick])
+             f"[{f(r['auroc_lo'])}, {f(r['auroc_hi'])}]", str(sum(separated[index[r["score"]]]))] for r in pick])
+    first = pick[0]["score"]
+    ties = [r["score"] for r in pick[1:] if not separated[index[first]][index[r["score"]]]]
+    print(f"separated from: how many other scores' Spearman differs from this one's beyond the noise (the paired "
+          f"interval of the difference excludes 0). Not separated from {first}: {', '.join(ties) or 'none'}")
     return 0
 
 
