@@ -76,7 +76,7 @@ class Config:
 CONFIGS = [
     Config("induction", None, False, 2, steps=1500),
     Config("induction", "RMS", False, 2, steps=8000),
-    Config("induction", "LN", True, 2, steps=8000),
+    Config("induction", "LN", True, 2, steps=16000, lr=3e-3),
     Config("induction", "RMS", False, 3, steps=3000),
     Config("reverse", "RMS", False, 2, steps=3000),
     Config("reverse", "LN", True, 2, steps=3000),
