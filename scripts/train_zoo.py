@@ -63,6 +63,9 @@ class Config:
     #: the loss: the mean over the task's circuit positions plus ``all_weight`` times the mean over
     #: every position (see ``train``), or, where None, the mean over every position alone
     all_weight: float | None = 0.1
+    #: the initial scale of the weights that write into the residual stream (W_O, and W_out where
+    #: there are MLPs), relative to the others': below 1, every layer starts close to the identity
+    out_init: float = 1.0
 
     @property
     def family(self) -> str:
@@ -73,7 +76,7 @@ class Config:
 CONFIGS = [
     Config("induction", None, False, 2, steps=1500),
     Config("induction", "RMS", False, 2, steps=8000),
-    Config("induction", "LN", True, 2, steps=8000),
+    Config("induction", "LN", True, 2, steps=16000, lr=3e-3),
     Config("induction", "RMS", False, 3, steps=3000),
     Config("reverse", "RMS", False, 2, steps=3000),
     Config("reverse", "LN", True, 2, steps=3000),
@@ -152,10 +155,11 @@ def build(c: Config, seeds):
     std = 1 / math.sqrt(M)
     shapes = {"W_E": ((d_vocab, M), 0.7), "W_pos": ((n_ctx, M), 0.7),
               "W_Q": ((L, H, M, D), std), "W_K": ((L, H, M, D), std), "W_V": ((L, H, M, D), std),
-              "W_O": ((L, H, D, M), std), "b_Q": ((L, H, D), 0), "b_K": ((L, H, D), 0), "b_V": ((L, H, D), 0),
+              "W_O": ((L, H, D, M), std * c.out_init), "b_Q": ((L, H, D), 0), "b_K": ((L, H, D), 0), "b_V": ((L, H, D), 0),
               "b_O": ((L, M), 0), "W_U": ((M, d_vocab), std), "b_U": ((d_vocab,), 0)}
     if c.mlp:
-        shapes.update(W_in=((L, M, F), std), b_in=((L, F), 0), W_out=((L, F, M), 1 / math.sqrt(F)), b_out=((L, M), 0))
+        shapes.update(W_in=((L, M, F), std), b_in=((L, F), 0), W_out=((L, F, M), c.out_init / math.sqrt(F)),
+                      b_out=((L, M), 0))
     if c.norm:
         shapes.update(ln1_w=((L, M), 1), ln2_w=((L, M), 1), lnf_w=((M,), 1))
         if c.norm == "LN":
@@ -338,6 +342,19 @@ def write_eval(out: Path, corpora) -> None:
                                                       "mask": np.stack([p[1] for p in pairs])})
 
 
+def with_fields(c: Config, settings: list[str]) -> Config:
+    """``c`` with ``FIELD=VALUE`` settings applied (numbers as numbers, ``None`` as None)."""
+    names = {f.name for f in dataclasses.fields(Config)}
+    changes = {}
+    for item in settings:
+        field, sep, text = item.partition("=")
+        if not sep or field not in names or field in ("task", "norm", "mlp", "n_layers"):
+            raise ValueError(f"--set must be FIELD=VALUE with FIELD a training setting of Config; got {item!r}")
+        changes[field] = None if text == "None" else type(getattr(c, field) if getattr(c, field) is not None
+                                                               else 0.0)(text)
+    return dataclasses.replace(c, **changes)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=OUT)
@@ -347,15 +364,17 @@ def main(argv=None) -> None:
     ap.add_argument("--steps", type=int, help="override the number of steps (quick trials)")
     ap.add_argument("--seeds", type=int, nargs="*", default=list(SEEDS))
     ap.add_argument("--lr", type=float, help="override the learning rate (quick trials)")
+    ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="override a field of the chosen configurations' Config (trials), e.g. --set warmup=1000")
     args = ap.parse_args(argv)
     corpora = text_corpus()
     args.out.mkdir(parents=True, exist_ok=True)
     write_eval(args.out, corpora)
-    jobs = [(c, tuple(args.seeds), args.steps, args.lr) for c in CONFIGS
+    jobs = [(with_fields(c, args.set), tuple(args.seeds), args.steps, args.lr) for c in CONFIGS
             if not args.only or c.family.startswith(tuple(args.only.split(",")))]
     # the slowest to learn first, so that a failure shows early
     first = ("reverse", "lookup", "text", "induction")
-    jobs.sort(key=lambda j: (first.index(j[0].task), CONFIGS.index(j[0])))
+    jobs.sort(key=lambda j: (first.index(j[0].task), FAMILIES.index(j[0].family)))
     with mp.get_context("spawn").Pool(args.jobs) as pool:
         for (c, seeds, _, _), results in zip(jobs, pool.imap(_train_job, jobs)):
             for s, r in zip(seeds, results):

@@ -85,3 +85,20 @@ def test_ground_truths_equal_transformer_lens_hooks(name):
                         want = ref.mean() if m is None else ref[m].mean()
                         got = ground_truth(ours, m)[mi, l1, h1, l2, h2]
                         assert abs(got - want) < 1e-6, (gname, got, want)
+
+
+@pytest.mark.parametrize("name", ["induction-ln-mlp-2l-s1", "induction-rms-attn-3l-s0", "induction-none-attn-2l-s0"])
+def test_frobenius_unfolded_is_transformer_lens_on_the_stored_weights(name):
+    """The benchmark's ``frobenius_unfolded`` is TransformerLens's ``all_composition_scores`` as it
+    computes them on a model loaded without ``fold_ln`` (LayerNorm, RMSNorm, and none, where it
+    equals ``frobenius``); ``frobenius`` is the folded one (tests/interop/test_transformer_lens.py)."""
+    from headspace.pair_scores import SCORES
+    model = benchmark.load_zoo_model(ZOO, name)
+    tl = hooked(name)
+    for mode in "QKV":
+        with torch.no_grad():
+            theirs = tl.all_composition_scores(mode).numpy()
+        np.testing.assert_allclose(SCORES["frobenius_unfolded"](model, mode), theirs, atol=1e-6, rtol=1e-5,
+                                   err_msg=f"{name} {mode}")
+        if name.startswith("induction-none"):
+            np.testing.assert_allclose(SCORES["frobenius"](model, mode), theirs, atol=1e-6, rtol=1e-5)

@@ -174,3 +174,51 @@ def test_training_data_need_late_previous_tokens(values):
     assert v["training_sequences"] >= 1000
     assert 0.33 < v["demand_at_fail"] < v["demand_peak"]
     assert 0.1 < v["demand_tail_share"] < 0.5
+
+
+# -- Which composition score should you trust? (the benchmark's table, shipped with the package) --
+
+@pytest.fixture(scope="module")
+def bench() -> dict:
+    if not VALUES.is_file():
+        pytest.fail(f"{VALUES} is missing: run scripts/build first")
+    return json.loads(VALUES.read_text(encoding="utf-8"))["benchmark"]
+
+
+def _row(family: str, score: str) -> dict:
+    from headspace.demos.score_benchmark import row
+    return row(score, "mean-circuit", family, "task")
+
+
+FORMED = ("formed", "formedrms", "formed3l", "formedrev", "formedlookup")
+
+
+def test_no_first_score_is_separated_from_all_the_others(bench):
+    """"on no family is the first score separated from all the others: which weight score ranks the
+    pairs best is a question this zoo cannot settle" (the paired bootstrap, family by family)."""
+    counts = {tag: bench[f"{tag}_best_distinguished"] for tag in FORMED}
+    assert all(n < bench["n_other_scores"] for n in counts.values()), counts
+
+
+def test_no_score_stands_apart_on_the_three_layer_models(bench):
+    """The three-layer models' figure: "no score stands apart from the others here"."""
+    assert bench["formed3l_best_distinguished"] == 0
+
+
+def test_no_score_finds_the_reverse_copy_circuit_with_mlps(bench):
+    """"On the reverse-copy models with MLPs, scored in V ... none does": no AUROC interval lies above 1/2."""
+    from headspace.benchmark import read_table
+    above = [s for s in read_table()["scores"] if (_row("reverse-ln-mlp-2l", s)["auroc_lo"] or 0) > 0.5]
+    assert not above, above
+
+
+def test_most_scores_find_the_other_formed_families_circuits(bench):
+    """"the AUROC interval of N of the M scores, family by family, lies above one half: they find
+    the circuit's pairs"."""
+    assert bench["n_found"] > bench["n_found_total"] / 2, (bench["n_found"], bench["n_found_total"])
+
+
+def test_mean_ablation_over_all_positions_is_dominated_by_noise(bench):
+    """"that ground truth is dominated by what an ablation does at positions where no circuit acts":
+    for most scores the interval against it lies wholly below the one at the circuit's positions."""
+    assert bench["n_all_below_circuit"] > bench["n_scores"] / 2, bench["n_all_below_circuit"]

@@ -194,3 +194,17 @@ def test_numpy_leaves_out_its_lazily_loaded_namespaces():
             "numpy/lib/recfunctions", "numpy/compat/")
     assert not [n for n in names if n.startswith(gone)]
     assert "numpy/random/mtrand.cpython-312-wasm32-emscripten.so" in names  # numpy.random imports it
+
+
+def test_benchmark_table_ships_and_the_zoo_does_not(venv, tmp_path):
+    """The issue: the zoo's weights ship as data the benchmark reads "without making the library's wheel
+    heavy": the wheel carries the benchmark's table (``python -m headspace bench`` runs from it) and
+    none of zoo/ (weights, evaluation batches, ground truths), which a researcher's own --score needs."""
+    names = zipfile.ZipFile(the_wheel(DOWNLOAD)).namelist()
+    assert "headspace/models/benchmark.json" in names
+    zoo = {p.name for p in (ROOT / "zoo").iterdir()} - {"manifest.json"}     # model folders, eval/, ground truths
+    assert len(zoo) > 24
+    leaked = [n for n in names if zoo & set(Path(n).parts)]
+    assert not leaked, f"zoo/ files in the wheel: {leaked[:5]}"
+    out = run(venv, "-m", "headspace", "bench", cwd=tmp_path)
+    assert out.startswith("all models (24), task mode, against mean-circuit") and "separated from" in out

@@ -3,7 +3,7 @@
     python -m headspace scores MODEL [--mode Q,K,V] [--metric frobenius,whitened,...] [--out scores.csv] [--top N]
     python -m headspace heads MODEL [--batch N] [--seed S]
     python -m headspace bench [--ground-truth G] [--group G] [--mode M] [--csv FILE]
-                              [--score module:function ...] [--zoo DIR] [--resamples N]
+                              [--score module:function ...] [--zoo DIR] [--resamples N] [--agreement]
 
 ``MODEL`` is the name of a shipped model (``attn-only-2l``), a model directory
 (``config.json`` + ``weights.npz``, as ``headspace.store`` writes them), or an
@@ -26,7 +26,11 @@ scores your own function on the zoo (``--zoo DIR`` or ``$HEADSPACE_ZOO``: the ``
 a checkout, with its precomputed ground truths) and recomputes the table with it beside the
 built-in scores. The function takes ``(weights, mode)``, a ``headspace.weights.Weights`` (norm
 scales folded in, TransformerLens layout) and ``"Q"``, ``"K"`` or ``"V"``, and returns
-``[n_layers, n_heads, n_layers, n_heads]``. ``--csv`` writes every row of the table.
+``[n_layers, n_heads, n_layers, n_heads]``. ``--csv`` writes every row of the table. The last
+column counts the other scores each one is *separated from* (the paired bootstrap interval of the
+difference of their Spearman excludes 0), and the last line names those the first is not.
+``--agreement`` prints, before any score, how well the four ground truths agree with each other
+on each model of ``--group``: Spearman over the model's pairs, with its interval over batches.
 
 >>> main(["scores", "attn-only-2l", "--mode", "K", "--top", "2"])   # doctest: +NORMALIZE_WHITESPACE
 attn-only-2l: K-composition, 2 of 16 pairs, by frobenius
@@ -98,6 +102,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--zoo", help="the zoo directory (for --score; default $HEADSPACE_ZOO)")
     b.add_argument("--resamples", type=int, default=None, help="bootstrap draws when recomputing (default 1000)")
     b.add_argument("--csv", type=Path, help="write every row of the table (all groups, modes, ground truths)")
+    b.add_argument("--agreement", action="store_true",
+                   help="print how well the ground truths agree with each other on each model of --group instead")
     b.set_defaults(run=_bench)
     return p
 
@@ -231,6 +237,8 @@ def _bench(args) -> int:
                          ("group", ["all", *table["tasks"], *table["families"]])):
         if getattr(args, key) not in allowed:
             raise ValueError(f"--{key.replace('_', '-')} must be one of {', '.join(allowed)}; got {getattr(args, key)!r}")
+    if args.agreement:
+        return _agreement(table, args.group, args.mode)
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             out = csv.writer(f)
@@ -241,11 +249,40 @@ def _bench(args) -> int:
             and r["ground_truth"] == args.ground_truth]
     pick.sort(key=lambda r: -(r["spearman"] if r["spearman"] is not None else -9))
     f = lambda x: "  -  " if x is None else f"{x:.2f}"  # noqa: E731
+    # which scores' Spearman the paired bootstrap separates (the difference's interval excludes 0)
+    separated = next(m for g, mo, gt, m in table["comparisons"]
+                     if (g, mo, gt) == (args.group, args.mode, args.ground_truth))
+    index = {name: i for i, name in enumerate(table["scores"])}
     print(f"{args.group} models ({pick[0]['n_models']}), {args.mode} mode, against {args.ground_truth}; "
           f"95% intervals over seeds and evaluation batches")
-    _table(["score", "Spearman", "95% interval", "AUROC", "95% interval"],
+    _table(["score", "Spearman", "95% interval", "AUROC", "95% interval", "separated from"],
            [[r["score"], f(r["spearman"]), f"[{f(r['spearman_lo'])}, {f(r['spearman_hi'])}]", f(r["auroc"]),
-             f"[{f(r['auroc_lo'])}, {f(r['auroc_hi'])}]"] for r in pick])
+             f"[{f(r['auroc_lo'])}, {f(r['auroc_hi'])}]", str(sum(separated[index[r["score"]]]))] for r in pick])
+    first = pick[0]["score"]
+    ties = [r["score"] for r in pick[1:] if not separated[index[first]][index[r["score"]]]]
+    print(f"separated from: how many other scores' Spearman differs from this one's beyond the noise (the paired "
+          f"interval of the difference excludes 0). Not separated from {first}: {', '.join(ties) or 'none'}")
+    return 0
+
+
+def _agreement(table: dict, group: str, mode: str) -> int:
+    """Per model of ``group``: Spearman between each two ground truths over its pairs, in ``mode``
+    (``task``: the model's own task's mode), with its 95% interval over evaluation batches."""
+    gts = table["ground_truths"]
+    pairs = [(a, b) for i, a in enumerate(gts) for b in gts[i + 1:]]
+    print(f"ground truths against each other, {group} models, {mode} mode: Spearman over each model's pairs of "
+          f"heads [95% interval over evaluation batches]")
+    rows = []
+    for m, agree in zip(table["models"], table["agreement"]):
+        if group not in ("all", m["task"], m["family"]):
+            continue
+        mm = table["mode_of_task"][m["task"]] if mode == "task" else mode
+        cells = []
+        for a, b in pairs:
+            rho, lo, hi = agree[f"{mm}:{a}|{b}"]
+            cells.append("-" if rho is None or rho != rho else f"{rho:.2f} [{lo:.2f}, {hi:.2f}]")
+        rows.append([m["name"], mm, *cells])
+    _table(["model", "mode", *(f"{a} ~ {b}" for a, b in pairs)], rows)
     return 0
 
 

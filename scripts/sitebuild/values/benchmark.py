@@ -43,12 +43,38 @@ def _reverse_attention_to_answer() -> float:
     return float(np.median(shares))
 
 
+def _reverse_q_over_v(resamples: int = 1000) -> tuple[int, int]:
+    """The reverse-copy models' largest Q path against their largest V path (mean ablation at the
+    circuit's positions), paired over the evaluation batches: ``(n_q, n_v)``, how many models'
+    interval of (largest Q) - (largest V) over a bootstrap of their batches lies above zero, and how
+    many below."""
+    from pathlib import Path
+
+    from headspace import benchmark as bench
+    zoo = Path(__file__).resolve().parents[3] / "zoo"
+    gts = bench.read_ground_truth(zoo)
+    g, q, v = bench.GT_NAMES.index("mean-circuit"), bench.MODES.index("Q"), bench.MODES.index("V")
+    rng = np.random.default_rng(0)
+    bounds = []
+    for name, e in bench.zoo_models(zoo).items():
+        if e["task"] == "reverse":
+            gt = gts[name][g]                                                    # [batches, modes, L, H, L, H]
+            gt = gt.reshape(gt.shape[0], gt.shape[1], -1)
+            drawn = gt[rng.integers(0, len(gt), (resamples, len(gt)))].mean(1)     # [resamples, modes, pairs]
+            diff = drawn[:, q].max(-1) - drawn[:, v].max(-1)
+            bounds.append(np.quantile(diff, [(1 - bench.LEVEL) / 2, (1 + bench.LEVEL) / 2]))
+    bounds = np.array(bounds)
+    return int((bounds[:, 0] > 0).sum()), int((bounds[:, 1] < 0).sum())
+
+
 def benchmark() -> dict:
     """site/content/posts/which-composition-score.md"""
     # The composition-score benchmark on the zoo. Every statistic is read from the benchmark table
     # (headspace.benchmark, shipped as headspace/models/benchmark.json) that the page's figure
     # reads; which score has the highest point estimate is reported together with the scores the
-    # paired bootstrap cannot tell from it, and no inequality between two estimates is asserted.
+    # paired bootstrap cannot tell from it. The build asserts no claim a new seed or batch could
+    # break (no inequality between two estimates, nothing an interval decides): those claims are
+    # tests in tests/site/test_claims.py, each naming its sentence.
     from headspace.benchmark import CIRCUIT_EFFECT, LEVEL, MIN_EFFECT, REL_EFFECT, circuit_present, read_table, solves
     t = read_table()
     models = t["models"]
@@ -98,11 +124,12 @@ def benchmark() -> dict:
     out["top_reverse_min"] = min(map(top, rev))
     out["top_reverse_q_min"] = min(top(m, q_mode) for m in rev)
     out["top_reverse_q_max"] = max(top(m, q_mode) for m in rev)
-    out["n_reverse_q_over_v"] = sum(top(m, q_mode) > top(m, v_mode) for m in rev)
+    out["top_reverse_v_max"] = max(top(m, v_mode) for m in rev)
+    # how many models' largest Q path outweighs their largest V path, and the reverse, beyond the
+    # evaluation batches' noise (a paired bootstrap over each model's batches; counts, not asserted)
+    out["n_reverse_q_over_v"], out["n_reverse_v_over_q"] = _reverse_q_over_v()
     out["reverse_attention_to_answer"] = _reverse_attention_to_answer()
     _holds(all(map(solved, rev)), "every reverse-copy model solves its task")
-    _holds(out["n_reverse_q_over_v"] > len(rev) / 2, "in most reverse-copy models the largest Q path outweighs the "
-                                                      "largest V path")
     # the induction models by normalisation: how many of the normalised ones formed their circuit
     normed = [m for m in models if m["task"] == "induction" and m["normalization_type"]]
     out["n_induction_normed"], out["formed_induction_normed"] = len(normed), sum(map(formed, normed))
@@ -122,7 +149,7 @@ def benchmark() -> dict:
         out[f"agree_{key}_median"] = float(np.median(rhos))
         out[f"agree_{key}_min"] = float(rhos.min())
     # the main table: all models, each in its task's mode
-    for gt in ("mean-circuit", "resample-circuit", "mean-all"):
+    for gt in ("mean-circuit", "resample-circuit", "mean-all", "resample-all"):
         tag = gt.replace("-", "_")
         rows = {s: _bench_row(t, "all", "task", gt, s) for s in t["scores"]}
         for s, r in rows.items():
@@ -133,11 +160,15 @@ def benchmark() -> dict:
         worst = min(rows, key=lambda s: rows[s]["spearman"])
         out[f"{tag}_best"], out[f"{tag}_best_rho"] = best, rows[best]["spearman"]
         out[f"{tag}_worst"], out[f"{tag}_worst_rho"] = worst, rows[worst]["spearman"]
+        for which, s in (("best", best), ("worst", worst)) if gt == "mean-all" else ():
+            out[f"{tag}_{which}_lo"], out[f"{tag}_{which}_hi"] = rows[s]["spearman_lo"], rows[s]["spearman_hi"]
         out[f"{tag}_best_ties"] = len(_indistinguishable(t, "all", "task", gt, best))
-    # every score ranks worse against mean ablation over all positions than over the circuit's
-    _holds(all(_bench_row(t, "all", "task", "mean-all", s)["spearman"]
-               < _bench_row(t, "all", "task", "mean-circuit", s)["spearman"] for s in t["scores"]),
-           "every score's correlation falls against mean ablation over all positions")
+    # against mean ablation over all positions and over the circuit's: for how many scores the first
+    # interval lies wholly below the second (a count of disjoint intervals; no point estimate is
+    # compared, and the article gives both intervals of every score in its tables)
+    out["n_all_below_circuit"] = sum(_bench_row(t, "all", "task", "mean-all", s)["spearman_hi"]
+                                     < _bench_row(t, "all", "task", "mean-circuit", s)["spearman_lo"]
+                                     for s in t["scores"])
     # how large the circuit's paths are: per model the largest path effect in its own mode (mean
     # ablation, circuit positions), the median over each task's models
     for task in t["tasks"]:
@@ -185,21 +216,25 @@ def benchmark() -> dict:
     out["n_found_total"] = len(t["scores"]) * (len(formed_families) - 1)
     rev_auroc = [_bench_row(t, "reverse-ln-mlp-2l", "task", "mean-circuit", s_)["auroc"] for s_ in t["scores"]]
     out["formedrev_auroc_min"], out["formedrev_auroc_max"] = min(rev_auroc), max(rev_auroc)
-    _holds(not found["reverse-ln-mlp-2l"], "on the reverse-copy models with MLPs no score's AUROC interval lies above "
-                                           "one half")
-    _holds(out["n_found"] > out["n_found_total"] / 2, "on the other families whose circuit formed most scores find it")
+    # (the words about these counts, "none does", "they find the circuit's pairs", are claims about
+    # intervals that a new batch could break: tests/site/test_claims.py checks them, not the build)
     out["n_formed_families"] = len(formed_families)
     out["n_formed_others"] = len(formed_families) - 1
     # how many different scores come first on those families
+    # (a count of point estimates' leaders, stated beside the paired test; not asserted)
     out["n_formed_firsts"] = len({out[f"{tag}_best"] for tag, _ in formed_families})
-    _holds(out["n_formed_firsts"] > 1, "which score comes first changes from one family whose circuit formed to another")
-    _holds(all(out[f"{tag}_best_distinguished"] < out["n_other_scores"] for tag, _ in formed_families),
-           "on no family whose circuit formed is the first score separated from all the others")
-    _holds(out["formed3l_best_distinguished"] == 0,
-           "on the three-layer induction models the first score cannot be told apart from any other")
-    _holds(all(_bench_row(t, "induction-rms-attn-3l", "task", "mean-circuit", s_)["spearman"]
-               < _bench_row(t, "induction-none-attn-2l", "task", "mean-circuit", s_)["spearman"] for s_ in t["scores"]),
-           "every score ranks the three-layer induction models' pairs worse than the plain ones'")
+    # ("on no family is the first separated from all the others", "no score stands apart" on the
+    # three-layer models: tests/site/test_claims.py)
+    # the three-layer induction models against the plain ones, score by score: for how many scores
+    # the three-layer interval lies wholly below the plain one (disjoint intervals; the families are
+    # different models), and the three-layer first's interval on the plain models
+    three = {s_: _bench_row(t, "induction-rms-attn-3l", "task", "mean-circuit", s_) for s_ in t["scores"]}
+    plain = {s_: _bench_row(t, "induction-none-attn-2l", "task", "mean-circuit", s_) for s_ in t["scores"]}
+    out["formed3l_n_below"] = sum(three[s_]["spearman_hi"] < plain[s_]["spearman_lo"] for s_ in t["scores"])
+    out["formed3l_n_above"] = sum(three[s_]["spearman_lo"] > plain[s_]["spearman_hi"] for s_ in t["scores"])
+    b3 = out["formed3l_best"]
+    out["formed3l_best_plain_rho"] = plain[b3]["spearman"]
+    out["formed3l_best_plain_lo"], out["formed3l_best_plain_hi"] = plain[b3]["spearman_lo"], plain[b3]["spearman_hi"]
     # the two-layer induction models with LayerNorm and MLPs: how many left the plateau, in how many steps
     ln = [m for m in models if m["family"] == "induction-ln-mlp-2l"]
     out["n_induction_ln"], out["formed_induction_ln"] = len(ln), sum(map(formed, ln))
@@ -220,7 +255,7 @@ def benchmark() -> dict:
         out[f"{task}_frobenius_lo"] = rows["frobenius"]["spearman_lo"]
         out[f"{task}_frobenius_hi"] = rows["frobenius"]["spearman_hi"]
     # computed for the checks above, or for every task alike where the article states some
-    checked_only = {"formed3l_best_distinguished", "formed_best_hi", "formed_best_lo", "formed_best_rho",
+    checked_only = {"formed_best_hi", "resample_all_best_rho", "resample_all_worst", "resample_all_worst_rho", "formed_best_lo", "formed_best_rho",
                     "formed_top_max", "formed_top_min", "mean_circuit_worst", "resample_circuit_best_rho",
                     "resample_circuit_worst", "resample_circuit_worst_rho", "loss_lookup_step0",
                     "loss_reverse_step0", "solved_induction", "solved_lookup", "solved_reverse", "solved_text",
