@@ -487,19 +487,8 @@ function wholePage() {
   // A figure away from the screen is neither painted nor composited (content-visibility), so a
   // slider's frame costs what the figures on screen cost. Its height stays the one it was laid out
   // at, so nothing moves.
-  const heights = states.map((s) => [s.fig.offsetHeight, s.plot.offsetHeight]);
-  states.forEach((s, i) => {
-    Object.assign(s.fig.style, { containIntrinsicHeight: `auto ${heights[i][0]}px`, contentVisibility: "auto" });
-    s.plot.style.containIntrinsicHeight = `auto ${heights[i][1]}px`;
-  });
-  // The browser's own margin for "auto" kept four tall figures of a phone's column rendered, and
-  // every frame painted and composited all of their plots: a plot more than half a screen away is
-  // skipped outright (class "far"). Its label (role img) is all that assistive technology reads of
-  // it either way, and the figure's text stays found by a search of the page.
-  const near = new IntersectionObserver((seen) => {
-    for (const entry of seen) entry.target.classList.toggle("far", !entry.isIntersecting);
-  }, { rootMargin: "50% 0px" });
-  for (const s of states) near.observe(s.plot);
+  const heights = states.map((s) => s.fig.offsetHeight);
+  states.forEach((s, i) => Object.assign(s.fig.style, { containIntrinsicHeight: `auto ${heights[i]}px`, contentVisibility: "auto" }));
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
     draw.forgetPalette();
     for (const s of states) if (s.lastFigure) draw.draw(s, s.lastFigure, true);

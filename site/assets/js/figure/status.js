@@ -77,8 +77,8 @@ function showError(state, box, message, about) {
   say(state);
 }
 
-/** The controls of ``fig`` are no longer marked invalid (a setting was drawn, or a new error came). */
 const marked = new WeakSet(); // figures with a control marked invalid: most never have one
+/** The controls of ``fig`` are no longer marked invalid (a setting was drawn, or a new error came). */
 export function unmark(fig) {
   if (!marked.has(fig)) return; // (a search of the whole figure on every move, otherwise)
   marked.delete(fig);
