@@ -193,6 +193,11 @@ def _row(family: str, score: str) -> dict:
 FORMED = ("formed", "formedrms", "formed3l", "formedrev", "formedlookup")
 
 
+def test_induction_models_start_above_chance(bench):
+    """"the induction models start at X nats a token or more, above chance on their vocabulary"."""
+    assert bench["loss_induction_step0"] > bench["chance_induction"], bench["loss_induction_step0"]
+
+
 def test_no_first_score_is_separated_from_all_the_others(bench):
     """"on no family is the first score separated from all the others: which weight score ranks the
     pairs best is a question this zoo cannot settle" (the paired bootstrap, family by family)."""

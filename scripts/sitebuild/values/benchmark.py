@@ -117,6 +117,10 @@ def benchmark() -> dict:
         out[f"formed_{task}"] = sum(map(formed, ms))
         out[f"steps_{task}_max"] = max(m["steps"] for m in ms)
         out[f"top_{task}_max"] = max(map(top, ms))
+    # chance on the induction task's vocabulary (headspace.tasks.SHAPES): ln of its size, in nats
+    from headspace.tasks import SHAPES
+    out["vocab_induction"] = SHAPES["induction"][0]
+    out["chance_induction"] = float(np.log(SHAPES["induction"][0]))
     # reverse copy: every model solves it; how many reach a V path of CIRCUIT_EFFECT, and how the
     # largest Q path compares with the largest V path (a model can find the answer's own position)
     rev = [m for m in models if m["task"] == "reverse"]
