@@ -227,3 +227,11 @@ def test_mean_ablation_over_all_positions_is_dominated_by_noise(bench):
     """"that ground truth is dominated by what an ablation does at positions where no circuit acts":
     for most scores the interval against it lies wholly below the one at the circuit's positions."""
     assert bench["n_all_below_circuit"] > bench["n_scores"] / 2, bench["n_all_below_circuit"]
+
+
+def test_text_models_have_the_smallest_paths_and_the_highest_by_task_rho(bench):
+    """"The text models' paths are the smallest, yet the highest correlation in the by-task table
+    above is theirs"."""
+    tasks = ("induction", "reverse", "lookup", "text")
+    assert min(tasks, key=lambda k: bench[f"{k}_top_effect_median"]) == "text"
+    assert max(tasks, key=lambda k: bench[f"{k}_best_rho"]) == "text"
