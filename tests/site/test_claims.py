@@ -229,9 +229,9 @@ def test_most_scores_rank_worse_against_mean_ablation_over_all_positions(bench):
     assert bench["n_all_below_circuit"] > bench["n_scores"] / 2, bench["n_all_below_circuit"]
 
 
-def test_text_models_have_the_smallest_paths_and_the_highest_by_task_rho(bench):
-    """"The text models' paths are the smallest, yet the highest correlation in the by-task table
-    above is theirs"."""
+def test_text_models_have_the_smallest_paths_but_not_the_lowest_rho(bench):
+    """"The text models' paths are the smallest, yet the by-task table above gives them a higher
+    best correlation than the induction and the reverse-copy models"."""
     tasks = ("induction", "reverse", "lookup", "text")
     assert min(tasks, key=lambda k: bench[f"{k}_top_effect_median"]) == "text"
-    assert max(tasks, key=lambda k: bench[f"{k}_best_rho"]) == "text"
+    assert all(bench["text_best_rho"] > bench[f"{k}_best_rho"] for k in ("induction", "reverse"))
