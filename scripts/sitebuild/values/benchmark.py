@@ -22,10 +22,10 @@ def _indistinguishable(t: dict, group: str, mode: str, gt: str, score: str) -> l
     raise ValueError(f"no comparison for {group}, {mode}, {gt}")
 
 
-def _reverse_attention_to_answer() -> float:
+def _reverse_attention_to_answer() -> list[float]:
     """The reverse-copy models' second layer at the circuit's positions: the share of attention its
     most attentive head puts on the answer's own position (the token before the earlier occurrence
-    of the current one), the median over the zoo's reverse-copy models, on the first evaluation batch."""
+    of the current one), one per reverse-copy model of the zoo, on the first evaluation batch."""
     from pathlib import Path
 
     from headspace import benchmark as bench
@@ -40,7 +40,7 @@ def _reverse_attention_to_answer() -> float:
         if e["task"] == "reverse":
             pattern = bench.load_zoo_model(zoo, name).attention_patterns(tokens)     # [batch, L, H, seq, seq]
             shares.append(pattern[b, 1, :, t, j - 1].mean(0).max())
-    return float(np.median(shares))
+    return [float(x) for x in shares]
 
 
 def _reverse_q_over_v(resamples: int = 1000) -> tuple[int, int]:
@@ -117,6 +117,10 @@ def benchmark() -> dict:
         out[f"formed_{task}"] = sum(map(formed, ms))
         out[f"steps_{task}_max"] = max(m["steps"] for m in ms)
         out[f"top_{task}_max"] = max(map(top, ms))
+    # chance on the induction task's vocabulary (headspace.tasks.SHAPES): ln of its size, in nats
+    from headspace.tasks import SHAPES
+    out["vocab_induction"] = SHAPES["induction"][0]
+    out["chance_induction"] = float(np.log(SHAPES["induction"][0]))
     # reverse copy: every model solves it; how many reach a V path of CIRCUIT_EFFECT, and how the
     # largest Q path compares with the largest V path (a model can find the answer's own position)
     rev = [m for m in models if m["task"] == "reverse"]
@@ -128,7 +132,11 @@ def benchmark() -> dict:
     # how many models' largest Q path outweighs their largest V path, and the reverse, beyond the
     # evaluation batches' noise (a paired bootstrap over each model's batches; counts, not asserted)
     out["n_reverse_q_over_v"], out["n_reverse_v_over_q"] = _reverse_q_over_v()
-    out["reverse_attention_to_answer"] = _reverse_attention_to_answer()
+    # the median share, and how many models' most attentive head puts most of its attention there
+    shares = _reverse_attention_to_answer()
+    out["reverse_attention_to_answer"] = float(np.median(shares))
+    out["reverse_attention_most"] = 0.5
+    out["n_reverse_attend_answer"] = sum(x > out["reverse_attention_most"] for x in shares)
     _holds(all(map(solved, rev)), "every reverse-copy model solves its task")
     # the induction models by normalisation: how many of the normalised ones formed their circuit
     normed = [m for m in models if m["task"] == "induction" and m["normalization_type"]]
