@@ -64,8 +64,8 @@ def ours_cold(browser, base, intent=True):
     so plotly loads while Python boots; without it, the slider move after Python is ready is
     the first sign of a reader, and plotly loads only then (the page's worst case)."""
     context, page = cold_load(browser, f"{base}/posts/polariser/", "window.headspace")
-    if intent:
-        page.evaluate("() => document.querySelector('figure.demo').dispatchEvent(new PointerEvent('pointerover', {bubbles: true}))")
+    if intent:  # a real mouse: the page loads plotly for a mouse, not for a touch or a bare event
+        page.hover("figure.demo [data-role=plot]")
     # (render waits for plotly: demo:rendered means plotly has drawn Python's figure)
     first_python = page.evaluate(FIRST_PYTHON_RENDER)
     marks = page.evaluate("() => window.headspace.marks")

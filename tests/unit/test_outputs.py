@@ -17,9 +17,10 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given, strategies as st
 
 from headspace.demos import REGISTRY, Output, Param, format_outputs
-from headspace.figure.outputs import column, number, path_label
+from headspace.figure.outputs import column, escape, number, path_label
 from headspace.figure.registry import Demo
 from support import sample_params
 
@@ -238,3 +239,9 @@ def test_bad_active_when_is_named():
     default = Demo("d", "t", (Param("a", "A", "select", "x", options=("x", "y")),
                               Param("b", "B", "checkbox", False, active_when={"a": ["y"]})), (), fn)
     assert default.params[1].inactive == "Only when A is y"
+
+
+@given(st.text())
+def test_escape_is_the_standard_librarys_without_quotes(text):
+    import html  # the reference; the package avoids importing it (see escape's docstring)
+    assert escape(text) == html.escape(text, quote=False)

@@ -272,6 +272,7 @@ async function boot({ indexURL, lockFileURL }) {
     handOver.restore();
   }
   progress(3); // the interpreter runs
+  skipMetadataImport(pyodide);
   // Both wheels are fetched in parallel and checked against the lockfile's sha256.
   const problems = [];
   await pyodide.loadPackage(["numpy", "headspace"], {
@@ -303,6 +304,33 @@ async function boot({ indexURL, lockFileURL }) {
       return missing ?? undefined;
     },
   };
+}
+
+// loadPackage ends with importlib.invalidate_caches(). Python's path finder then imports
+// importlib.metadata (and with it email, calendar and more) only to clear that module's own caches,
+// which do not exist until something has imported it; nothing on the way to a first figure does.
+// While it is not imported, the finder is given a stand-in with nothing to clear; the rest of the
+// invalidation (every path entry's finder) is Python's own.
+function skipMetadataImport(pyodide) {
+  const scope = pyodide.toPy({}); // its own globals: nothing is left in __main__
+  pyodide.runPython(`
+import sys, types
+from importlib.machinery import PathFinder
+
+def _invalidate_caches(full=PathFinder.invalidate_caches):
+    if "importlib.metadata" in sys.modules:
+        return full()
+    nothing_cached = types.ModuleType("importlib.metadata")
+    nothing_cached.MetadataPathFinder = types.SimpleNamespace(invalidate_caches=lambda: None)
+    sys.modules["importlib.metadata"] = nothing_cached
+    try:
+        full()
+    finally:
+        del sys.modules["importlib.metadata"]
+
+PathFinder.invalidate_caches = staticmethod(_invalidate_caches)
+`, { globals: scope });
+  scope.destroy();
 }
 
 // The modules of the page's demos (the site lockfile maps each name to its module), so that its

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import colour
 from .keys import key, same
-from .outputs import Output, legacy
+from .outputs import Output, escape, legacy
 
 KINDS = ("range", "number", "select", "checkbox", "matrix", "tokens")
 
@@ -333,8 +333,7 @@ def format_outputs(outputs: dict) -> dict:
     demo = getattr(outputs, "demo", None)
     if demo is not None:
         return demo.format(outputs)
-    from html import escape
-    return {key: escape(legacy(value), quote=False) for key, value in outputs.items()}
+    return {key: escape(legacy(value)) for key, value in outputs.items()}
 
 
 _PLAIN = frozenset((str, int, bool, type(None)))  # JSON as they are
