@@ -113,7 +113,7 @@ def warm_second_article(playwright, base) -> dict:
             "all_bytes": sum(served.values())}
 
 
-SLIDER_JS = """async ([index, moves]) => {
+SLIDER_JS = """async ([index, moves, pauseMs = 0]) => {
     const FRAME_MS = 1000 / 60;
     const fig = document.querySelectorAll('figure.demo')[index];
     const controls = [...fig.querySelectorAll('.demo-controls [name]')];
@@ -141,6 +141,7 @@ SLIDER_JS = """async ([index, moves]) => {
         if (outcome !== 'ok') return {error: `no render after moving ${el.name}`, times};
         await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
         times.push(performance.now() - t0);
+        if (pauseMs) await new Promise(r => setTimeout(r, pauseMs));  // a reader looks before moving again
     }
     return {control: el.getAttribute('name'), times, draws};
 }"""
@@ -212,11 +213,12 @@ def print_drag(rates: dict) -> None:
 def phone_sliders(browser, base, moves: int, only=None) -> dict:
     """Slider to repaint on every demo on the phone profile: its screen (390 x 844 at 3x, touch) and
     its main thread 4x slower (Python in the worker runs at this machine's speed, Chromium slows
-    pages only)."""
-    out = slider_latency(browser, base, moves, only, cpu_slowdown=phone.PHONE_CPU_SLOWDOWN, device=phone.PHONE)
+    pages only). Also a few moves each after a short pause, as a reader moves, looks and moves again."""
+    out = slider_latency(browser, base, moves, only, cpu_slowdown=phone.PHONE_CPU_SLOWDOWN, device=phone.PHONE, pauses=True)
     for name, r in out.items():
         print(f"phone slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms"
-                                              f"  (targets 33 / 50 ms at 4x CPU)  " + split(r)))
+                                              f"  (targets 33 / 50 ms at 4x CPU)  " + split(r)
+                                              + f"  after a {PAUSE_MS} ms pause: p50 {r['after_pause_p50_ms']:6.1f} max {r['after_pause_max_ms']:6.1f}"))
     return out
 
 
@@ -228,7 +230,11 @@ def split(r: dict) -> str:
     return f"{times}  {r.get('ahead', 0)}/{r['moves']} ahead  {kinds}"
 
 
-def slider_latency(browser, base, moves: int, only=None, cpu_slowdown: float = 1, device: dict | None = None) -> dict:
+PAUSE_MS, PAUSED_MOVES = 300, 6
+
+
+def slider_latency(browser, base, moves: int, only=None, cpu_slowdown: float = 1, device: dict | None = None,
+                   pauses: bool = False) -> dict:
     context, page, names = open_gallery(browser, base, cpu_slowdown, device)
     out = {}
     for i, name in enumerate(names):
@@ -240,6 +246,9 @@ def slider_latency(browser, base, moves: int, only=None, cpu_slowdown: float = 1
         if "error" in r:
             out[name] = {"error": r["error"]}
             continue
+        # Moves a reader makes after looking at the figure for a moment: whatever the page does
+        # once a reader pauses lands on the next move.
+        paused = page.evaluate(SLIDER_JS, [i, PAUSED_MOVES, PAUSE_MS]) if pauses else {"times": []}
         t = r["times"]
         out[name] = {"control": r["control"], "moves": len(t), "p50_ms": round(pct(t, 50), 2),
                      "p95_ms": round(pct(t, 95), 2), "max_ms": round(max(t), 2),
@@ -251,7 +260,9 @@ def slider_latency(browser, base, moves: int, only=None, cpu_slowdown: float = 1
                      **{f"{kind}_p50_ms": (round(pct(sel, 50), 2) if sel else None) for kind, sel in (
                          ("ahead", [x for x, d in zip(t, r["draws"]) if d and d.get("ahead")]),
                          ("called", [x for x, d in zip(t, r["draws"]) if not (d and d.get("ahead"))]))},
-                     "refusals": sorted({d["refusal"] for d in r["draws"] if d and d.get("patched") is False and d.get("refusal")})}
+                     "refusals": sorted({d["refusal"] for d in r["draws"] if d and d.get("patched") is False and d.get("refusal")}),
+                     **({"after_pause_p50_ms": round(pct(paused["times"], 50), 2), "after_pause_max_ms": round(max(paused["times"]), 2)}
+                        if paused.get("times") else {})}
     context.close()
     return out
 

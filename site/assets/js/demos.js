@@ -349,10 +349,7 @@ draw.whenPlotly(async () => {
 window.headspace = {
   ready: () => bootPython(),
   // Let plotly draw every figure shown by patch.js now (tests compare the two drawings).
-  settle: () => Promise.all(states.filter((s) => s.shown && s.shown !== s.drawn).map((s) => {
-    clearTimeout(s.settle);
-    return draw.plot(s, s.shown);
-  })),
+  settle: () => Promise.all(states.map(draw.settle)),
   params: (fig) => readParams(fig), // what the next call would send for this figure
   wired: (fig) => demos.includes(fig), // the page listens to this figure's controls (its markup is parsed)
   answered: (fig) => answers.keptFor(demos.indexOf(fig)), // kept answers
@@ -434,7 +431,9 @@ function wire(fig) {
     if (linked.link) showNote(linked, "Showing the default settings until Python has started; then this figure opens with the settings in the link.");
     if (linked.link && saveData) bootPython(); // following a link to a state asks for Python
   }
-  setupMenu(fig, state.plot.getAttribute("aria-label") || state.name);
+  setupMenu(fig, state.plot.getAttribute("aria-label") || state.name, () => draw.settle(state));
+  // A pointer on the plot (a mouse over it, a finger on it) is about to read plotly's hover values.
+  state.plot.addEventListener("pointerover", () => draw.settle(state), { passive: true });
   applyActive(fig); // a browser may have restored other values (back, reload) than the build's
   const move = () => {
     applyActive(fig);

@@ -9,8 +9,8 @@
 // plotly drew, using plotly's own axes to place them, so the picture is the one
 // plotly would draw. Anything else (an axis range, a new trace, a shape) returns
 // false and the caller draws with plotly. Plotly's internal state (hover
-// values) is then one figure behind: the caller redraws with plotly once the
-// reader pauses (see demos.js, settle).
+// values) is then one figure behind: the caller redraws with plotly when
+// something reads it (figure/draw.js, settle).
 //
 // Relies on plotly.js-cartesian 3.1.0's SVG structure (pinned in package-lock.json):
 // trace groups carry their calcdata as d3's __data__; tests/browser/test_patch.py

@@ -12,8 +12,9 @@ import { figureSVG, toPNG } from "./figure/image.js";
 
 const script = document.querySelector("script[data-worker]");
 
-/** Wire up the menu of one figure; ``title`` names it in the iframe code. */
-export function setupMenu(fig, title) {
+/** Wire up the menu of one figure; ``title`` names it in the iframe code. ``drawn`` resolves once
+ * the figure shown is plotly's own drawing (an image copies plotly's SVG). */
+export function setupMenu(fig, title, drawn = () => Promise.resolve()) {
   const menu = fig.querySelector('[data-role="menu"]');
   if (!menu) return;
   const panel = menu.querySelector('[data-role="share"]');
@@ -68,14 +69,11 @@ export function setupMenu(fig, title) {
       const name = button.dataset.output;
       download(`${fig.dataset.demo}-${name}.csv`, toCSV(outputs(fig)[name]), "text/csv");
     } else if (action === "svg" || action === "png") {
-      let svg;
-      try {
-        svg = figureSVG(fig, title, linkTo(fig, params));
-      } catch (err) {
-        return show("The image could not be made", err.message);
-      }
-      if (action === "svg") download(`${fig.dataset.demo}.svg`, svg, "image/svg+xml");
-      else toPNG(svg).then((png) => download(`${fig.dataset.demo}.png`, png, "image/png"), (err) => show("The image could not be made", err.message));
+      drawn().then(() => {
+        const svg = figureSVG(fig, title, linkTo(fig, params));
+        if (action === "svg") return download(`${fig.dataset.demo}.svg`, svg, "image/svg+xml");
+        return toPNG(svg).then((png) => download(`${fig.dataset.demo}.png`, png, "image/png"));
+      }).catch((err) => show("The image could not be made", err.message));
     } else if (action === "copy") {
       copy(box.value, status);
     }

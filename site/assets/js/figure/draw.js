@@ -63,7 +63,6 @@ export function writeOutputs(state, outputs, text) {
 /** Show a drawing the build made: ``svg`` an answer's (its clip ids still "HSFIGURE"), or null for
  * the page's own drawing of the starting settings. It replaces whatever plotly drew. */
 export function showDrawing(state, svg) {
-  clearTimeout(state.settle);
   if (state.shown && window.Plotly) Plotly.purge(state.plot);
   state.shown = state.drawn = state.lastFigure = null;
   state.plot.innerHTML = svg === null ? state.startDrawing : svg.replaceAll("HSFIGURE", `${state.fig.id}-`); // unique ids, as demo.html does
@@ -95,8 +94,10 @@ function inkOf(figure) {
 
 // While a reader drags, successive figures of a demo differ only in their data, and patch.js
 // writes the new data into plotly's SVG within a frame; plotly itself redraws when the structure
-// changes, and once the reader pauses, so that hover values are the shown figure's.
-const SETTLE_MS = window.HEADSPACE_SETTLE_MS || 200; // tests may lengthen it
+// changes. plotly's own copy of the figure (what its hover values read) then lags the drawing:
+// ``settle`` brings it up to date when something reads it (a pointer on the plot, an export).
+// Not after every pause: a redraw of a whole figure is one long task, which on a phone's CPU
+// held the reader's next touch back after each pause.
 export function draw(state, figure, redraw = false) {
   if (!window.Plotly) return loadPlotly().then(() => draw(state, figure, redraw));
   if (state.showing !== "plotly") for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
@@ -104,15 +105,20 @@ export function draw(state, figure, redraw = false) {
   const ink = palette.fg.toLowerCase() !== INK ? palette.fg : INK;
   if (ink !== INK || inkPlaces.has(figure)) for (const [object, key] of inkOf(figure)) object[key] = ink;
   const frame = { data: figure.data, layout, snapshot: patch.layoutSnapshot(layout) };
-  clearTimeout(state.settle);
   if (!redraw && state.shown && patch.patchFigure(state.plot, state.shown, frame)) {
     state.shown = frame;
     state.fig.dataset.patchCount = String(Number(state.fig.dataset.patchCount || 0) + 1); // tests and bench
-    state.settle = setTimeout(() => plot(state, state.shown), SETTLE_MS);
+    setTimeout(() => settle(state), 200);
     return;
   }
   if (patch.refusal) state.fig.dataset.patchRefused = patch.refusal; // why plotly drew it
   return plot(state, frame, redraw);
+}
+
+/** plotly draws the figure patch.js last drew in place, if any (resolves once drawn). */
+export function settle(state) {
+  if (!state.shown || state.shown === state.drawn || !window.Plotly) return Promise.resolve();
+  return plot(state, state.shown);
 }
 
 export function plot(state, frame, fresh = false) {
