@@ -164,18 +164,45 @@ def test_cli_bench_prints_the_table_and_writes_csv(tmp_path, capsys):
 
 def test_cli_bench_says_which_scores_are_distinguishable(capsys):
     """The issue: "for each pair of scores, whether they are distinguishable": the table's paired
-    comparisons, printed as a count per score and the scores the first cannot be told from."""
+    comparisons, printed as a count per score and the scores the first cannot be told from. Twins (the
+    same ranking by construction) count once: on these K-composition models frobenius and
+    frobenius_baseline, subspace and projection_kernel, token and whitened."""
     table = benchmark.read_table()
     assert cli.main(["bench", "--group", "induction-none-attn-2l"]) == 0
     lines = capsys.readouterr().out.splitlines()
     matrix = next(m for g, mo, gt, m in table["comparisons"] if (g, mo, gt) == ("induction-none-attn-2l", "task",
                                                                                "mean-circuit"))
-    rows = [line.split() for line in lines[2:-1]]
+    twins = [{"frobenius", "frobenius_baseline"}, {"subspace", "projection_kernel"}, {"token", "whitened"}]
+    classes = twins + [{s} for s in table["scores"] if not any(s in t for t in twins)]
+    assert len(classes) == len(table["scores"]) - 3
+    rows = [line.split() for line in lines[2:-2]]
     i = {s: k for k, s in enumerate(table["scores"])}
-    assert {r[0]: int(r[-1]) for r in rows} == {s: sum(matrix[i[s]]) for s in table["scores"]}
+
+    def apart(s, c):                      # separated from every member of another class
+        return all(matrix[i[s]][i[x]] for x in c)
+    want = {s: sum(apart(s, c) for c in classes if s not in c) for s in table["scores"]}
+    assert {r[0]: int(r[-1]) for r in rows} == want
+    assert f"separated from (of {len(classes) - 1})" in lines[1]
     first = rows[0][0]
-    ties = [r[0] for r in rows[1:] if not matrix[i[first]][i[r[0]]]]
-    assert lines[-1].endswith(f"Not separated from {first}: {', '.join(ties) or 'none'}")
+    ties = [c for c in classes if first not in c and not apart(first, c)]
+    named = lines[-1].split(": ", 1)[1].split(" (and its twin")[0]
+    assert set(named.split(", ")) == {"/".join(x for x in table["scores"] if x in c) for c in ties}
+
+
+def test_twins_rank_alike_in_every_row_and_count_once():
+    """benchmark.TWINS: two scores that rank every pair alike have the same Spearman in every row of the
+    table where they are twins, so no comparison can separate them; twin_classes groups them."""
+    table = benchmark.read_table()
+    by = {tuple(r[:4]): r[4] for r in table["rows"]}
+    for a, b, where in benchmark.TWINS:
+        rows = [k for k in by if k[3] == a and benchmark._modes(table, k[0], k[1]) <= set(where)]
+        assert rows and all(by[k] == by[k[:3] + (b,)] for k in rows), (a, b)
+    assert benchmark.twin_classes(table["scores"], "V") == benchmark.twin_classes(table["scores"], "KV")
+    assert ["token", "whitened"] in benchmark.twin_classes(table["scores"], "QK")
+    assert ["token"] in benchmark.twin_classes(table["scores"], "V")
+    # a leader can be separated from every other class, never from its twin
+    twins, ties = benchmark.separation(table, "all", "task", "mean-circuit", "frobenius")
+    assert twins == ["frobenius_baseline"] and all("frobenius" not in c for c in ties)
 
 
 def test_cli_bench_prints_each_models_ground_truth_agreement(capsys):
