@@ -240,10 +240,11 @@ def test_no_builtin_score_beats_the_head_sizes_on_the_whole_zoo(bench):
 
 def test_on_lookup_the_head_sizes_say_nothing(bench):
     """"Lookup shows that composition can count. There the heads' sizes say nothing": norm_product's
-    interval holds zero and lies wholly below the best built-in score's; the norm_product figure's caption
+    interval holds zero and lies wholly below those of the first built-in score and of product_norm; the
+    norm_product figure's caption
     "see it fail where composition decides"."""
     assert bench["base_lookup_norm_product_lo"] <= 0 <= bench["base_lookup_norm_product_hi"]
-    assert bench["base_lookup_norm_product_hi"] < bench["base_lookup_builtin_lo"]
+    assert bench["base_lookup_norm_product_hi"] < min(bench["base_lookup_builtin_lo"], bench["base_lookup_product_norm_lo"])
 
 
 def test_most_scores_rank_worse_against_mean_ablation_over_all_positions(bench):
