@@ -225,6 +225,20 @@ def test_cli_bench_prints_each_models_ground_truth_agreement(capsys):
     assert len(header) == 2 + 6                       # model, mode, and the six pairs of four ground truths
 
 
+def test_agreement_medians_are_the_medians_of_each_models_agreement_with_an_interval():
+    """The article's agreement medians: draw 0 of the table's agreement_median is the median over the
+    zoo's models of each model's own-mode agreement (the per-model table, rounded to 4 places), and its
+    interval holds it (the draws resample seeds and batches, so it need not be centred)."""
+    table = benchmark.read_table()
+    own = [table["mode_of_task"][m["task"]] for m in table["models"]]
+    assert set(table["agreement_median"]) == {f"{a}|{b}" for i, a in enumerate(table["ground_truths"])
+                                             for b in table["ground_truths"][i + 1:]}
+    for key, (est, lo, hi) in table["agreement_median"].items():
+        per_model = [agree[f"{mode}:{key}"][0] for agree, mode in zip(table["agreement"], own)]
+        assert est == pytest.approx(float(np.nanmedian(np.array(per_model, float))), abs=2e-4), key
+        assert lo <= hi, key
+
+
 def test_cli_bench_scores_a_researchers_function(tmp_path, capsys, monkeypatch):
     (tmp_path / "my_scores.py").write_text(
         "import numpy as np\n"
