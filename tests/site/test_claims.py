@@ -199,28 +199,52 @@ def test_induction_models_start_above_chance(bench):
 
 
 def test_no_first_score_is_separated_from_all_the_others(bench):
-    """"on no family is the first score separated from all the others: which weight score ranks the
-    pairs best is a question this zoo cannot settle" (the paired bootstrap, family by family)."""
-    counts = {tag: bench[f"{tag}_best_distinguished"] for tag in FORMED}
-    assert all(n < bench["n_other_scores"] for n in counts.values()), counts
+    """"On no family is the first score separated from all the others; three seeds leave each family's
+    intervals wide" (the paired bootstrap, family by family, twins counted once)."""
+    counts = {tag: (bench[f"{tag}_best_distinguished"], bench[f"{tag}_n_others"]) for tag in FORMED}
+    assert all(n < of for n, of in counts.values()), counts
 
 
 def test_no_score_stands_apart_on_the_three_layer_models(bench):
-    """The three-layer models' figure: "no score stands apart from the others here"."""
-    assert bench["formed3l_best_distinguished"] == 0
+    """The three-layer models' figure: "no score is separated from all the others here"."""
+    assert bench["formed3l_best_distinguished"] < bench["formed3l_n_others"]
 
 
-def test_no_score_finds_the_reverse_copy_circuit_with_mlps(bench):
-    """"On the reverse-copy models with MLPs, scored in V ... none does": no AUROC interval lies above 1/2."""
+def test_no_builtin_score_finds_the_reverse_copy_circuit_with_mlps_but_both_baselines_do(bench):
+    """"On the reverse-copy models with MLPs, scored in V ... no built-in score's interval lies above one
+    half ... Both baselines' intervals do"."""
     from headspace.benchmark import read_table
+    from headspace.pair_scores import BASELINES
     above = [s for s in read_table()["scores"] if (_row("reverse-ln-mlp-2l", s)["auroc_lo"] or 0) > 0.5]
-    assert not above, above
+    assert sorted(above) == sorted(BASELINES), above
 
 
 def test_most_scores_find_the_other_formed_families_circuits(bench):
-    """"the AUROC interval of N of the M scores, family by family, lies above one half: they find
-    the circuit's pairs"."""
-    assert bench["n_found"] > bench["n_found_total"] / 2, (bench["n_found"], bench["n_found_total"])
+    """"most built-in scores find the circuit's pairs: of their N AUROC intervals, family by family, the
+    median lower end is X": X clear of one half by a margin no single draw moves."""
+    assert bench["found_auroc_lo_median"] > 0.6, bench["found_auroc_lo_median"]
+
+
+def test_path_size_beats_every_other_score_on_the_whole_zoo(bench):
+    """"Size beats every normalised score": on the whole zoo product_norm has the highest Spearman and
+    the paired bootstrap separates it from every other score (twins counted once); the figure's caption:
+    "`frobenius` ... ranks worse"."""
+    assert bench["mean_circuit_best"] == "product_norm"
+    assert bench["base_all_product_norm_apart"] == bench["n_other_scores"]
+
+
+def test_no_builtin_score_beats_the_head_sizes_on_the_whole_zoo(bench):
+    """"no built-in score beats them beyond the noise" (norm_product, the heads' own sizes)."""
+    assert bench["base_all_n_above_norm_product"] == 0
+
+
+def test_on_lookup_the_head_sizes_say_nothing(bench):
+    """"Lookup shows that composition can count. There the heads' sizes say nothing": norm_product's
+    interval holds zero and lies wholly below those of the first built-in score and of product_norm; the
+    norm_product figure's caption
+    "see it fail where composition decides"."""
+    assert bench["base_lookup_norm_product_lo"] <= 0 <= bench["base_lookup_norm_product_hi"]
+    assert bench["base_lookup_norm_product_hi"] < min(bench["base_lookup_builtin_lo"], bench["base_lookup_product_norm_lo"])
 
 
 def test_most_scores_rank_worse_against_mean_ablation_over_all_positions(bench):
@@ -230,8 +254,9 @@ def test_most_scores_rank_worse_against_mean_ablation_over_all_positions(bench):
 
 
 def test_text_models_have_the_smallest_paths_but_not_the_lowest_rho(bench):
-    """"The text models' paths are the smallest, yet the by-task table above gives them a higher
-    best correlation than the induction and the reverse-copy models"."""
+    """"The text models' paths are the smallest, yet the interval of their best correlation in the
+    by-task table above overlaps every other task's"."""
     tasks = ("induction", "reverse", "lookup", "text")
     assert min(tasks, key=lambda k: bench[f"{k}_top_effect_median"]) == "text"
-    assert all(bench["text_best_rho"] > bench[f"{k}_best_rho"] for k in ("induction", "reverse"))
+    for k in ("induction", "reverse", "lookup"):
+        assert bench["text_best_lo"] <= bench[f"{k}_best_hi"] and bench[f"{k}_best_lo"] <= bench["text_best_hi"], k

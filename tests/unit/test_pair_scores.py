@@ -9,8 +9,8 @@ from headspace.composition import composition_score
 from headspace.ground_truth import ground_truth, path_effects
 from headspace.heads import repeated_tokens
 from headspace.model import Model, load
-from headspace.pair_scores import (SCORES, frobenius_unfolded, projection_kernel, projection_kernel_baseline,
-                                   svd_component, token_diagonal)
+from headspace.pair_scores import (SCORES, frobenius_unfolded, norm_product, product_norm, projection_kernel,
+                                   projection_kernel_baseline, svd_component, token_diagonal)
 from headspace.weights import from_model
 
 
@@ -157,6 +157,41 @@ def test_token_diagonal_equals_a_loop_over_tokens():
     assert k[0, 1, 1].min() > k[0, [0, 2, 3], 1].max()
 
 
+def test_magnitude_baselines_equal_dense_references():
+    """product_norm: the largest singular value of the path through both heads, by the square root of
+    the largest eigenvalue of (A B)^T (A B); norm_product: the heads' Frobenius norms, as sums of
+    squares. Both on the folded weights, written out for one pair at a time."""
+    m = random_model("LN", True, seed=5)
+    w = from_model(m)
+    for mode in "QKV":
+        got_p, got_n = product_norm(m, mode), norm_product(m, mode)
+        for l1, h1, l2, h2 in [(0, 0, 1, 1), (1, 1, 2, 0), (0, 1, 2, 1)]:
+            A = w.W_V[l1, h1] @ w.W_O[l1, h1]
+            B = {"Q": w.W_Q[l2, h2] @ w.W_K[l2, h2].T, "K": w.W_K[l2, h2] @ w.W_Q[l2, h2].T,
+                 "V": w.W_V[l2, h2] @ w.W_O[l2, h2]}[mode]
+            P = A @ B
+            assert got_p[l1, h1, l2, h2] == pytest.approx(np.sqrt(np.linalg.eigvalsh(P.T @ P).max()), rel=1e-9)
+            assert got_n[l1, h1, l2, h2] == pytest.approx(np.sqrt((A ** 2).sum() * (B ** 2).sum()), rel=1e-12)
+        later = np.zeros((3, 2, 3, 2), bool)
+        later[0, :, 1:], later[1, :, 2:] = True, True
+        assert np.all(got_p[~later] == 0) and np.all(got_n[~later] == 0)
+        assert np.all(got_p <= got_n + 1e-12)                   # ||AB||_2 <= ||A||_F ||B||_F
+    # frobenius is the path's Frobenius norm over norm_product
+    P = w.W_V[0, 0] @ w.W_O[0, 0] @ w.W_K[1, 1] @ w.W_Q[1, 1].T
+    assert SCORES["frobenius"](m, "K")[0, 0, 1, 1] == pytest.approx(np.linalg.norm(P) / norm_product(m, "K")[0, 0, 1, 1])
+
+
+def test_path_size_depends_on_the_residual_basis():
+    """"size depends on the basis of the residual stream": an invertible change of basis of a model
+    without norms leaves its function alone but changes product_norm (frobenius changes too; token does not)."""
+    from headspace.symmetry import adversarial_basis, transform_model
+    m = load("attn-only-2l")
+    changed = transform_model(m, adversarial_basis(m.config["d_model"], condition=100.0, seed=0))
+    toks = np.random.default_rng(1).integers(0, m.config["d_vocab"], (2, 12))
+    np.testing.assert_allclose(changed.logits(toks), m.logits(toks), atol=1e-8)
+    assert not np.allclose(product_norm(changed, "K"), product_norm(m, "K"), rtol=1e-3)
+
+
 def test_unfolded_frobenius_ignores_the_norm_scale_and_equals_folded_without_norm():
     plain = random_model(None, False, seed=5)
     np.testing.assert_allclose(frobenius_unfolded(plain, "K"), SCORES["frobenius"](plain, "K"), atol=1e-12)
@@ -240,5 +275,5 @@ def test_ranks_spearman_and_auroc_against_references():
 def test_every_score_has_a_docstring_with_its_source():
     for name, fn in SCORES.items():
         assert fn.__doc__ and len(fn.__doc__) > 40, name
-    for fn in (svd_component, projection_kernel, token_diagonal, frobenius_unfolded):
+    for fn in (svd_component, projection_kernel, token_diagonal, frobenius_unfolded, product_norm, norm_product):
         assert "Source" in fn.__doc__ or "source" in fn.__doc__.lower()

@@ -20,7 +20,18 @@ Statistics, per mode and group of models (a family: one configuration's seeds; a
   batches of every model, both with replacement; the ground truth is recomputed on the drawn
   batches;
 * **distinguishable**: two scores' statistics differ when the paired interval of their difference
-  (the same draws for both) excludes 0.
+  (the same draws for both) excludes 0. Scores that rank every pair alike by construction
+  (``TWINS``) can never be told apart, so a count of separations counts each set of twins once
+  (``separation``);
+* **agreement**: the ground truths against each other, Spearman over a model's pairs in its task's
+  mode, per model (interval over its batches) and as the median over the zoo (interval over the
+  same hierarchical draws).
+
+Two limits of this bootstrap. With three seeds a configuration, a draw of seeds is one of only ten
+multisets, so the seed part of an interval rests on ten distinct values. And a draw of batches
+repeats some batches and leaves others out, so its ground truth is noisier than the one on all the
+batches; a noisier ground truth correlates less with any score, so the draws' correlations lean
+towards 0, and an estimate on all the data tends to sit in the upper part of its interval.
 
 Files: ``zoo/ground_truth.npz`` (``compute_ground_truth``: per model ``[4 ground truths, 20
 batches, 3 modes, L, H, L, H]``, minutes of numpy), then ``benchmark_table`` (seconds), which
@@ -47,7 +58,7 @@ from headspace.tasks import MODE_OF_TASK
 
 __all__ = ["FAMILIES", "read_table", "zoo_dir", "zoo_models", "load_zoo_model", "compute_ground_truth", "read_ground_truth",
            "score_zoo", "benchmark_table", "auroc", "RESAMPLES", "MIN_EFFECT", "REL_EFFECT", "GT_NAMES",
-           "SOLVED_LOSS", "CIRCUIT_EFFECT", "solves", "circuit_present"]
+           "SOLVED_LOSS", "CIRCUIT_EFFECT", "solves", "circuit_present", "TWINS", "twin_classes", "separation", "n_classes"]
 
 #: The zoo's configurations (scripts/train_zoo.py's CONFIGS), by family name: task, normalisation,
 #: attention only or with MLPs, layers. The demo declares its choices from this list, before the
@@ -67,6 +78,13 @@ SOLVED_LOSS = {"induction": 1.0, "reverse": 1.0, "lookup": float(np.log(4)), "te
 #: nats by mean ablation at the circuit's positions.
 CIRCUIT_EFFECT = 0.1
 GT_NAMES = tuple(g[0] for g in GROUND_TRUTHS)
+#: Scores that rank every pair of heads alike by construction, and the modes where they do: no draw of
+#: seeds or batches can separate them. ``frobenius_baseline`` is ``frobenius`` minus a constant per
+#: mode and shape; ``projection_kernel`` is ``d_head * subspace`` minus a constant when every head
+#: has full rank (as in the zoo); ``token`` and ``whitened`` are one quantity for Q and K
+#: (``headspace.composition``). The site's build checks each against the table.
+TWINS = (("frobenius_baseline", "frobenius", "QKV"), ("projection_kernel", "subspace", "QKV"),
+         ("token", "whitened", "QK"))
 GROUND_TRUTH_FILE = "ground_truth.npz"
 #: The table's modes: Q, K, V for every model, and "task": each model in its own task's mode.
 TABLE_MODES = MODES + ("task",)
@@ -293,6 +311,7 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
     rho = np.full((len(names), 4, G, R + 1, S), np.nan)      # modes Q, K, V, then each model's own
     roc = np.full_like(rho, np.nan)
     models_out, agreement = [], []
+    agree_own = {}          # "a|b" -> per model [R+1]: Spearman of two ground truths in the model's own mode
     for k, name in enumerate(names):
         e = entries[name]
         cfg = store.read_config(zoo / name)
@@ -308,6 +327,7 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
                  "scores": {s: np.round(sc[:, i], 5).tolist() for i, s in enumerate(score_names)},
                  "ground_truth": {g: np.round(gt[i].mean(0), 6).tolist() for i, g in enumerate(GT_NAMES)}}
         agree = {}
+        own = MODES.index(MODE_OF_TASK[e["task"]])
         for mi, mode in enumerate(MODES):
             boot = np.einsum("rb,gbp->grp", weights, gt[:, :, mi])                 # [G, R+1, P]
             for g in range(G):
@@ -319,7 +339,8 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
                     r = _spearman_paired(boot[a], boot[b])
                     agree[f"{mode}:{GT_NAMES[a]}|{GT_NAMES[b]}"] = [round(float(r[0]), 4),
                                                                    *[round(x, 4) for x in _interval(r[1:])]]
-        own = MODES.index(MODE_OF_TASK[e["task"]])
+                    if mi == own:
+                        agree_own.setdefault(f"{GT_NAMES[a]}|{GT_NAMES[b]}", []).append(r)
         rho[k, 3], roc[k, 3] = rho[k, own], roc[k, own]
         agreement.append(agree)
         curve = store.read_training_curve(zoo / name)
@@ -342,6 +363,14 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
         members = [names.index(m["name"]) for m in models_out if m["family"] == f]
         draws = rng.integers(0, len(members), (R, len(members)))
         pick[f] = np.concatenate([np.array(members)[None], np.array(members)[draws]], 0)
+    # the ground truths' agreement over the zoo: the median over models, on the same draws as the table
+    everyone = np.concatenate([pick[f] for f in families], 1)                        # [R+1, n]
+    agreement_median = {}
+    for key, per_model in agree_own.items():
+        draws_ = np.stack(per_model)[everyone, np.arange(R + 1)[:, None]]            # [R+1, n]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            agreement_median[key] = _stat(np.nanmedian(draws_, axis=1))
     rows, comparisons = [], []
     for gname, members in groups.items():
         fams = [f for f in families if any(names[i] in members for i in pick[f][0])]
@@ -366,8 +395,62 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
             "scores": score_names, "ground_truths": list(GT_NAMES), "modes": list(MODES), "table_modes": list(TABLE_MODES),
             "mode_of_task": MODE_OF_TASK, "families": families, "tasks": tasks, "resamples": R,
             "threshold": {"min_effect": MIN_EFFECT, "rel_effect": REL_EFFECT},
-            "models": models_out, "agreement": agreement,
+            "models": models_out, "agreement": agreement, "agreement_median": agreement_median,
             "row_fields": ROW_FIELDS, "rows": rows, "comparisons": comparisons}
+
+
+def twin_classes(scores, modes) -> list[list[str]]:
+    """``scores`` grouped into classes of ``TWINS`` for models read in ``modes`` (every one of them
+    must be a mode where the two are twins); each class in ``scores`` order.
+
+    >>> twin_classes(["frobenius", "token", "whitened", "frobenius_baseline"], "K")
+    [['frobenius', 'frobenius_baseline'], ['token', 'whitened']]
+    >>> twin_classes(["frobenius", "token", "whitened"], "KV")
+    [['frobenius'], ['token'], ['whitened']]
+    """
+    cls = {s: {s} for s in scores}
+    for a, b, where in TWINS:
+        if a in cls and b in cls and set(modes) <= set(where):
+            merged = cls[a] | cls[b]
+            for s in merged:
+                cls[s] = merged
+    out = []
+    for s in scores:
+        members = [x for x in scores if x in cls[s]]
+        if members not in out:
+            out.append(members)
+    return out
+
+
+def separation(table: dict, group: str, mode: str, ground_truth: str, score: str) -> tuple[list[str], list[list[str]]]:
+    """Which other scores ``score``'s Spearman is separated from, twins counted once.
+
+    Returns ``(twins, not_separated)``: ``score``'s own twins (never separable), and the other
+    classes of twins (``twin_classes``, for the modes ``group`` is read in under ``mode``) that the
+    paired bootstrap does not separate from it. The classes it is separated from number
+    ``len(classes) - 1 - len(not_separated)``.
+    """
+    matrix = next((m for g, mo, gt, m in table["comparisons"] if (g, mo, gt) == (group, mode, ground_truth)), None)
+    if matrix is None:
+        raise ValueError(f"group, mode and ground_truth must name a row of the table; got {group!r}, {mode!r}, "
+                         f"{ground_truth!r}")
+    index = {s: i for i, s in enumerate(table["scores"])}
+    classes = twin_classes(table["scores"], _modes(table, group, mode))
+    own = next(c for c in classes if score in c)
+    apart = [c for c in classes if c is not own and not all(matrix[index[score]][index[s]] for s in c)]
+    return [s for s in own if s != score], apart
+
+
+def n_classes(table: dict, group: str, mode: str) -> int:
+    """How many classes of twins the table's scores form for ``group`` read in ``mode``."""
+    return len(twin_classes(table["scores"], _modes(table, group, mode)))
+
+
+def _modes(table: dict, group: str, mode: str) -> set[str]:
+    """The modes ``group``'s models are read in under the table's ``mode`` (``task``: each its task's)."""
+    if mode != "task":
+        return {mode}
+    return {table["mode_of_task"][m["task"]] for m in table["models"] if group in ("all", m["task"], m["family"])}
 
 
 def read_table(path=None) -> dict:

@@ -28,7 +28,10 @@ built-in scores. The function takes ``(weights, mode)``, a ``headspace.weights.W
 scales folded in, TransformerLens layout) and ``"Q"``, ``"K"`` or ``"V"``, and returns
 ``[n_layers, n_heads, n_layers, n_heads]``. ``--csv`` writes every row of the table. The last
 column counts the other scores each one is *separated from* (the paired bootstrap interval of the
-difference of their Spearman excludes 0), and the last line names those the first is not.
+difference of their Spearman excludes 0), and the last line names those the first is not. Scores
+that rank every pair alike by construction (``headspace.benchmark.TWINS``: ``frobenius_baseline``
+and ``frobenius``, ``projection_kernel`` and ``subspace``, and for Q and K ``token`` and
+``whitened``) can never be separated, so they count once.
 ``--agreement`` prints, before any score, how well the four ground truths agree with each other
 on each model of ``--group``: Spearman over the model's pairs, with its interval over batches.
 
@@ -249,20 +252,29 @@ def _bench(args) -> int:
             and r["ground_truth"] == args.ground_truth]
     pick.sort(key=lambda r: -(r["spearman"] if r["spearman"] is not None else -9))
     f = lambda x: "  -  " if x is None else f"{x:.2f}"  # noqa: E731
-    # which scores' Spearman the paired bootstrap separates (the difference's interval excludes 0)
-    separated = next(m for g, mo, gt, m in table["comparisons"]
-                     if (g, mo, gt) == (args.group, args.mode, args.ground_truth))
-    index = {name: i for i, name in enumerate(table["scores"])}
+    # which scores' Spearman the paired bootstrap separates (the difference's interval excludes 0),
+    # twins (benchmark.TWINS: the same ranking by construction) counted once
+    others = benchmark.n_classes(table, args.group, args.mode) - 1
+    sep = {r["score"]: benchmark.separation(table, args.group, args.mode, args.ground_truth, r["score"]) for r in pick}
     print(f"{args.group} models ({pick[0]['n_models']}), {args.mode} mode, against {args.ground_truth}; "
           f"95% intervals over seeds and evaluation batches")
-    _table(["score", "Spearman", "95% interval", "AUROC", "95% interval", "separated from"],
+    _table(["score", "Spearman", "95% interval", "AUROC", "95% interval", f"separated from (of {others})"],
            [[r["score"], f(r["spearman"]), f"[{f(r['spearman_lo'])}, {f(r['spearman_hi'])}]", f(r["auroc"]),
-             f"[{f(r['auroc_lo'])}, {f(r['auroc_hi'])}]", str(sum(separated[index[r["score"]]]))] for r in pick])
+             f"[{f(r['auroc_lo'])}, {f(r['auroc_hi'])}]", str(others - len(sep[r["score"]][1]))] for r in pick])
     first = pick[0]["score"]
-    ties = [r["score"] for r in pick[1:] if not separated[index[first]][index[r["score"]]]]
-    print(f"separated from: how many other scores' Spearman differs from this one's beyond the noise (the paired "
-          f"interval of the difference excludes 0). Not separated from {first}: {', '.join(ties) or 'none'}")
+    twins, ties = sep[first]
+    print(f"separated from: how many of the other {others} scores' Spearman differs from this one's beyond the noise "
+          f"(the paired interval of the difference excludes 0), counting twins once: scores that rank every pair "
+          f"alike by construction ({_twin_words(table, args.group, args.mode)}).")
+    print(f"Not separated from {first}: {', '.join('/'.join(c) for c in ties) or 'none'}"
+          + (f" (and its twin {', '.join(twins)})" if twins else ""))
     return 0
+
+
+def _twin_words(table: dict, group: str, mode: str) -> str:
+    from headspace import benchmark
+    classes = [c for c in benchmark.twin_classes(table["scores"], benchmark._modes(table, group, mode)) if len(c) > 1]
+    return "; ".join(" = ".join(c) for c in classes) or "none here"
 
 
 def _agreement(table: dict, group: str, mode: str) -> int:

@@ -17,7 +17,11 @@ scales are folded into the readers first (``Model.fold_norm``), except for
 * ``projection_kernel``: Yamagiwa, Takase & Shimodaira 2026, principal-angle projection kernel
   minus its value for random subspaces;
 * ``token_diagonal``: a score of a path's *structure*: how often the token path picks out the
-  matching token.
+  matching token;
+* two magnitude baselines, which any score that claims to measure composition must beat:
+  ``product_norm``, the spectral norm of ``left @ right`` without normalisation, and
+  ``norm_product``, the product of the two heads' own Frobenius norms, which reads no
+  composition at all.
 
 ``SCORES`` maps each name to its function. A researcher's own score has the same signature
 (``python -m headspace bench --score module:function``; it may take a ``headspace.weights.Weights``
@@ -41,7 +45,7 @@ from headspace.head_pairs import all_composition_scores
 from headspace.weights import from_model
 
 __all__ = ["SCORES", "svd_component", "projection_kernel", "projection_kernel_baseline", "token_diagonal",
-           "frobenius_unfolded", "reader_matrix"]
+           "frobenius_unfolded", "reader_matrix", "product_norm", "norm_product", "BASELINES"]
 
 
 def _mode(mode):
@@ -192,7 +196,52 @@ def token_diagonal(model, mode):
     return _pairs(model, mode, pair)
 
 
+def product_norm(model, mode):
+    r"""The size of the path through both heads, unnormalised: the spectral norm ``||A B||_2``.
+
+    A baseline. ``A = W_V W_O`` of the writer, ``B`` the reader's matrix (row vectors, norm scales
+    folded in): the largest factor by which the two heads together can scale a residual vector.
+    Every normalised score (``frobenius`` and the others) divides a product's size by the heads'
+    own sizes, so that a large head does not score high for being large. This score does not: it
+    is the "Use it" page's example score, and it ranks a pair high if its heads are large *or* if
+    they line up. Paper convention: ``||W_B W_A||_2`` with ``W_A = W_OV`` of the writer.
+    Source: ours, the example score of the site's "Use it" page, kept as a baseline after a
+    review found it ranked the zoo's pairs better than every normalised score.
+
+    >>> from headspace.model import load
+    >>> m = load("attn-only-2l")
+    >>> s = product_norm(m, "K")
+    >>> bool(s[0, 1, 1, 2] > 0), float(s[1, 0, 0, 0])      # a later reader; no pair within a layer
+    (True, 0.0)
+    """
+    return _pairs(model, mode, lambda A, B, m, idx: float(np.linalg.norm(A @ B, 2)))
+
+
+def norm_product(model, mode):
+    r"""The two heads' own sizes, multiplied: ``||A||_F ||B||_F``. A baseline that reads no composition.
+
+    ``A = W_V W_O`` of the writer, ``B`` the reader's matrix, norm scales folded in (as
+    ``product_norm``). It never forms the product ``A B``, so it cannot see whether what the
+    writer writes is what the reader reads: turning one head's subspace against the other's leaves
+    it unchanged. It is the denominator of ``frobenius`` (``frobenius = ||A B||_F / (||A||_F
+    ||B||_F)``), and it bounds ``product_norm`` from above (``||A B||_2 <= ||A||_2 ||B||_2 <=
+    ||A||_F ||B||_F``). A score that ranks pairs no better than this one has not shown that it
+    measures composition; it may only be measuring how large the heads are. Source: the
+    denominator of Elhage et al. 2021's composition score, on its own, as a baseline.
+
+    >>> from headspace.model import load
+    >>> m = load("attn-only-2l")
+    >>> bool(np.all(product_norm(m, "V") <= norm_product(m, "V") + 1e-12))   # the bound
+    True
+    """
+    return _pairs(model, mode, lambda A, B, m, idx: float(np.linalg.norm(A) * np.linalg.norm(B)))
+
+
+#: The magnitude baselines: scores that read the heads' sizes, not whether they compose.
+BASELINES = ("product_norm", "norm_product")
+
 #: name -> score(model, mode), in the order the benchmark's table lists them.
 SCORES = {name: _metric(name) for name in METRICS}
 SCORES.update(frobenius_unfolded=frobenius_unfolded, svd_component=svd_component,
-              projection_kernel=projection_kernel, token_diagonal=token_diagonal)
+              projection_kernel=projection_kernel, token_diagonal=token_diagonal,
+              product_norm=product_norm, norm_product=norm_product)

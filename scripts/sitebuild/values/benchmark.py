@@ -13,13 +13,17 @@ def _bench_row(t: dict, group: str, mode: str, gt: str, score: str) -> dict:
     return row(score, gt, group, mode)
 
 
-def _indistinguishable(t: dict, group: str, mode: str, gt: str, score: str) -> list[str]:
-    """The scores whose Spearman with ``gt`` the benchmark cannot tell apart from ``score``'s."""
-    for g, m, truth, matrix in t["comparisons"]:
-        if (g, m, truth) == (group, mode, gt):
-            i = t["scores"].index(score)
-            return [s for j, s in enumerate(t["scores"]) if j != i and not matrix[i][j]]
-    raise ValueError(f"no comparison for {group}, {mode}, {gt}")
+def _ties(t: dict, group: str, mode: str, gt: str, score: str) -> int:
+    """How many other classes of scores (twins counted once, ``headspace.benchmark.TWINS``) the
+    benchmark cannot tell apart from ``score``'s Spearman with ``gt``."""
+    from headspace.benchmark import separation
+    return len(separation(t, group, mode, gt, score)[1])
+
+
+def _others(t: dict, group: str, mode: str = "task") -> int:
+    """How many other classes of scores there are beside one (twins counted once)."""
+    from headspace.benchmark import n_classes
+    return n_classes(t, group, mode) - 1
 
 
 def _reverse_attention_to_answer() -> list[float]:
@@ -76,6 +80,7 @@ def benchmark() -> dict:
     # break (no inequality between two estimates, nothing an interval decides): those claims are
     # tests in tests/site/test_claims.py, each naming its sentence.
     from headspace.benchmark import CIRCUIT_EFFECT, LEVEL, MIN_EFFECT, REL_EFFECT, circuit_present, read_table, solves
+    from headspace.pair_scores import BASELINES
     t = read_table()
     models = t["models"]
     out = {"n_models": len(models), "n_families": len(t["families"]),
@@ -148,14 +153,17 @@ def benchmark() -> dict:
     out["lookup_v_max"] = max(top(m, v_mode) for m in lookup)
     _holds(all(map(solved, lookup)) and all(map(formed, lookup)),
            "every lookup model solves its task and has a Q path of the threshold's size")
-    # agreement of the ground truths with each other, in each model's own mode: median and lowest over models
+    # agreement of the ground truths with each other, in each model's own mode: the median over models
+    # with its interval (the table's hierarchical draws), and the lowest model's, with its interval
+    # over that model's batches
     own = [t["mode_of_task"][m["task"]] for m in models]
     for a, b, key in (("mean-all", "mean-circuit", "all_circuit"), ("mean-circuit", "resample-circuit", "mean_resample"),
                       ("mean-all", "resample-all", "mean_resample_all")):
-        rhos = np.array([agree[f"{mode}:{a}|{b}"][0] for agree, mode in zip(t["agreement"], own)], float)
-        rhos = rhos[np.isfinite(rhos)]
-        out[f"agree_{key}_median"] = float(np.median(rhos))
-        out[f"agree_{key}_min"] = float(rhos.min())
+        out[f"agree_{key}_median"], out[f"agree_{key}_median_lo"], out[f"agree_{key}_median_hi"] = \
+            t["agreement_median"][f"{a}|{b}"]
+        per_model = [agree[f"{mode}:{a}|{b}"] for agree, mode in zip(t["agreement"], own)]
+        lowest = min((r for r in per_model if r[0] is not None and np.isfinite(r[0])), key=lambda r: r[0])
+        out[f"agree_{key}_min"], out[f"agree_{key}_min_lo"], out[f"agree_{key}_min_hi"] = lowest
     # the main table: all models, each in its task's mode
     for gt in ("mean-circuit", "resample-circuit", "mean-all", "resample-all"):
         tag = gt.replace("-", "_")
@@ -170,7 +178,7 @@ def benchmark() -> dict:
         out[f"{tag}_worst"], out[f"{tag}_worst_rho"] = worst, rows[worst]["spearman"]
         for which, s in (("best", best), ("worst", worst)) if gt == "mean-all" else ():
             out[f"{tag}_{which}_lo"], out[f"{tag}_{which}_hi"] = rows[s]["spearman_lo"], rows[s]["spearman_hi"]
-        out[f"{tag}_best_ties"] = len(_indistinguishable(t, "all", "task", gt, best))
+        out[f"{tag}_best_ties"] = _ties(t, "all", "task", gt, best)
     # against mean ablation over all positions and over the circuit's: for how many scores the first
     # interval lies wholly below the second (a count of disjoint intervals; no point estimate is
     # compared, and the article gives both intervals of every score in its tables)
@@ -185,13 +193,16 @@ def benchmark() -> dict:
         out[f"{task}_top_effect_median"] = float(np.median(tops))
     # scores that rank alike by construction: the same Spearman in every row of the table (exact,
     # not a noisy comparison: frobenius_baseline is frobenius minus a constant per mode and shape;
-    # projection_kernel is d_head times subspace minus a constant when every head has full rank)
-    for a, b in (("frobenius_baseline", "frobenius"), ("projection_kernel", "subspace")):
-        fields = t["row_fields"]
-        same = [dict(zip(fields, r)) for r in t["rows"]]
-        by = {(r["group"], r["mode"], r["ground_truth"], r["score"]): r["spearman"] for r in same}
-        pairs = [(v, by[k[:3] + (b,)]) for k, v in by.items() if k[3] == a]
-        _holds(all(x == y for x, y in pairs), f"{a} ranks as {b} in every row of the benchmark")
+    # projection_kernel is d_head times subspace minus a constant when every head has full rank;
+    # token is whitened for Q and K). headspace.benchmark.TWINS lists them; the separation counts
+    # count each set of twins once, so this holds them to it: equal in every row where they are twins
+    from headspace.benchmark import TWINS, _modes
+    fields = t["row_fields"]
+    by = {(r["group"], r["mode"], r["ground_truth"], r["score"]): r["spearman"]
+          for r in (dict(zip(fields, r_)) for r_ in t["rows"])}
+    for a, b, where in TWINS:
+        pairs = [(v, by[k[:3] + (b,)]) for k, v in by.items() if k[3] == a and _modes(t, k[0], k[1]) <= set(where)]
+        _holds(pairs and all(x == y for x, y in pairs), f"{a} ranks as {b} in every row of the benchmark in {where}")
     # the families whose circuit formed in every seed: the plain induction models get the article's
     # second table; the two- and three-layer RMSNorm induction models, the reverse-copy models with
     # MLPs and the lookup models a sentence each
@@ -212,18 +223,27 @@ def benchmark() -> dict:
         out[f"{tag}_best"] = best
         out[f"{tag}_best_rho"] = rows[best]["spearman"]
         out[f"{tag}_best_lo"], out[f"{tag}_best_hi"] = rows[best]["spearman_lo"], rows[best]["spearman_hi"]
-        out[f"{tag}_best_distinguished"] = len(t["scores"]) - 1 - len(
-            _indistinguishable(t, family, "task", "mean-circuit", best))
+        out[f"{tag}_n_others"] = _others(t, family)
+        out[f"{tag}_best_distinguished"] = out[f"{tag}_n_others"] - _ties(t, family, "task", "mean-circuit", best)
         tops = [top(m) for m in models if m["family"] == family]
         out[f"{tag}_top_min"], out[f"{tag}_top_max"] = min(tops), max(tops)
-    out["n_other_scores"] = len(t["scores"]) - 1
-    # which scores find the circuit's pairs: an AUROC whose interval lies above one half
-    found = {family: [s_ for s_ in t["scores"] if (_bench_row(t, family, "task", "mean-circuit", s_)["auroc_lo"] or 0) > 0.5]
-             for _, family in formed_families}
-    out["n_found"] = sum(len(found[f]) for _, f in formed_families if f != "reverse-ln-mlp-2l")
-    out["n_found_total"] = len(t["scores"]) * (len(formed_families) - 1)
-    rev_auroc = [_bench_row(t, "reverse-ln-mlp-2l", "task", "mean-circuit", s_)["auroc"] for s_ in t["scores"]]
+    out["n_other_scores"] = _others(t, "all")
+    # which scores find the circuit's pairs: the lower ends of the built-in scores' AUROC intervals on
+    # the families other than reverse copy, their median and the lowest (no count against a threshold,
+    # which another draw of the bootstrap could move by one)
+    los = {(f, s_): _bench_row(t, f, "task", "mean-circuit", s_)["auroc_lo"] for _, f in formed_families
+           if f != "reverse-ln-mlp-2l" for s_ in t["scores"] if s_ not in BASELINES}
+    out["found_auroc_lo_median"] = float(np.median(list(los.values())))
+    lowest = min(los, key=los.get)
+    out["found_auroc_lo_min"], out["found_auroc_lo_min_score"] = los[lowest], lowest[1]
+    out["found_auroc_lo_min_task"] = next(m["task"] for m in models if m["family"] == lowest[0])
+    out["n_found_total"] = len(los)
+    # the reverse-copy models with MLPs: the built-in scores' AUROCs, and the baselines' lower ends
+    rev = {s_: _bench_row(t, "reverse-ln-mlp-2l", "task", "mean-circuit", s_) for s_ in t["scores"]}
+    rev_auroc = [r["auroc"] for s_, r in rev.items() if s_ not in BASELINES]
     out["formedrev_auroc_min"], out["formedrev_auroc_max"] = min(rev_auroc), max(rev_auroc)
+    for b_ in BASELINES:
+        out[f"formedrev_{b_}_auroc_lo"] = rev[b_]["auroc_lo"]
     # (the words about these counts, "none does", "they find the circuit's pairs", are claims about
     # intervals that a new batch could break: tests/site/test_claims.py checks them, not the build)
     out["n_formed_families"] = len(formed_families)
@@ -258,10 +278,35 @@ def benchmark() -> dict:
         out[f"{task}_best_rho"] = rows[best]["spearman"]
         out[f"{task}_best_lo"] = rows[best]["spearman_lo"]
         out[f"{task}_best_hi"] = rows[best]["spearman_hi"]
-        out[f"{task}_best_ties"] = len(_indistinguishable(t, task, "task", "mean-circuit", best))
+        out[f"{task}_best_ties"] = _ties(t, task, "task", "mean-circuit", best)
         out[f"{task}_frobenius_rho"] = rows["frobenius"]["spearman"]
         out[f"{task}_frobenius_lo"] = rows["frobenius"]["spearman_lo"]
         out[f"{task}_frobenius_hi"] = rows["frobenius"]["spearman_hi"]
+    # the magnitude baselines (headspace.pair_scores.BASELINES) against the built-in scores, on the whole
+    # zoo and on the lookup models: the built-in score with the highest point estimate, and on the whole
+    # zoo how many classes of built-in scores the paired bootstrap puts above norm_product (0 on bootstrap
+    # seeds 0 to 3; the words about it are tests in tests/site/test_claims.py)
+    from headspace.benchmark import separation, twin_classes, _modes as modes_of
+    for tag, group in (("all", "all"), ("lookup", "lookup-rms-attn-2l")):
+        rows = {s_: _bench_row(t, group, "task", "mean-circuit", s_) for s_ in t["scores"]}
+        builtin = [s_ for s_ in t["scores"] if s_ not in BASELINES]
+        best = max(builtin, key=lambda s_: rows[s_]["spearman"])
+        out[f"base_{tag}_builtin_best"] = best
+        out[f"base_{tag}_builtin_rho"] = rows[best]["spearman"]
+        out[f"base_{tag}_builtin_lo"], out[f"base_{tag}_builtin_hi"] = rows[best]["spearman_lo"], rows[best]["spearman_hi"]
+        for b_ in BASELINES:
+            out[f"base_{tag}_{b_}_rho"] = rows[b_]["spearman"]
+            out[f"base_{tag}_{b_}_lo"], out[f"base_{tag}_{b_}_hi"] = rows[b_]["spearman_lo"], rows[b_]["spearman_hi"]
+        if tag == "all":       # (on lookup, how many is a count one draw can move: not stated)
+            apart = separation(t, group, "task", "mean-circuit", "norm_product")[1]
+            classes = twin_classes(builtin, modes_of(t, group, "task"))
+            out["base_all_n_builtin"] = len(classes)
+            out["base_all_n_above_norm_product"] = sum(
+                c not in apart and rows[c[0]]["spearman"] > rows["norm_product"]["spearman"] for c in classes)
+    out["base_all_product_norm_apart"] = _others(t, "all") - _ties(t, "all", "task", "mean-circuit", "product_norm")
+    # the seed part of the bootstrap: the distinct multisets of n seeds drawn from n, C(2n - 1, n)
+    from math import comb
+    out["n_seed_draws"] = comb(2 * out["n_seeds"] - 1, out["n_seeds"])
     # computed for the checks above, or for every task alike where the article states some
     checked_only = {"formed_best_hi", "resample_all_best_rho", "resample_all_worst", "resample_all_worst_rho", "formed_best_lo", "formed_best_rho",
                     "formed_top_max", "formed_top_min", "mean_circuit_worst", "resample_circuit_best_rho",

@@ -65,7 +65,9 @@ METRIC_NAMES = {"frobenius": "Frobenius", "frobenius_baseline": "baseline-correc
                 "subspace": "subspace", "token": "token", "whitened": "whitened", "causal": "path ablation",
                 # the benchmark's further scores (Which composition score?)
                 "frobenius_unfolded": "Frobenius unfolded", "svd_component": "SVD component",
-                "projection_kernel": "projection kernel", "token_diagonal": "token diagonal"}
+                "projection_kernel": "projection kernel", "token_diagonal": "token diagonal",
+                # its two magnitude baselines
+                "product_norm": "path size (baseline)", "norm_product": "head sizes (baseline)"}
 #: The metric lab's axioms as its grid heads them.
 AXIOM_NAMES = {"1": "A1", "1-strict": "A1 strict", "2": "A2", "3": "A3", "4": "A4"}
 
