@@ -141,29 +141,40 @@ def test_patched_frames_look_like_plotly(browser, site_url, scheme, width):
 
 
 def test_plotly_takes_over_when_the_pointer_reaches_the_plot(page, site_url):
-    """After patched frames plotly's own copy of the figure waits (no redraw after a pause); a
-    pointer on the plot makes plotly draw the shown figure, so its hover values are the shown ones."""
+    """After patched frames plotly's own copy of the figure waits: no redraw after a pause, nor for
+    a pointer resting on the plot while the figure changes under it (keys move the slider). A
+    pointer that moves on the plot, or comes onto it, makes plotly draw the shown figure, so its
+    hover values are the shown ones."""
     page.goto(f"{site_url}/posts/polariser/")
     page.evaluate("() => window.headspace.ready()")
     fig = 'figure.demo[data-demo="polarizer"]'
     page.wait_for_function(f"() => document.querySelector('{fig}').dataset.status === 'ready'", timeout=BOOT_MS)
-    page.locator(fig).locator("input[name=theta]").hover()  # plotly loads; the pointer is off the plot
+    plot = page.locator(fig).locator("[data-role=plot]")
+    plot.hover()  # plotly loads and draws; the pointer rests on the plot
     page.wait_for_function("() => window.headspace.marks.firstFigure", timeout=BOOT_MS)
-    for _ in range(3):
-        assert page.evaluate(STEP_JS, "polarizer") is not None
-    assert int(page.locator(fig).get_attribute("data-patch-count")) >= 1, "the polarizer's moves should be patched"
     plotlys = f"""() => {{
         const fig = document.querySelector('{fig}');
         const gd = fig.querySelector('[data-role=plot]');
         // the line trace's name carries the angle
         return [gd._fullData.map(t => t.name).join('|'), Number(fig.querySelector('input[name=theta]').value)];
     }}"""
-    page.wait_for_timeout(600)  # a pause: nothing redraws
-    names, theta = page.evaluate(plotlys)
-    assert f"{theta:g}" not in names, f"plotly redrew after a pause ({names!r}, theta {theta})"
-    page.locator(fig).locator("[data-role=plot]").hover()
-    names, theta = page.evaluate(plotlys)
-    assert f"{theta:g}" in names, f"plotly's data {names!r} are not the shown figure's (theta {theta})"
+    for pointer in ("resting on the plot", "off the plot"):
+        if pointer == "off the plot":
+            page.locator(fig).locator("input[name=theta]").hover()
+        patched = int(page.locator(fig).get_attribute("data-patch-count") or 0)
+        for _ in range(3):
+            assert page.evaluate(STEP_JS, "polarizer") is not None
+        assert int(page.locator(fig).get_attribute("data-patch-count")) > patched, f"moves not patched, pointer {pointer}"
+        page.wait_for_timeout(600)  # a pause: nothing redraws
+        names, theta = page.evaluate(plotlys)
+        assert f"{theta:g}" not in names, f"plotly redrew with the pointer {pointer} ({names!r}, theta {theta})"
+        if pointer == "resting on the plot":
+            box = plot.bounding_box()
+            page.mouse.move(box["x"] + box["width"] / 2 + 5, box["y"] + box["height"] / 2 + 5)
+        else:
+            plot.hover()
+        names, theta = page.evaluate(plotlys)
+        assert f"{theta:g}" in names, f"plotly's data {names!r} are not the shown figure's (theta {theta})"
 
 
 # Moves whose frames patch.js draws in place although more than data moves: a bar and its

@@ -432,8 +432,11 @@ function wire(fig) {
     if (linked.link && saveData) bootPython(); // following a link to a state asks for Python
   }
   setupMenu(fig, state.plot.getAttribute("aria-label") || state.name, () => draw.settle(state));
-  // A pointer on the plot (a mouse over it, a finger on it) is about to read plotly's hover values.
-  state.plot.addEventListener("pointerover", () => draw.settle(state), { passive: true });
+  // A pointer coming onto the plot (a mouse, a finger), or moving over it, is about to read plotly's
+  // hover values. Not the browser's own pointer events when the drawing changes under a pointer
+  // at rest (they carry no movement): a patched move would then be redrawn by plotly every time.
+  state.plot.addEventListener("pointerenter", () => draw.settle(state), { passive: true });
+  state.plot.addEventListener("pointermove", (e) => (e.movementX || e.movementY) && draw.settle(state), { passive: true });
   applyActive(fig); // a browser may have restored other values (back, reload) than the build's
   const move = () => {
     applyActive(fig);

@@ -108,7 +108,6 @@ export function draw(state, figure, redraw = false) {
   if (!redraw && state.shown && patch.patchFigure(state.plot, state.shown, frame)) {
     state.shown = frame;
     state.fig.dataset.patchCount = String(Number(state.fig.dataset.patchCount || 0) + 1); // tests and bench
-    setTimeout(() => settle(state), 200);
     return;
   }
   if (patch.refusal) state.fig.dataset.patchRefused = patch.refusal; // why plotly drew it
