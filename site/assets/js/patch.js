@@ -456,7 +456,11 @@ const pieces = (t) => String(t).split(/(<[^>]*>)/);
 /** A step writing text ``after`` into ``node`` (plotly drew ``before`` there), or null. */
 function textStep(node, before, after) {
   if (!node) return null;
-  if (plainText(before) && plainText(after)) return () => { node.textContent = after; };
+  if (plainText(before) && plainText(after)) {
+    // one text node's words changed in place: cheaper to lay out than a new node
+    const only = node.childNodes.length === 1 && node.firstChild.nodeType === Node.TEXT_NODE && node.firstChild;
+    return only ? () => { only.data = after; } : () => { node.textContent = after; };
+  }
   const [a, b] = [pieces(before), pieces(after)];
   const tags = (p) => p.filter((_, k) => k % 2);
   if (a.length !== b.length || !same(tags(a), tags(b))) return null;

@@ -47,16 +47,42 @@ export function drawingWidth(state) {
 
 // ---------- outputs and readouts ----------
 // An output whose text is unchanged is left alone: rewriting it would lay out and repaint the
-// figure's text on every move of a drag.
+// figure's text on every move of a drag. One whose markup keeps its elements (a matrix whose
+// numbers change) gets the new words in its existing text nodes: no elements parsed and built.
 const written = new WeakMap(); // output element -> the HTML last written into it
 export function writeOutputs(state, outputs, text) {
   for (const out of state.fig.querySelectorAll("output[data-output]")) {
     const value = JSON.stringify(outputs[out.dataset.output]), html = text[out.dataset.output];
     if (out.dataset.value !== value) out.dataset.value = value;
-    if (written.get(out) === html) continue;
-    out.innerHTML = html; // Python's format_outputs: the same (escaped) HTML the build printed
+    const before = written.get(out);
+    if (before === html) continue;
+    // Python's format_outputs: the same (escaped) HTML the build printed
+    if (before === undefined || !reword(out, before, html)) out.innerHTML = html;
     written.set(out, html);
   }
+}
+
+// ``html`` written into ``node`` as new text in the text nodes ``before`` made, if both have the
+// same tags in the same order (else false, nothing changed). Text is as format_outputs escapes it.
+const TAG = /<[^>]*>/g;
+const ENTITY = { "&amp;": "&", "&lt;": "<", "&gt;": ">" };
+function reword(node, before, html) {
+  const tags = (h) => h.match(TAG) || [];
+  const words = (h) => h.split(TAG);
+  const [a, b] = [tags(before), tags(html)];
+  if (a.length !== b.length || a.some((t, k) => t !== b[k])) return false;
+  const [old, now] = [words(before), words(html)];
+  if (old.some((w, k) => !w !== !now[k]) || now.some((w) => /&(?!amp;|lt;|gt;)/.test(w))) return false;
+  const nodes = [];
+  const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) nodes.push(walker.currentNode);
+  const kept = now.filter((w) => w);
+  if (nodes.length !== kept.length) return false;
+  kept.forEach((w, k) => {
+    const data = w.replace(/&(amp|lt|gt);/g, (e) => ENTITY[e]);
+    if (nodes[k].data !== data) nodes[k].data = data;
+  });
+  return true;
 }
 
 // ---------- the build's drawings ----------
