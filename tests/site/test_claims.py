@@ -300,7 +300,7 @@ def test_most_scores_find_the_other_formed_families_circuits(seeded):
 
 
 def test_path_size_beats_every_other_score_on_the_whole_zoo(bench, seeded):
-    """"Size beats every normalised score": on the whole zoo product_norm has the highest Spearman and
+    """"On the whole zoo, size beats every normalised score": product_norm has the highest Spearman and
     the paired bootstrap separates it from every other score (twins counted once); the figure's caption:
     "`frobenius` ... ranks worse"."""
     assert bench["mean_circuit_best"] == "product_norm"
