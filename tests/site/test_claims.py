@@ -228,8 +228,8 @@ def test_every_stated_count_and_name_holds_on_every_bootstrap_seed(bench, seeded
 
 def test_first_scores_separated_from_every_other(tables, bench):
     """Results: "the paired bootstrap separates it from every other score" (the whole zoo against mean
-    ablation at the circuit's positions), "separates each from every other score" (resample ablation at
-    the circuit's positions; mean ablation over all positions), and by task "On reverse copy it separates
+    ablation at the circuit's positions), "separated from every other score" (mean ablation over all
+    positions; resample ablation at the circuit's positions), and by task "On reverse copy it separates
     X from every other score", on every bootstrap seed."""
     cases = (("all", "mean-circuit", "mean_circuit_best"), ("all", "resample-circuit", "resample_circuit_best"),
              ("all", "mean-all", "mean_all_best"), ("reverse", "mean-circuit", "reverse_best"))
@@ -239,9 +239,9 @@ def test_first_scores_separated_from_every_other(tables, bench):
 
 
 def test_first_scores_not_told_from_the_next(tables, bench):
-    """"the bootstrap cannot tell it from the next" (the whole zoo against resample ablation over all
-    positions; the plain induction models), and "On induction and on text, the paired bootstrap cannot
-    tell the first from the next", on every bootstrap seed."""
+    """"comes first but is not told from the next" (the whole zoo against resample ablation over all
+    positions), "cannot tell it from the next" (the plain induction models), and "On induction and text
+    the bootstrap cannot tell the first from the next", on every bootstrap seed."""
     cases = (("all", "resample-all", "resample_all"), ("induction-none-attn-2l", "mean-circuit", "formed"),
              ("induction", "mean-circuit", "induction"), ("text", "mean-circuit", "text"))
     for k, t in zip(BOOTSTRAP_SEEDS, tables):
