@@ -33,12 +33,14 @@ FIXED_DATE = (1980, 1, 1, 0, 0, 0)
 @dataclass(frozen=True)
 class Archive:
     """One zip to rewrite: ``prefix`` is where its files live at run time (for code objects'
-    file names); ``drop(name)`` leaves an entry out, and ``rule`` names that choice in the cache key."""
+    file names); ``drop(name)`` leaves an entry out, ``edit(name, source)`` returns a module's
+    source (bytes) as compiled, changed or not, and ``rule`` names these choices in the cache key."""
 
     src: Path
     prefix: str
     drop: Callable[[str], bool] = lambda name: False
     rule: str = ""
+    edit: Callable[[str, bytes], bytes] = lambda name, source: source
 
 
 def _digest(*parts: bytes) -> str:
@@ -63,7 +65,10 @@ def sourceless(archives: list[Archive], cache: Path) -> list[Path]:
             for i, (archive, _) in enumerate(todo):
                 folder = Path(tmp) / str(i)
                 with zipfile.ZipFile(archive.src) as z:
-                    z.extractall(folder, [n for n in z.namelist() if n.endswith(".py") and not archive.drop(n)])
+                    for name in (n for n in z.namelist() if n.endswith(".py") and not archive.drop(n)):
+                        path = folder / name
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        path.write_bytes(archive.edit(name, z.read(name)))
                 folders.append(folder)
             jobs = Path(tmp) / "jobs.json"
             jobs.write_text(json.dumps([[str(f), a.prefix] for f, (a, _) in zip(folders, todo)]))

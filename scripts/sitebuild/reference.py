@@ -10,6 +10,7 @@ site's layout and styles); links between modules are rewritten to the site's ref
 
 from __future__ import annotations
 
+import importlib
 import posixpath
 import re
 import shutil
@@ -58,6 +59,10 @@ def render() -> list[Path]:
     pdoc.render.configure(docformat="restructuredtext", search=False, show_source=False, math=False,
                           mermaid=False, template_directory=TEMPLATES)
     names = _modules()
+    for name in names:  # pdoc reads a module's namespace: the names a package imports on first use
+        module = importlib.import_module(name)  # (PEP 562, headspace/__init__) are imported first
+        for member in getattr(module, "__all__", ()):
+            getattr(module, member)
     modules = {n: pdoc.doc.Module.from_name(n) for n in names}
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)

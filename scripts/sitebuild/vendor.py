@@ -156,6 +156,61 @@ NUMPY_UNUSED = ("numpy/f2py/", "numpy/testing/", "numpy/typing/", "numpy/_pyinst
 NUMPY_UNUSED_SUFFIXES = (".pyi", ".pxd", ".pyx", ".h", "py.typed", "meson.build")
 
 
+# numpy.random as headspace uses it (default_rng: a Generator on PCG64) without what its import
+# pulls in beside that: the legacy RandomState API (mtrand, about 100 ms to import under Pyodide),
+# the other bit generators and the pickling helpers, each imported the first time a name of it is
+# asked for (PEP 562), so ``np.random.RandomState`` and ``from numpy.random import rand`` work as
+# before. The same streams: default_rng's code is untouched.
+NUMPY_RANDOM_INIT = "numpy/random/__init__.py"
+NUMPY_RANDOM_EAGER = b"""from . import _pickle
+from . import _common
+from . import _bounded_integers
+
+from ._generator import Generator, default_rng
+from .bit_generator import SeedSequence, BitGenerator
+from ._mt19937 import MT19937
+from ._pcg64 import PCG64, PCG64DXSM
+from ._philox import Philox
+from ._sfc64 import SFC64
+from .mtrand import *
+"""
+NUMPY_RANDOM_LAZY = b"""from . import _common
+from . import _bounded_integers
+
+from ._generator import Generator, default_rng
+from .bit_generator import SeedSequence, BitGenerator
+from ._pcg64 import PCG64, PCG64DXSM
+
+_LAZY = {"MT19937": "_mt19937", "Philox": "_philox", "SFC64": "_sfc64"}
+
+
+def __getattr__(name):
+    import importlib
+    if name in ("_pickle", "mtrand", *_LAZY.values()):
+        return importlib.import_module("." + name, __name__)
+    if name in _LAZY:
+        return getattr(importlib.import_module("." + _LAZY[name], __name__), name)
+    mtrand = importlib.import_module(".mtrand", __name__)
+    if name in mtrand.__all__:
+        return getattr(mtrand, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+"""
+NUMPY_RANDOM_CTOR = (b"    return RandomState(seed=0)\n", b"    from .mtrand import RandomState\n    return RandomState(seed=0)\n")
+
+
+def numpy_edit(name: str, source: bytes) -> bytes:
+    """numpy's modules as the browser compiles them: numpy.random's names imported lazily (above)."""
+    if name != NUMPY_RANDOM_INIT:
+        return source
+    if source.count(NUMPY_RANDOM_EAGER) != 1 or source.count(NUMPY_RANDOM_CTOR[0]) != 1:
+        raise SystemExit(f"{name} is not the one vendor.py's NUMPY_RANDOM_EAGER was written for")
+    return source.replace(NUMPY_RANDOM_EAGER, NUMPY_RANDOM_LAZY).replace(*NUMPY_RANDOM_CTOR)
+
+
 def numpy_unused(name: str) -> bool:
     return name.startswith(NUMPY_UNUSED) or name.endswith(NUMPY_UNUSED_SUFFIXES)
 
@@ -217,7 +272,8 @@ def main() -> None:
     # compiled by Pyodide's own CPython (bytecode.py says why), all in one content-hashed folder;
     # the worker takes the standard library from beside the lockfile.
     np_bc, hs_bc, stdlib_bc = bytecode.sourceless([
-        bytecode.Archive(official_numpy, SITE_PACKAGES, numpy_unused, repr((NUMPY_UNUSED, NUMPY_UNUSED_SUFFIXES))),
+        bytecode.Archive(official_numpy, SITE_PACKAGES, numpy_unused,
+                         repr((NUMPY_UNUSED, NUMPY_UNUSED_SUFFIXES, NUMPY_RANDOM_LAZY, NUMPY_RANDOM_CTOR)), numpy_edit),
         bytecode.Archive(wheel, SITE_PACKAGES),
         # Only the modules the browser's Python needs: stdlib.py gives the rule and the reasons.
         bytecode.Archive(NPM / "pyodide" / STDLIB, "/lib/python312.zip/", stdlib.drop, stdlib.rule()),

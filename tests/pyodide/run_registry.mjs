@@ -3,9 +3,11 @@
 // [{name, params, outputs} | {name, params, error}] as JSON on stdout.
 //   node tests/pyodide/run_registry.mjs PYODIDE_DIR SITE_LOCKFILE [MODELS_DIR] < cases.json
 // (the folders site/data/contract.json names, under site/static/)
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { loadPyodide } from "pyodide";
+import { unpackWheel } from "../../site/assets/js/wheel.js";
 
 const indexURL = resolve(process.argv[2]) + "/";
 const lockFileURL = resolve(process.argv[3]);
@@ -18,9 +20,20 @@ const pyodide = await loadPyodide({
   indexURL,
   lockFileURL,
   ...(existsSync(stdLib) ? { stdLibURL: stdLib } : {}),
-  packages: ["numpy", "headspace"],
   stdout: () => {},
 });
+// The wheels installed as the worker installs them (worker.js, wheel.js): each checked against its
+// sha256 in the lockfile, unpacked into site-packages, its shared libraries linked.
+const lock = JSON.parse(readFileSync(lockFileURL, "utf8"));
+for (const name of ["numpy", "headspace"]) {
+  const pkg = lock.packages[name];
+  const bytes = readFileSync(resolve(indexURL, pkg.file_name));
+  if (createHash("sha256").update(bytes).digest("hex") !== pkg.sha256) throw new Error(`${name}: sha256 mismatch`);
+  for (const library of await unpackWheel(pyodide.FS, new Uint8Array(bytes), pyodide._api.sitepackages)) {
+    await pyodide._api.loadDynlib(library, false, []);
+  }
+}
+pyodide.runPython("import sys\nfor f in list(sys.path_importer_cache.values()):\n    if hasattr(f, 'invalidate_caches'): f.invalidate_caches()");
 if (modelsDir && existsSync(modelsDir)) {
   pyodide.FS.mkdirTree("/models");
   pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: modelsDir }, "/models");
@@ -29,6 +42,10 @@ if (modelsDir && existsSync(modelsDir)) {
 // The same entry point as the browser's worker: headspace.runtime.answer(name, params_json) -> JSON,
 // a refused parameter given back as data ({"error": {"kind": "parameter", "message"}}).
 const runtime = pyodide.pyimport("headspace.runtime");
+// What the polariser's first figure imports, as the worker runs it (bench/run.py's cold load).
+runtime.import_demos(pyodide.toPy(["headspace.demos.polarizer"]));
+runtime.answer("polarizer", JSON.stringify({ theta: 31 }), 600);
+const firstFigureModules = pyodide.runPython("import sys; sorted(sys.modules)").toJs();
 function run(name, params) {
   try {
     const answer = JSON.parse(runtime.answer(name, JSON.stringify(params)));
@@ -50,5 +67,9 @@ try {
 } catch (err) {
   info.traceback = String(err.message);
 }
+info.firstFigureModules = firstFigureModules;
+// numpy.random's names its browser copy imports on first use (vendor.py), still there when asked for.
+info.legacyRandom = JSON.parse(pyodide.runPython(
+  'import json, numpy; json.dumps([numpy.random.RandomState(0).rand(), numpy.random.MT19937.__name__, "rand" in dir(numpy.random)])'));
 const results = cases.map(({ name, params }) => ({ name, params, ...run(name, params) }));
 process.stdout.write(JSON.stringify({ info, results }));

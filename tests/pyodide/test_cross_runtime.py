@@ -78,3 +78,24 @@ def test_same_outputs_as_native(pyodide_results):
         assert "error" not in case, f"{name} {params}: {case.get('error')}"
         native = REGISTRY[name].run(params)["outputs"]
         assert_json_close(case["outputs"], native, path=f"{name}{params}")
+
+
+def test_first_figure_imports_only_what_it_draws(pyodide_results):
+    """The polariser's first figure, as the worker boots and draws it (bench/run.py's cold load),
+    imports neither the package's scoring modules (headspace/__init__ imports its names on first
+    use), nor numpy.random's legacy API (vendor.py's browser copy of numpy), nor the tar and
+    metadata machinery of Pyodide's package installer (the worker unpacks the wheels itself)."""
+    imported = set(pyodide_results["info"]["firstFigureModules"])
+    assert {"numpy", "numpy.random", "headspace.runtime", "headspace.demos.polarizer"} <= imported
+    unneeded = {"headspace.composition", "headspace.causal", "headspace.model", "headspace.weights",
+                "numpy.random.mtrand", "numpy.random._pickle", "numpy.random._philox", "numpy.random._sfc64",
+                "tarfile", "importlib.metadata"}
+    assert not unneeded & imported, sorted(unneeded & imported)
+
+
+def test_legacy_random_api_still_there_when_asked_for(pyodide_results):
+    """numpy.random's legacy names (RandomState, MT19937, rand...) load on first use in the browser's
+    numpy, with numpy's own streams."""
+    import numpy as np
+    value, mt_name, listed = pyodide_results["info"]["legacyRandom"]
+    assert value == np.random.RandomState(0).rand() and mt_name == "MT19937" and listed

@@ -101,3 +101,27 @@ def test_imports_run_one_way(package):
     found = circles(graph(package))
     assert not found, "modules that import each other (move what they share into a module both import): " + \
         "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_package_names_load_on_first_use():
+    """``headspace``'s public names are imported when first asked for (PEP 562), so that importing
+    ``headspace.runtime`` for a figure does not import the scoring modules; each name is still
+    there for ``from headspace import X``, ``dir()`` and ``__all__``, the same object as in its module."""
+    import subprocess
+    import sys
+    code = ("import sys, headspace.runtime; "
+            "print(sorted(m for m in ('headspace.causal', 'headspace.composition', 'headspace.model', "
+            "'headspace.weights') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
+    import importlib
+
+    import headspace
+    for name in headspace.__all__:
+        assert name in dir(headspace)
+        if name != "__version__":
+            home = importlib.import_module(f"headspace.{headspace._HOME[name]}")
+            assert getattr(headspace, name) is getattr(home, name), name
+    from headspace import composition_score, load  # noqa: F401
+    with pytest.raises(AttributeError, match="has no attribute 'nonesuch'"):
+        headspace.nonesuch  # noqa: B018

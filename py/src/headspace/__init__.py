@@ -49,13 +49,43 @@ circuits in token space and its copying score), ``optics`` (polarisers, the phys
 projection) and ``demos`` (the registry every figure on the site runs from).
 """
 
-from headspace.causal import path_ablation
-from headspace.composition import METRICS, MODES, all_composition_scores, composition_score
-from headspace.model import Model, load
-from headspace.weights import Weights, from_model, from_state_dict, from_transformer_lens
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 __all__ = [
     "load", "Model", "from_model", "from_transformer_lens", "from_state_dict", "Weights",
     "composition_score", "all_composition_scores", "METRICS", "MODES", "path_ablation", "__version__",
 ]
+
+# Each public name's module, imported on first use (PEP 562): the browser's first figure imports
+# only what its demo needs (headspace.runtime and a polariser import none of these), and
+# ``from headspace import load`` works as before.
+_HOME = {
+    "path_ablation": "causal",
+    "METRICS": "composition", "MODES": "composition", "all_composition_scores": "composition",
+    "composition_score": "composition",
+    "Model": "model", "load": "model",
+    "Weights": "weights", "from_model": "weights", "from_state_dict": "weights", "from_transformer_lens": "weights",
+}
+
+
+def __getattr__(name: str):
+    if name not in _HOME:
+        raise AttributeError(f"module 'headspace' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"headspace.{_HOME[name]}"), name)
+    globals()[name] = value  # once: later lookups are plain
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
+    from headspace.causal import path_ablation
+    from headspace.composition import METRICS, MODES, all_composition_scores, composition_score
+    from headspace.model import Model, load
+    from headspace.weights import Weights, from_model, from_state_dict, from_transformer_lens

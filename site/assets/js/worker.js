@@ -13,6 +13,8 @@
 // head may connect first and send {type: "warm", indexURL, lockFileURL} (warm.js): the boot
 // starts then, and the page's "boot" joins it.
 
+import { unpackWheel } from "./wheel.js";
+
 // The interpreter's wasm memory, for the stats message (benchmarks watch it stay flat), captured
 // as Pyodide's loader creates it through the public WebAssembly API (not Pyodide's private _module).
 let wasmMemory = null;
@@ -107,12 +109,14 @@ function sri(hex) {
   return "sha256-" + btoa(String.fromCharCode(...hex.match(/../g).map((h) => parseInt(h, 16))));
 }
 
-// Download the standard library and the wheels while Pyodide itself boots; loadPyodide and
-// loadPackage then find them in the HTTP cache (they are served immutable). loadPackage checks each
-// wheel's sha256; the standard library's (the lockfile's "stdlib" entry, beside it) is checked
-// here, and the promise this returns fails if it does not match. The wheels, needed only once the
-// interpreter runs, start when `wheelsAfter` settles (the interpreter's wasm is in): until then
-// they would take bandwidth from the download the boot waits for.
+// Download the standard library and the wheels while Pyodide itself boots; loadPyodide then finds
+// the standard library in the HTTP cache (served immutable). Each is checked against its sha256 in
+// the site lockfile (the browser's subresource integrity check): the standard library's (the
+// lockfile's "stdlib" entry, beside it) by the promise this returns, which fails if it does not
+// match; each wheel's by its promise in `wheels` (name -> promise of its bytes), which the boot
+// installs. The wheels, needed only once the interpreter runs, start when `wheelsAfter` settles
+// (the interpreter's wasm is in): until then they would take bandwidth from the download the boot
+// waits for.
 const lockfiles = new Map(); // URL -> promise of the site lockfile's JSON
 function lockfile(url) {
   if (!lockfiles.has(url)) lockfiles.set(url, fetchOk(url).then((r) => r.json()));
@@ -122,15 +126,45 @@ function lockfile(url) {
 function prefetch(indexURL, lockFileURL, wheelsAfter) {
   const lock = lockfile(lockFileURL);
   lock.then((l) => Object.keys(l.packages).forEach((name) => downloads.pending.add(name)), () => {});
-  Promise.all([lock, wheelsAfter]).then(([l]) => Object.entries(l.packages).map(([name, pkg]) =>
-    fetch(new URL(pkg.file_name, indexURL)).then((r) => counted(r, name).arrayBuffer()))).catch(() => {}); // loadPackage reports these
-  return lock.then(async ({ stdlib }) => {
+  const started = Promise.all([lock, wheelsAfter]).then(([l]) => l);
+  const wheels = Object.fromEntries(WHEELS.map((name) => [name, started.then(({ packages }) => {
+    const pkg = packages[name];
+    return fetchOk(new URL(pkg.file_name, indexURL), { integrity: sri(pkg.sha256) })
+      .then((r) => counted(r, name).arrayBuffer()).then((buffer) => new Uint8Array(buffer));
+  })]));
+  Object.values(wheels).forEach((wheel) => wheel.catch(() => {})); // reported when installed
+  const stdlibChecked = lock.then(async ({ stdlib }) => {
     try {
       await fetchOk(new URL(stdlib.file_name, lockFileURL), { integrity: sri(stdlib.sha256) }).then((r) => counted(r, "stdlib").arrayBuffer());
     } catch (err) {
       throw new Error(`the standard library could not be downloaded or did not match the sha256 in pyodide-lock.json (${err.message})`);
     }
   });
+  return { stdlibChecked, wheels };
+}
+
+// The packages the site lockfile lists, in the order they are installed (numpy first: headspace needs it).
+const WHEELS = ["numpy", "headspace"];
+
+// Write a checked wheel into the interpreter's site-packages and link its shared libraries, as
+// Pyodide's loadPackage does (wheel.js says why not with it); Python's import system is then told
+// that the folder has new files.
+async function install(pyodide, name, wheel) {
+  let bytes;
+  try {
+    bytes = await wheel;
+  } catch (err) {
+    // A browser reports a failed sha256 (subresource integrity) check as "Failed to fetch".
+    throw new Error(`the ${name} package failed to load: ${err.message} (its wheel could not be downloaded or did not match the sha256 in pyodide-lock.json)`);
+  }
+  try {
+    // Pyodide's own installer, minus the Python: its site-packages folder and dynamic linker
+    // (pyodide._api, pinned with Pyodide 0.27.7 by vendor.py).
+    const libraries = await unpackWheel(pyodide.FS, bytes, pyodide._api.sitepackages);
+    for (const library of libraries) await pyodide._api.loadDynlib(library, false, []);
+  } catch (err) {
+    throw new Error(`the ${name} package failed to load: ${err.message}`);
+  }
 }
 
 // Pyodide's loader compiles the interpreter's 10 MB of wasm only once pyodide.mjs and
@@ -243,7 +277,7 @@ async function boot({ indexURL, lockFileURL }) {
   Object.assign(downloads, { bytes: 0, pending: new Set(["wasm", "stdlib"]) }); // a boot after a failed one counts again
   progress(1);
   const wasm = compileEarly(indexURL);
-  const stdlibChecked = prefetch(indexURL, lockFileURL, wasm.compiled);
+  const { stdlibChecked, wheels } = prefetch(indexURL, lockFileURL, wasm.compiled);
   stdlibChecked.then(() => progress(2), () => {}); // awaited below
   // Pyodide's JavaScript half (a worker's scripts are not compiled off the thread) is loaded by loadPyodide only after pyodide.mjs has run. Imported now, it is
   // downloaded and compiled while the wasm still arrives; loadPyodide then finds it loaded (it
@@ -272,22 +306,10 @@ async function boot({ indexURL, lockFileURL }) {
     handOver.restore();
   }
   progress(3); // the interpreter runs
-  skipMetadataImport(pyodide);
-  // Both wheels are fetched in parallel and checked against the lockfile's sha256.
-  const problems = [];
-  await pyodide.loadPackage(["numpy", "headspace"], {
-    messageCallback: () => {},
-    errorCallback: (message) => problems.push(message),
-  });
-  for (const name of ["numpy", "headspace"]) {
-    if (!(name in pyodide.loadedPackages)) {
-      const why = problems.join(" ").replace(/The following error occurred while loading \S+:/g, "")
-        .replace(/\s+/g, " ").trim() || "unknown error";
-      // A browser reports a failed sha256 (subresource integrity) check as "Failed to fetch".
-      const hint = /failed to fetch/i.test(why) ? " (its wheel could not be downloaded or did not match the sha256 in pyodide-lock.json)" : "";
-      throw new Error(`the ${name} package failed to load: ${why}${hint}`);
-    }
-  }
+  for (const name of WHEELS) await install(pyodide, name, wheels[name]);
+  const scope = pyodide.toPy({}); // its own globals: nothing is left in __main__
+  pyodide.runPython(FILES_ADDED, { globals: scope });
+  scope.destroy();
   // headspace.runtime: call(name, params_json) -> JSON, as in every runtime. The registry reads the
   // models' manifest on import, so it is loaded after the models are in place (ready(), below),
   // and forgotten if they arrive later (a SharedWorker may serve a page without model demos first).
@@ -306,32 +328,15 @@ async function boot({ indexURL, lockFileURL }) {
   };
 }
 
-// loadPackage ends with importlib.invalidate_caches(). Python's path finder then imports
-// importlib.metadata (and with it email, calendar and more) only to clear that module's own caches,
-// which do not exist until something has imported it; nothing on the way to a first figure does.
-// While it is not imported, the finder is given a stand-in with nothing to clear; the rest of the
-// invalidation (every path entry's finder) is Python's own.
-function skipMetadataImport(pyodide) {
-  const scope = pyodide.toPy({}); // its own globals: nothing is left in __main__
-  pyodide.runPython(`
-import sys, types
-from importlib.machinery import PathFinder
-
-def _invalidate_caches(full=PathFinder.invalidate_caches):
-    if "importlib.metadata" in sys.modules:
-        return full()
-    nothing_cached = types.ModuleType("importlib.metadata")
-    nothing_cached.MetadataPathFinder = types.SimpleNamespace(invalidate_caches=lambda: None)
-    sys.modules["importlib.metadata"] = nothing_cached
-    try:
-        full()
-    finally:
-        del sys.modules["importlib.metadata"]
-
-PathFinder.invalidate_caches = staticmethod(_invalidate_caches)
-`, { globals: scope });
-  scope.destroy();
-}
+// The wheels' files are new to Python's path finders (each caches its folder's listing). What
+// importlib.invalidate_caches() does, without importing importlib.metadata (and with it email,
+// calendar and more) only to clear that module's own caches, which nothing has made yet.
+const FILES_ADDED = `
+import sys
+for finder in list(sys.path_importer_cache.values()):
+    if hasattr(finder, "invalidate_caches"):
+        finder.invalidate_caches()
+`;
 
 // The modules of the page's demos (the site lockfile maps each name to its module), so that its
 // first render waits for no other demo's imports; undefined (every demo) if any name is unknown.
