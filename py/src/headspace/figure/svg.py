@@ -1,4 +1,4 @@
-"""Draw a plotly figure dict as a static SVG at build time.
+"""Draw a plotly figure dict as SVG: the build's first paint, its answers, and Python's moves.
 
 Why: plotly.js takes about half a second to parse and run before it can draw
 anything, so a page that waits for it shows empty boxes. The prerender step
@@ -17,7 +17,6 @@ True
 from __future__ import annotations
 
 import base64
-import html
 import math
 import re
 import struct
@@ -46,6 +45,7 @@ def dasharray(dash, width: float = 2) -> str:
 from headspace.figure.style import COLORS
 from headspace.figure.colour import rgba, scale_colour
 from headspace.figure.fit import nice_ticks, text_px, tick_label as _fmt
+from headspace.figure.outputs import escape
 
 INK = COLORS["ink"]  # the demos' neutral colour; drawn as currentColor so dark mode recolours it
 
@@ -64,7 +64,12 @@ def _esc(text) -> str:
     shift = {"<sub>": "sub", "<sup>": "super"}
     return "".join(f'<tspan baseline-shift="{shift[part]}" font-size="70%">' if part in shift else
                    "</tspan>" if part in ("</sub>", "</sup>") else
-                   html.escape(re.sub(r"<[^>]+>", "", part), quote=True) for part in parts)
+                   _quoted(re.sub(r"<[^>]+>", "", part)) for part in parts)
+
+
+def _quoted(text: str) -> str:
+    """``html.escape(text)``: quotes too, so the text may stand in an attribute."""
+    return escape(text).replace('"', "&quot;").replace("'", "&#x27;")
 
 
 class Axis:
