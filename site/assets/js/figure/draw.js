@@ -97,12 +97,55 @@ const parser = document.createElement("template");
 export function showDrawing(state, svg, figure = null) {
   const html = svg === null ? state.startDrawing : svg.replaceAll("HSFIGURE", `${state.fig.id}-`); // unique ids, as demo.html does
   if (state.showing === "plotly" && window.Plotly) Plotly.purge(state.plot);
-  const inPlace = state.showing !== "plotly" && writeInto(state.plot, html);
-  if (!inPlace) state.plot.innerHTML = html;
+  const how = state.showing === "plotly" ? null : writePieces(state.pieces, html) ? "pieces" : writeInto(state.plot, html) ? "elements" : null;
+  if (!how) state.plot.innerHTML = html;
+  if (how !== "pieces") state.pieces = piecesOf(state.plot, html);
   state.showing = svg === null ? "start" : figure ? "python" : "answer";
   state.lastFigure = figure;
   state.drawing = html; // what the plot shows, as the engine wrote it (tests)
-  return inPlace;
+  return Boolean(how);
+}
+
+// The drawing on screen as the engine wrote it, in pieces (its tags and the texts between them),
+// with the node each piece made. A new drawing whose tags name the same elements in the same order
+// (a slider moves numbers, not elements) is written by comparing the two texts piece by piece: no
+// parsing, no walk over every attribute of every element.
+const TAGS = /(<[^>]*>)/;
+const ATTRIBUTE = /\s([^\s=]+)="([^"]*)"/g;
+const ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'" };
+const unescape = (text) => text.replace(/&(amp|lt|gt|quot|#x27);/g, (e) => ENTITIES[e]);
+const nameOf = (tag) => tag.match(/^<\/?[^\s/>]*/)[0];
+
+function piecesOf(plot, html) {
+  const pieces = html.split(TAGS), nodes = new Array(pieces.length);
+  const walker = document.createTreeWalker(plot, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+  for (let i = 0; i < pieces.length; i++) if (pieces[i] && !pieces[i].startsWith("</")) nodes[i] = walker.nextNode();
+  // every piece made the node expected (an element for a tag, a text for a text), and no more
+  const made = nodes.every((n, i) => n && n.nodeType === (i % 2 ? Node.ELEMENT_NODE : Node.TEXT_NODE));
+  return made && !walker.nextNode() ? { pieces, nodes } : null;
+}
+
+function writePieces(shown, html) {
+  if (!shown) return false;
+  const pieces = html.split(TAGS), before = shown.pieces, changed = [];
+  if (pieces.length !== before.length) return false;
+  for (let i = 0; i < pieces.length; i++) {
+    if (pieces[i] === before[i]) continue;
+    if (i % 2 ? nameOf(pieces[i]) !== nameOf(before[i]) : !pieces[i] !== !before[i]) return false; // another element, a text come or gone
+    changed.push(i);
+  }
+  for (const i of changed) {
+    const node = shown.nodes[i];
+    if (i % 2 === 0) {
+      node.data = unescape(pieces[i]);
+      continue;
+    }
+    const want = new Map(Array.from(pieces[i].matchAll(ATTRIBUTE), ([, name, value]) => [name, unescape(value)]));
+    for (const [name, value] of want) if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+    for (const [, name] of before[i].matchAll(ATTRIBUTE)) if (!want.has(name)) node.removeAttribute(name);
+  }
+  shown.pieces = pieces;
+  return true;
 }
 
 // ``html`` (SVG drawings) into ``plot``, whose drawings have the same elements at the top (false
@@ -173,6 +216,7 @@ export function plot(state, figure) {
   for (const drawing of state.plot.querySelectorAll(":scope > svg.static-figure")) drawing.remove();
   state.showing = "plotly";
   state.lastFigure = figure;
+  state.pieces = null;
   return Plotly.react(state.plot, figure.data, layout, PLOT_CONFIG);
 }
 
