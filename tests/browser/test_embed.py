@@ -280,3 +280,22 @@ def test_ink_follows_the_colour_scheme(browser, site_url):
         assert fg not in page.evaluate(plot)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("demo, query, params", [
+    ("attention-explorer", "tokens=1,2,3,1,2,3", {"tokens": "1,2,3,1,2,3"}),
+    ("metric-lab", "rank=3.0&decay=.5&order=reversed", {"rank": 3, "decay": 0.5, "order": "reversed"})])
+def test_a_links_settings_are_written_as_python_writes_them(page, site_url, demo, query, params):
+    """The page writes no value as text: once Python accepts a link's settings, each control
+    named holds Python's text (``Param.control``, sent back with the result), so ``1,2,3`` reads
+    ``1 2 3`` and ``3.0`` reads ``3``; a number as a number box writes it (``.5``) is a number."""
+    page.goto(f"{site_url}/embed/{demo}/?{query}")
+    fig = figure_in(page.main_frame)
+    assert fig.get_attribute("data-status") == "ready"
+    controls = REGISTRY[demo].controls(params)
+    for name in params:
+        el = fig.locator(f'.demo-controls [name="{name}"]')
+        held = el.evaluate("el => el.tagName === 'SELECT' ? el.selectedIndex : el.value")
+        want = controls[name]["option"] if "option" in controls[name] else controls[name]["text"]
+        assert held == want, f"{demo}.{name} holds {held!r}; Python wrote {want!r}"
+        assert el.is_disabled() == (not controls[name]["active"])

@@ -144,12 +144,12 @@ SET_CONTROL = """([fig, name, index]) => {
   el.dispatchEvent(new Event("input", { bubbles: true }));
   el.dispatchEvent(new Event("change", { bubbles: true }));
 }"""
-DISABLED = "fig => Object.fromEntries([...fig.querySelectorAll('[data-active-when]')].map(el => [el.name, el.disabled]))"
+DISABLED = "fig => Object.fromEntries([...fig.querySelectorAll('[data-off-when]')].map(el => [el.name, el.disabled]))"
 
 
 def test_the_page_disables_what_python_says_does_nothing(page, site_url):
     """Every gated control of every demo (the gallery), through every value of each control that
-    switches it: the page's applyActive, reading Python's keys, decides as ``Param.active`` does on
+    switches it: the page's applyActive, looking Python's table up, decides as ``Param.active`` does on
     the settings the page would send."""
     page.goto(f"{site_url}/gallery/")
     checked = 0

@@ -144,12 +144,12 @@ class Controls(HTMLParser):
         elif tag == "input" and a.get("name") and self.figures:
             kind = "tokens" if a.get("data-kind") == "tokens" else a["type"]
             text = ("true" if "checked" in a else "false") if kind == "checkbox" else a.get("value")
-            self.figures[-1][1][a["name"]] = (kind, text, "disabled" in a)
+            self.figures[-1][1][a["name"]] = (kind, text, "disabled" in a, a.get("data-off-when"))
         elif tag == "select" and self.figures:
             self._select = a["name"]
-            self.figures[-1][1][a["name"]] = ("select", None, "disabled" in a)
+            self.figures[-1][1][a["name"]] = ("select", None, "disabled" in a, a.get("data-off-when"))
         elif tag == "option" and self._select and ("selected" in a or self.figures[-1][1][self._select][1] is None):
-            self.figures[-1][1][self._select] = ("select", a["data-value"], self.figures[-1][1][self._select][2])
+            self.figures[-1][1][self._select] = ("select", a["data-value"], *self.figures[-1][1][self._select][2:])
 
     def handle_endtag(self, tag):
         if tag == "select":
@@ -159,7 +159,9 @@ class Controls(HTMLParser):
 def test_controls_are_what_python_decided(built):
     """Every control holds its value as Python writes it (``headspace.figure.keys``: a number as
     JavaScript prints it, a drop-down's option by its key) and is disabled exactly where
-    ``Param.active`` says it does nothing: Hugo writes what Python decided and decides nothing."""
+    ``Param.active`` says it does nothing, and a gated control carries exactly Python's table of
+    the values that switch it off (``Param.off_when``, which the page looks moves up in): Hugo
+    writes what Python decided and decides nothing."""
     from headspace.demos import REGISTRY
     from headspace.figure.keys import key
     seen = 0
@@ -169,14 +171,17 @@ def test_controls_are_what_python_decided(built):
         for name, controls in parser.figures:
             demo = REGISTRY[name]
             read = {p.name: controls[p.name] for p in demo.params if p.kind != "matrix"}
-            values = {n: text if kind == "tokens" else json.loads(text) for n, (kind, text, _) in read.items()}
+            values = {n: text if kind == "tokens" else json.loads(text) for n, (kind, text, *_) in read.items()}
             params = demo.resolve(values)
             for p in demo.params:
                 if p.name not in read:
                     continue
-                kind, text, disabled = read[p.name]
+                kind, text, disabled, off_when = read[p.name]
                 if kind != "tokens":
                     assert text == key(params[p.name]), f"{path}: {name}.{p.name} holds {text!r}"
+                # the page decides a move by Python's own table (Param.off_when), nothing else
+                table = {other: list(keys) for other, keys in p.off_when} or None
+                assert (off_when and json.loads(off_when)) == table, f"{path}: {name}.{p.name} data-off-when={off_when!r}"
                 if p.active_when:
                     assert disabled == (not p.active(params)), f"{path}: {name}.{p.name} disabled={disabled} at {params}"
                     seen += 1

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from html.parser import HTMLParser
@@ -219,11 +220,43 @@ def _choices(demo, name):
     return list(q.options) if q.kind == "select" else [q.min, q.max, q.default]
 
 
-def test_active_when_in_json():
+def test_off_when_in_json():
+    """The page gets Python's table of what switches a control off (keys: the page's JSON), never
+    the declaration it was made from, which the page would have to interpret."""
     write2 = next(p for p in REGISTRY["communication"].params if p.name == "write2").to_json()
-    assert write2["active_when"] == {"pairs": {"in": ['"two"']}} and write2["inactive"]  # keys: the page's JSON
+    assert write2["off_when"] == {"pairs": ['"one"']} and write2["inactive"]
     order = next(p for p in REGISTRY["metric-lab"].params if p.name == "order").to_json()
-    assert order["active_when"] == {"rank": {"in": ["2", "3", "4"]}, "decay": {"not": ["0"]}}
+    assert order["off_when"] == {"rank": ["1"], "decay": ["0"]}
+    assert "active_when" not in order
+
+
+def _declared(p: Param, params: dict) -> bool:
+    """``active_when`` read as its docstring says, the slow obvious way: every entry holds."""
+    return all((params[other] in values) == (how == "in") for other, (how, values) in p.active_when)
+
+
+@pytest.mark.parametrize("name, param", GATED)
+def test_the_table_is_the_declaration(name, param):
+    """``Param.active`` (the table the page also reads) agrees with the declaration at every value
+    of the controls that switch it: the table lost nothing in the making."""
+    demo = REGISTRY[name]
+    p = next(q for q in demo.params if q.name == param)
+    gates = [next(q for q in demo.params if q.name == other) for other, _ in p.active_when]
+    start = demo.resolve({})
+    for combo in itertools.product(*(g.values() or (g.default, 0) for g in gates)):
+        params = {**start, **{g.name: g.validate(v) for g, v in zip(gates, combo)}}
+        assert p.active(params) == _declared(p, params), f"{name}.{param} at {params}"
+
+
+def test_an_unlistable_gate_needs_not():
+    fn = lambda a, b: {"figure": {}, "outputs": {}}  # noqa: E731
+    with pytest.raises(ValueError, match=r"parameter 'b': active_when 'a' lists the values it is active at, but A "
+                                         r"can hold values that cannot be listed .*say \{'not': \[values\]\}"):
+        Demo("d", "t", (Param("a", "A", "range", 0.5, min=0, max=1, step=0.1),
+                        Param("b", "B", "checkbox", False, active_when={"a": [0.5]})), (), fn)
+    ok = Demo("d", "t", (Param("a", "A", "range", 0.5, min=0, max=1, step=0.1),
+                         Param("b", "B", "checkbox", False, active_when={"a": {"not": [0]}})), (), fn)
+    assert ok.params[1].off_when == (("a", ("0",)),) and not ok.params[1].active({"a": 0.0, "b": True})
 
 
 def test_bad_active_when_is_named():

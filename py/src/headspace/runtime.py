@@ -1,7 +1,8 @@
 """One JSON call into the demo registry: the entry point of the browser's worker and of the
 Pyodide test runner alike, so that both run exactly what pytest runs.
 
-``call(name, params_json)`` returns the JSON the page draws, ``{"figure", "outputs"}``; only
+``call(name, params_json)`` returns the JSON the page draws, ``{"figure", "outputs", "text",
+"controls"}`` (``controls``: what each control holds at these settings, ``Param.control``); only
 strings cross, no Python object. The registry reads the shipped models' manifest when it is
 imported (model names, checkpoint steps): ``load()`` imports it once the models are in place,
 and ``use_models(root)`` points the store at a directory that holds the manifest and receives
@@ -10,8 +11,8 @@ with "model file ... is missing", then calls again), forgetting demos imported w
 
 >>> import json
 >>> out = json.loads(call("polarizer", '{"theta": 90}'))
->>> sorted(out), out["outputs"]["transmission"], out["text"]["transmission"]
-(['figure', 'outputs', 'text'], 0.5, '0.5')
+>>> sorted(out), out["outputs"]["transmission"], out["text"]["transmission"], out["controls"]["theta"]
+(['controls', 'figure', 'outputs', 'text'], 0.5, '0.5', {'text': '90', 'active': True})
 >>> call("nonesuch", "{}")
 Traceback (most recent call last):
 ...
@@ -115,7 +116,8 @@ def call(name: str, params_json: str, width: int | None = None) -> str:
     demo = registry.get(name)
     if demo is None:
         raise ValueError(f"unknown demo {name!r}; see headspace.demos.REGISTRY")
-    result = demo.run(json.loads(params_json))
+    params = json.loads(params_json)
+    result = demo.run(params)
     if width is not None:
         from headspace.figure.fit import fit
         from headspace.figure.svg import SVG_UID, render
@@ -124,6 +126,7 @@ def call(name: str, params_json: str, width: int | None = None) -> str:
         result["svg"] = render(result["figure"], width, uid=f"{SVG_UID}{width}", css_class="live")
     from headspace.demos import format_outputs
     result["text"] = format_outputs(result["outputs"])
+    result["controls"] = demo.controls(params)  # what each control holds at these settings, as Python writes it
     return json.dumps(result, separators=(",", ":"))
 
 

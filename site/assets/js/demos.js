@@ -207,7 +207,7 @@ function onReply(call, data) {
   if (kind === "link") showNote(state, "");
   if (data.type === "result") {
     if (kind === "link" && !state.queued) {
-      writeParams(state.fig, params);
+      writeParams(state.fig, JSON.parse(data.json).controls, Object.keys(params)); // Python's texts
       applyActive(state.fig);
       const now = readParams(state.fig);
       state.lastKey = JSON.stringify(now);

@@ -8,43 +8,44 @@
 // control it names and leaves every check to Python: the registry's own
 // validation names an unknown parameter or a bad value.
 
-/** Every control's current value, as the worker receives it: {name: value}. ``asBuilt``: the
- * values the page arrived with (the build's), whatever the reader or the browser did since. */
+import { key } from "./figure/page.js";
+
+/** Every control's current value, as the worker receives it: {name: value}, each typed by ``typed``.
+ * ``asBuilt``: the values the page arrived with (the build's), whatever the reader or the browser
+ * did since. */
 export function readParams(fig, { asBuilt = false } = {}) {
   const params = {};
-  const value = (el) => (asBuilt ? el.defaultValue : el.value);
+  const text = (el) => (asBuilt ? el.defaultValue : el.value);
   for (const el of fig.querySelectorAll(".demo-controls [name]")) {
     const name = el.getAttribute("name");
     if (el.tagName === "FIELDSET") {
       const rows = [];
       for (const cell of el.querySelectorAll("input[data-row]")) {
-        (rows[+cell.dataset.row] ||= [])[+cell.dataset.col] = Number(value(cell));
+        (rows[+cell.dataset.row] ||= [])[+cell.dataset.col] = typed(cell, text(cell));
       }
       params[name] = rows;
     } else if (el.type === "checkbox") params[name] = asBuilt ? el.defaultChecked : el.checked;
-    else if (el.dataset.kind === "tokens") params[name] = value(el); // Python checks it and names a bad token
     else if (el.tagName === "SELECT") {
       const option = asBuilt ? [...el.options].find((o) => o.defaultSelected) || el.options[0] : el.selectedOptions[0];
-      params[name] = JSON.parse(option.dataset.value);
-    } else params[name] = Number(value(el));
+      params[name] = typed(el, option.dataset.value);
+    } else params[name] = typed(el, text(el));
   }
   return params;
 }
 
-/** Set every control named in ``params`` (values already accepted by Python). */
-export function writeParams(fig, params) {
-  for (const [name, value] of Object.entries(params)) {
-    const el = control(fig, name);
-    if (!el) continue;
+/** Write into the controls named in ``names`` what Python says they hold: ``controls`` is a
+ * result's (``Param.control`` through ``runtime.call``: a number's text, a drop-down's option, a
+ * tick box's state, a matrix's cells), for settings Python accepted. The page writes no value as
+ * text itself. */
+export function writeParams(fig, controls, names = Object.keys(controls)) {
+  for (const name of names) {
+    const el = control(fig, name), c = controls[name];
+    if (!el || !c) continue;
     if (el.tagName === "FIELDSET") {
-      for (const cell of el.querySelectorAll("input[data-row]")) cell.value = String(value[+cell.dataset.row][+cell.dataset.col]);
-    } else if (el.type === "checkbox") el.checked = Boolean(value);
-    else if (el.dataset.kind === "tokens") el.value = Array.isArray(value) ? value.join(" ") : String(value);
-    else if (el.tagName === "SELECT") {
-      const json = JSON.stringify(value);
-      const index = [...el.options].findIndex((o) => o.dataset.value === json);
-      if (index >= 0) el.selectedIndex = index;
-    } else el.value = String(value);
+      for (const cell of el.querySelectorAll("input[data-row]")) cell.value = c.text[+cell.dataset.row][+cell.dataset.col];
+    } else if (el.type === "checkbox") el.checked = c.checked;
+    else if (el.tagName === "SELECT") el.selectedIndex = c.option;
+    else el.value = c.text;
   }
 }
 
@@ -84,20 +85,24 @@ function control(fig, name) {
   return [...fig.querySelectorAll(".demo-controls [name]")].find((el) => el.getAttribute("name") === name) || null;
 }
 
-function typed(el, raw) {
-  if (el && el.dataset.kind === "tokens") return raw; // token text, as a reader types it
-  let parsed;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    parsed = raw; // a word: a string option, or a bad value Python will name
-  }
+// A number as a number box holds one (HTML's floating-point number: "30", "-0.5", ".5", "1e-3").
+const NUMBER = /^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
+
+/** How a control's text becomes the value sent to Python, the one reader for a control's own text
+ * and a link's alike. Python wrote every text the build put there (``Param.control``; a
+ * drop-down's option by its key, ``data-value``): a number as a number; a drop-down's option by
+ * its key (a link may also write a string option bare: ``?pairs=two``); token text as it is;
+ * other JSON (``true``, a matrix) parsed; anything else (a word, an empty box) as its text, which
+ * Python refuses by name (``Param.validate`` checks and types every value). */
+export function typed(el, text) {
+  if (el && el.dataset.kind === "tokens") return text; // Python reads the ids and names a bad one
+  let value = text;
+  if (NUMBER.test(text)) value = Number(text);
+  else try { value = JSON.parse(text); } catch { /* a word: a string option, or a bad value Python names */ }
   if (el && el.tagName === "SELECT") {
-    for (const candidate of [parsed, raw]) {
-      const json = JSON.stringify(candidate);
-      const option = [...el.options].find((o) => o.dataset.value === json);
-      if (option) return JSON.parse(option.dataset.value);
-    }
+    const option = [...el.options].find((o) => o.dataset.value === key(value)) ||
+      [...el.options].find((o) => o.dataset.value === key(text));
+    if (option) return JSON.parse(option.dataset.value);
   }
-  return parsed;
+  return value;
 }

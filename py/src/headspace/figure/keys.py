@@ -2,7 +2,7 @@
 
 Two values are the same setting when their keys are equal (0 and 0.0 are one setting; so are
 ``[1.0]`` and ``[1]``). Python writes every key the page compares with: each option's
-``data-value``, the values of ``active_when``, the text a number control holds, so the page
+``data-value``, the keys of ``off_when``, the text a number control holds, so the page
 compares texts it was given (``JSON.stringify`` of a value it read back from them is that text)
 and Hugo compares nothing.
 

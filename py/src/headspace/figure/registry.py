@@ -57,12 +57,17 @@ class Param:
     #: When this control does anything: ``{"pairs": ["two"]}`` (that parameter holds one of these
     #: values) or ``{"decay": {"not": [0]}}`` (any value but these); every entry must hold. Otherwise
     #: the page disables it and shows ``inactive`` (default: "Only when <label> is <values>"); its
-    #: value is kept and still sent.
+    #: value is kept and still sent. Its ``Demo`` turns it into ``off_when``, the one table both
+    #: ``active`` and the page read.
     active_when: Any = None
     inactive: str = ""
     #: What the menu shows for each of ``options`` (default: the option itself), e.g. "SVD bound" for
     #: "svd_bound": a reader sees the articles' words, a link keeps the value.
     option_labels: tuple = ()
+    #: ``((other, keys), ...)``: the values of other controls, by key, that switch this one off.
+    #: Made from ``active_when`` by its ``Demo`` (which knows the other controls' values); read by
+    #: ``active`` here and, as ``data-off-when``, by the page (figure/controls.js ``applyActive``).
+    off_when: tuple = field(default=(), init=False, repr=False)
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -87,18 +92,34 @@ class Param:
             object.__setattr__(self, "active_when", tuple(rules.items()))
 
     def active(self, params: dict) -> bool:
-        """Whether this control does anything when the demo's parameters are ``params`` (resolved)."""
-        for other, (how, values) in self.active_when or ():
-            hit = any(same(params[other], v) for v in values)
-            if hit != (how == "in"):
-                return False
-        return True
+        """Whether this control does anything when the demo's parameters are ``params`` (resolved):
+        no other control holds a value of ``off_when``. The page asks the same table the same
+        question (figure/controls.js ``applyActive``), so the two cannot disagree."""
+        return not any(key(params[other]) in keys for other, keys in self.off_when)
+
+    def values(self) -> tuple | None:
+        """Every value this control can hold, when they can be listed: a drop-down's options, a
+        tick box's two, a slider of whole steps; otherwise None.
+
+        >>> Param("r", "R", "range", 2, min=1, max=4, step=1).values(), Param("c", "C", "checkbox", False).values()
+        ((1, 2, 3, 4), (False, True))
+        """
+        if self.kind == "select":
+            return tuple(self.options)
+        if self.kind == "checkbox":
+            return (False, True)
+        if self.kind == "range" and self.step and all(float(x).is_integer() for x in (self.min, self.max, self.step)):
+            return tuple(range(int(self.min), int(self.max) + 1, int(self.step)))
+        return None
 
     def control(self, value, params: dict) -> dict:
         """This control as the page shows it at ``value`` (resolved, as are the demo's ``params``):
         ``text``, what it holds (a number as JavaScript prints it, tokens separated by spaces, a
         matrix's cells, a tick box's ``true`` or ``false``); ``option``, a drop-down's option at
-        ``value``; ``active``, whether it does anything (``active``).
+        ``value``; ``checked``, a tick box's state; ``active``, whether it does anything (``active``).
+        The one writer of a value as its control's text: the build's controls (``demo.html``) and
+        a link's settings once Python accepted them (``runtime.call`` → ``state.js`` ``writeParams``)
+        are both written from it; the page reads a text back with ``state.js`` ``typed``.
 
         >>> Param("t", "T", "range", 30.0, min=0, max=90).control(7.5, {})
         {'text': '7.5', 'active': True}
@@ -112,6 +133,8 @@ class Param:
         out = {"text": text, "active": self.active(params)}
         if self.kind == "select":
             out["option"] = next(i for i, o in enumerate(self.options) if same(o, value))
+        elif self.kind == "checkbox":
+            out["checked"] = bool(value)
         return out
 
     def validate(self, value):
@@ -192,9 +215,9 @@ class Param:
             out["shape"] = list(self.shape)
         if self.animate:
             out["animate"] = True
-        if self.active_when:
-            # the page compares keys (figure/controls.js applyActive); Python decides the build's (``control``)
-            out["active_when"] = {other: {how: [key(v) for v in values]} for other, (how, values) in self.active_when}
+        if self.off_when:
+            # the page looks a control's key up in this table (figure/controls.js applyActive), as ``active`` does
+            out["off_when"] = {other: list(keys) for other, keys in self.off_when}
             out["inactive"] = self.inactive
         return out
 
@@ -218,6 +241,7 @@ class Demo:
     def __post_init__(self):
         known = {p.name: p for p in self.params}
         for p in self.params:
+            off = []
             for other, (how, values) in p.active_when or ():
                 if other not in known or other == p.name:
                     raise ValueError(f"demo {self.name!r}: parameter {p.name!r} is active_when {other!r}, which is "
@@ -232,6 +256,8 @@ class Demo:
                     said = " or ".join(str(v) for v in values)
                     note = f"Only when {known[other].label} is {'not ' if how == 'not' else ''}{said}"
                     object.__setattr__(p, "inactive", note)
+                off.append((other, _off_keys(self.name, p.name, other, how, values, known[other])))
+            object.__setattr__(p, "off_when", tuple(off))
         if not self.described:
             object.__setattr__(self, "described", tuple(Output.of(k) for k in self.outputs))
         if tuple(o.key for o in self.described) != tuple(self.outputs):
@@ -281,6 +307,20 @@ class Demo:
         return {"name": self.name, "title": self.title, "key": self.key, "needs_models": self.needs_models,
                 "params": [p.to_json() for p in self.params], "outputs": list(self.outputs),
                 "output_info": {o.key: o.to_json() for o in self.described}}
+
+
+def _off_keys(demo: str, name: str, other: str, how: str, values: tuple, gate: Param) -> tuple[str, ...]:
+    """The keys of ``gate``'s values that switch control ``name`` off: those listed after "not",
+    or every value of ``gate`` not listed (which needs ``gate.values()``)."""
+    keys = tuple(key(v) for v in values)
+    if how == "not":
+        return keys
+    every = gate.values()
+    if every is None:
+        raise ValueError(f"demo {demo!r}: parameter {name!r}: active_when {other!r} lists the values it is active at, "
+                         f"but {gate.label} can hold values that cannot be listed (a {gate.kind} without whole "
+                         f"steps); say {{'not': [values]}} instead")
+    return tuple(k for k in map(key, every) if k not in keys)
 
 
 class Outputs(dict):

@@ -4,7 +4,7 @@
 // moves; scripts/sitebuild/answers.py).
 
 import { ANSWER_CHARS, same } from "./page.js";
-import { readParams } from "../state.js";
+import { readParams, typed } from "../state.js";
 
 // ---------- Python's answers, kept per page ----------
 const answers = new Map(); // answerKey -> Python's JSON
@@ -38,7 +38,7 @@ export function valuesOf(control) {
   }
   if (control.tagName === "SELECT") {
     const options = [...control.options];
-    return options.map((_, i) => i).sort(nearest(control.selectedIndex)).map((i) => JSON.parse(options[i].dataset.value));
+    return options.map((_, i) => i).sort(nearest(control.selectedIndex)).map((i) => typed(control, options[i].dataset.value));
   }
   if (control.type === "checkbox") return [!control.checked, control.checked];
   return null;

@@ -17,18 +17,19 @@ export function updateReadouts(fig) {
 }
 
 // ---------- controls that do nothing in the current state ----------
-// The registry declares when a control does anything (Param.active_when, here data-active-when:
-// {param: {in: [keys]}} or {param: {not: [keys]}}, each value's key written by Python); otherwise
-// it is disabled and its note (the build's, data-role="inactive") says why. The build's settings
-// arrive decided by Python (Param.control). Its value stays and is still sent to Python.
+// Python decides when a control does anything (Param.active): the build's settings arrive decided
+// (Param.control), and for a move each gated control carries Python's table of the other
+// controls' values that switch it off (Param.off_when, here data-off-when: {param: [keys]}, each
+// value's key written by Python). The page looks the current keys up in it, nothing more; a
+// control switched off is disabled and its note (the build's, data-role="inactive") says why.
+// Its value stays and is still sent to Python.
 export function applyActive(fig) {
-  const gated = fig.querySelectorAll("[data-active-when]");
+  const gated = fig.querySelectorAll("[data-off-when]");
   if (!gated.length) return;
   const params = readParams(fig);
   for (const el of gated) {
-    const rules = JSON.parse(el.dataset.activeWhen);
-    const on = Object.entries(rules).every(([other, rule]) =>
-      ("in" in rule) === (rule.in || rule.not).includes(key(params[other])));
+    const off = JSON.parse(el.dataset.offWhen);
+    const on = !Object.entries(off).some(([other, keys]) => keys.includes(key(params[other])));
     // Only what changes is written: each write restyles the figure, on every move of a drag.
     if (el.disabled === on) el.disabled = !on;
     const note = document.getElementById(`${el.id}-why`);
