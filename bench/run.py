@@ -66,7 +66,6 @@ def ours_cold(browser, base, intent=True):
     context, page = cold_load(browser, f"{base}/posts/polariser/", "window.headspace")
     if intent:  # a real mouse: the page loads plotly for a mouse, not for a touch or a bare event
         page.hover("figure.demo [data-role=plot]")
-    # (render waits for plotly: demo:rendered means plotly has drawn Python's figure)
     first_python = page.evaluate(FIRST_PYTHON_RENDER)
     marks = page.evaluate("() => window.headspace.marks")
     # The build's static SVG is in the HTML, so the figure is on screen at the first
@@ -78,7 +77,7 @@ def ours_cold(browser, base, intent=True):
     }""")
     assert inside, "the figure must be inside the first paint's viewport"
     context.close()
-    return {"first_figure_ms": fcp, "first_plotly_figure_ms": marks["firstFigure"],
+    return {"first_figure_ms": fcp,
             # when each of the worker's boot steps began (demos.js marks boot1..boot4)
             **{f"{k}_ms": v for k, v in marks.items() if k.startswith("boot") and k[4:].isdigit()},
             "python_ready_ms": marks["pythonReady"], "first_python_render_ms": first_python}
@@ -149,7 +148,7 @@ SLIDER_JS = """async ([index, moves, pauseMs = 0]) => {
 
 # A reader's drag: the first range control moves one step every 8 ms (faster than frames, as
 # a pointer does) for two seconds; count the figures drawn per second and how many of them
-# patch.js drew in place.
+# were drawn in place (written into the drawing on screen).
 DRAG_JS = """async ([index, ms]) => {
     const fig = document.querySelectorAll('figure.demo')[index];
     const el = [...fig.querySelectorAll('.demo-controls input[type=range]')][0];
@@ -183,9 +182,8 @@ def open_gallery(browser, base, cpu_slowdown: float = 1, device: dict | None = N
         context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": cpu_slowdown})
     page.goto(f"{base}/gallery/")
     page.evaluate("() => window.headspace.ready()")
-    # A reader's pointer reaches a figure: plotly loads and takes over every figure.
-    page.evaluate("() => document.querySelector('figure.demo').dispatchEvent(new PointerEvent('pointerover', {bubbles: true}))")
-    page.wait_for_function("() => window.headspace.marks.firstFigure", timeout=BOOT_MS)
+    page.wait_for_function("() => [...document.querySelectorAll('figure.demo')].every(f => f.dataset.status === 'ready')",
+                           timeout=BOOT_MS)
     return context, page, page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo)")
 
 
@@ -260,7 +258,6 @@ def slider_latency(browser, base, moves: int, only=None, cpu_slowdown: float = 1
                      **{f"{kind}_p50_ms": (round(pct(sel, 50), 2) if sel else None) for kind, sel in (
                          ("ahead", [x for x, d in zip(t, r["draws"]) if d and d.get("ahead")]),
                          ("called", [x for x, d in zip(t, r["draws"]) if not (d and d.get("ahead"))]))},
-                     "refusals": sorted({d["refusal"] for d in r["draws"] if d and d.get("patched") is False and d.get("refusal")}),
                      **({"after_pause_p50_ms": round(pct(paused["times"], 50), 2), "after_pause_max_ms": round(max(paused["times"]), 2)}
                         if paused.get("times") else {})}
     context.close()
@@ -387,8 +384,7 @@ def main() -> None:
             if only:
                 report["slider"] = slider_latency(browser, base, args.moves, only)
                 for name, r in report["slider"].items():
-                    print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  " + split(r) + f" ({r['control']}, {r['moves']} moves)")
-                          + "".join(f"\n       plotly drew it: {why}" for why in r.get("refusals", [])))
+                    print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  " + split(r) + f" ({r['control']}, {r['moves']} moves)"))
                 report["drag"] = drag_rate(browser, base, only)
                 print_drag(report["drag"])
                 args.skip_composition = args.skip_scale = True

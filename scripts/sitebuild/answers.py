@@ -106,7 +106,7 @@ def _source_hash() -> str:
     """What every answer depends on besides its render: the package and the drawing code."""
     h = hashlib.sha256(f"format {FORMAT}\n".encode())
     files = sorted((ROOT / "py" / "src" / "headspace").rglob("*"))
-    files += [ROOT / "scripts" / "sitebuild" / "static_svg.py", Path(__file__)]
+    files += [Path(__file__)]
     for f in files:
         if f.is_file() and "__pycache__" not in f.parts:
             h.update(f.relative_to(ROOT).as_posix().encode() + b"\0" + f.read_bytes())
@@ -118,7 +118,7 @@ def _answer_render(task: tuple) -> tuple[str, int, float]:
     key, render, declared, folder = task
     from headspace.demos import REGISTRY, format_outputs
     from headspace.figure.fit import WIDTHS, fit
-    from .static_svg import SVG_UID, render as render_svg
+    from headspace.figure.svg import SVG_UID, render as render_svg
 
     t0 = time.perf_counter()
     demo, start = REGISTRY[key[:key.index("{")]], render["params"]

@@ -32,7 +32,7 @@ from headspace.figure.fit import WIDTHS, fit
 
 from . import values
 from .answers import answer_grid
-from .static_svg import SVG_UID, render as render_svg
+from headspace.figure.svg import SVG_UID, render as render_svg
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "site" / "data" / "demos.json"

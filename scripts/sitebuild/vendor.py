@@ -104,7 +104,8 @@ def numpy_wheel(expected_sha: str) -> Path:
 
 
 def build_headspace_wheel() -> Path:
-    out = CACHE / "build" / "headspace-wheel"
+    # One folder per checkout: two checkouts building at once on one machine each get their own.
+    out = CACHE / "build" / f"headspace-wheel-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]}"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     with tempfile.TemporaryDirectory() as d:

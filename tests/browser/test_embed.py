@@ -263,7 +263,8 @@ def test_two_tabs_share_one_python(browser, site_url):
 
 def test_ink_follows_the_colour_scheme(browser, site_url):
     """Neutral "ink" marks take the page's text colour in the dark scheme, on live draws and when the
-    reader's scheme changes (demos.js recolours a figure's ink places in place)."""
+    reader's scheme changes: the engine draws them as currentColor (CSS follows the scheme), and
+    plotly, once a pointer is on the plot, gets the page's colour in their place (draw.js)."""
     context = browser.new_context(color_scheme="dark", reduced_motion="reduce")
     page = context.new_page()
     try:
@@ -272,6 +273,16 @@ def test_ink_follows_the_colour_scheme(browser, site_url):
         fig = page.locator("figure.demo")
         set_control(fig, "rotation", 40)
         page.wait_for_function("() => document.querySelector('figure.demo').dataset.renderCount === '1'")
+        live = "document.querySelector('[data-role=plot] svg.live')"
+        assert "currentColor" in page.evaluate(f"() => {live}.outerHTML")
+        colours = f"() => [getComputedStyle({live}).color, getComputedStyle(document.body).color]"
+        dark = page.evaluate(colours)
+        page.emulate_media(color_scheme="light")
+        light = page.evaluate(colours)
+        assert dark[0] == dark[1] and light[0] == light[1] and dark[0] != light[0], (dark, light)
+        page.emulate_media(color_scheme="dark")
+        fig.locator("[data-role=plot]").hover()  # plotly draws the figure, for its hover values
+        page.wait_for_function("() => document.querySelector('[data-role=plot] .main-svg')")
         plot = "() => JSON.stringify(document.querySelector('[data-role=plot]').data)"
         fg = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--fg').trim()")
         assert fg.lower() != INK and fg in page.evaluate(plot) and INK not in page.evaluate(plot).lower()

@@ -105,7 +105,7 @@ def test_every_article_goes_live(page, site_url):
         page.goto(f"{site_url}/posts/{slug}/")
         if page.locator("figure.demo").count():
             wait_ready(page)
-            page.locator("figure.demo input, figure.demo select").first.focus()  # a keyboard reader arrives
+            page.evaluate("() => window.headspace.settle()")  # plotly draws every figure, as for a pointer on each
             page.wait_for_function("() => [...document.querySelectorAll('figure.demo')].every("
                                    "f => f.querySelector('.demo-plot .main-svg') && !f.querySelector('svg.static-figure'))",
                                    timeout=BOOT_MS)

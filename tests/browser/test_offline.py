@@ -110,7 +110,9 @@ def test_the_article_reads_offline_after_one_visit(playwright, server, tmp_path)
     context, page, errors = visit(playwright, tmp_path, url, offline=True)
     assert page.locator("figure.demo .demo-plot svg.static-figure:visible").count() == 1  # the build's figure
     live_render(page)
-    # ... and Python's drawing of it, with plotly from the cache (it loads only when a figure needs it)
+    # ... and Python's drawing of it, then plotly from the cache (it loads when a pointer is on a figure)
+    page.wait_for_function("() => document.querySelector('figure.demo .demo-plot svg.live')", timeout=BOOT_MS)
+    page.locator("figure.demo .demo-plot").first.hover()
     page.wait_for_function("() => document.querySelector('figure.demo .demo-plot .main-svg')", timeout=BOOT_MS)
     assert page.evaluate("() => window.headspace.marks.pythonReady") > 0
     context.close()

@@ -43,10 +43,8 @@ def context(request, browser):
 
 
 def go_live(page):
-    """Python ready and every figure drawn by plotly (a pointer over a figure loads it)."""
+    """Python ready and every figure drawn by plotly (as for a pointer on each)."""
     wait_ready(page)
-    page.locator("figure.demo").first.hover()
-    page.wait_for_function("() => window.headspace.marks.firstFigure", timeout=BOOT_MS)
     page.evaluate("() => window.headspace.settle()")
     page.wait_for_function("() => [...document.querySelectorAll('figure.demo [data-role=plot]')]"
                            ".every(p => p.querySelector('.main-svg'))", timeout=BOOT_MS)

@@ -141,7 +141,7 @@ def test_a_turned_phone_gets_the_figure_laid_out_for_its_new_width(browser, site
     page.goto(f"{site_url}/posts/polariser/")
     wait_ready(page)
     fig = page.locator("figure.demo").first
-    drawn_width = "() => Number(document.querySelector('figure.demo [data-role=plot] .main-svg').getAttribute('width'))"
+    drawn_width = "() => Number(document.querySelector('figure.demo [data-role=plot] svg.live').getAttribute('width'))"
     count = "() => Number(document.querySelector('figure.demo').dataset.renderCount)"
     set_control(fig, "theta", 31)
     page.wait_for_function(f"() => ({count})() >= 1", timeout=BOOT_MS)

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sitebuild import static_svg
+from headspace.figure import svg as static_svg
 from headspace.demos import REGISTRY
 from headspace.figure.fit import WIDTHS, fit
 

@@ -1,10 +1,10 @@
 """Colours, read once in Python (``headspace.figure.colour``) and carried in one form.
 
-- ``rgba`` reads ``#rgb`` as plotly and the page's ``patch.js`` did (it used to turn it grey, so a
+- ``rgba`` reads ``#rgb`` as plotly does (it used to turn it grey, so a
   heatmap with such a scale was grey in the build's drawing and coloured once live), and refuses
   what it cannot read, naming it.
 - Every figure a demo returns carries each colour as ``#rrggbb`` or ``rgba(r,g,b,a)``: the two forms
-  ``patch.js`` reads. The house colours are in that form already (the page finds the ink by its text).
+  plotly and the engine's SVG write. The house colours are in that form already (the page finds the ink by its text).
 """
 
 from __future__ import annotations

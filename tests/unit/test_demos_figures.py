@@ -190,7 +190,7 @@ def _ranges(fig):
 
 @pytest.mark.parametrize("name", ["inclusion-swap", "rank-drop", "singular-routes", "random-subspaces"])
 def test_axis_ranges_stay_fixed(name):
-    """patch.js redraws a frame in place only when the axes did not move: every range is fixed."""
+    """Every range is fixed: a move shifts the data, not the axes the reader reads them against."""
     demo = REGISTRY[name]
     base = _ranges(demo.run({})["figure"])
     rng = np.random.default_rng(0)

@@ -173,7 +173,7 @@ def test_circuits_eigenvalues_are_drawn_over_the_largest_size_which_the_title_st
 
 def test_circuits_texts_keep_their_lines_from_head_to_head():
     """Every head's figure has the same lines of text (title and notes), so a move between heads
-    is drawn in place (patch.js rewrites text, not lines) at every drawing width."""
+    keeps the drawing's elements and is written into it in place (figure/draw.js) at every drawing width."""
     from headspace.figure.fit import WIDTHS, fit
     for width in WIDTHS:
         lines = {h: [t.count("<br>") for t in [f["layout"]["title"]["text"]] + [a["text"] for a in f["layout"]["annotations"]]]

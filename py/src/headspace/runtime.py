@@ -120,7 +120,10 @@ def call(name: str, params_json: str, width: int | None = None) -> str:
     result = demo.run(params)
     if width is not None:
         from headspace.figure.fit import fit
+        from headspace.figure.svg import SVG_UID, render
         result["figure"] = fit(result["figure"], width)
+        # the page shows this drawing: the one the build drew for its first paint and its answers
+        result["svg"] = render(result["figure"], width, uid=f"{SVG_UID}{width}", css_class="live")
     from headspace.demos import format_outputs
     result["text"] = format_outputs(result["outputs"])
     result["controls"] = demo.controls(params)  # what each control holds at these settings, as Python writes it

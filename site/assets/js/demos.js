@@ -2,7 +2,7 @@
 // drawing to Python's, as the reader moves its controls. The parts live in figure/:
 //   life.js      the states of a figure and the one transition function (docs/architecture.md)
 //   status.js    what a figure says: data-life, data-status, the line under its controls, errors
-//   draw.js      the build's drawings, and Python's figures through plotly (loaded when wanted)
+//   draw.js      the drawings (the build's and Python's, one engine), plotly where a pointer is
 //   answers.js   answers drawn without waiting: Python's, kept and asked ahead; the build's
 //   python.js    the worker: its boot (which fails on a stall, not on a slow link) and messages
 //   controls.js  readouts, inactive controls, play, random tokens, the answer grid, swipes
@@ -13,7 +13,8 @@
 //    moves a control). A figure whose reader moves one control alone is drawn at once from the
 //    build's answer for that setting ("answered"); any other setting waits for Python ("asking").
 // 3. Once Python is live, every move is sent as call(name, params); per figure at most one call is
-//    in flight and the latest setting wins. Python's figure is drawn by plotly ("live").
+//    in flight and the latest setting wins. Python's drawing of it is shown ("live"); plotly draws
+//    the figure shown when a reader's pointer comes onto it, for its hover values.
 // 4. On failure the last good drawing stays, data-status="error" and the message says why.
 // 5. A figure opened from a link in a state (state.js) shows its starting settings until Python
 //    has checked the link's parameters, then that state; a parameter Python refuses is left out
@@ -23,7 +24,7 @@ import { fromQuery, readParams, writeParams } from "./state.js";
 import { setupMenu } from "./share.js";
 import { afterPageLoad } from "./first-paint.js";
 import { demos, embedPage, marks, same, saveData } from "./figure/page.js";
-import { advance, boot as bootState, refresh, say, sayRaw, showNote, unmark } from "./figure/status.js";
+import { advance, boot as bootState, refresh, say, sayRaw, setStatus, showNote, unmark } from "./figure/status.js";
 import * as draw from "./figure/draw.js";
 import * as answers from "./figure/answers.js";
 import * as python from "./figure/python.js";
@@ -83,11 +84,9 @@ function request(state, again = false) {
 // queued, so Python draws it once it is live.
 function fromTheBuild(state, params, key) {
   if (key === JSON.stringify(state.start)) {
-    if (state.showing !== "plotly") {
-      draw.showDrawing(state, null);
-      draw.writeOutputs(state, ...startOutputs(state));
-      countAnswer(state); // the build's first drawing answers a move back to it
-    }
+    draw.showDrawing(state, null);
+    draw.writeOutputs(state, ...startOutputs(state));
+    countAnswer(state); // the build's first drawing answers a move back to it
     return advance(state, "back");
   }
   const where = answers.buildAnswerURL(state, params);
@@ -119,21 +118,11 @@ function startOutputs(state) {
 
 // ---------- Python's answers ----------
 function render(state, result, timing = {}) {
-  if (!window.Plotly) { // the last drawing stays until plotly has loaded; then the latest result
-    state.waiting = [result, timing];
-    draw.loadPlotly().then(() => {
-      const waiting = state.waiting;
-      state.waiting = null;
-      if (waiting) render(state, ...waiting);
-    }, () => {});
-    return;
-  }
-  const t0 = performance.now(), patched = state.fig.dataset.patchCount;
-  draw.draw(state, result.figure);
-  const how = state.fig.dataset.patchCount !== patched ? { patched: true } : { patched: false };
+  const t0 = performance.now();
+  const how = { patched: draw.showDrawing(state, result.svg, result.figure) }; // in place: tests and bench count
+  if (how.patched) state.fig.dataset.patchCount = String(Number(state.fig.dataset.patchCount || 0) + 1);
   draw.writeOutputs(state, result.outputs, result.text);
   state.fig.dataset.renderCount = String(Number(state.fig.dataset.renderCount) + 1);
-  state.lastFigure = result.figure;
   unmark(state.fig);
   advance(state, "drawn");
   if (state.linkProblems) { // a link's settings drawn without the ones Python refused: say which
@@ -234,14 +223,12 @@ function onReply(call, data) {
     }
   } else if (kind === "link" && data.kind === "parameter" && data.parameter in params && !state.queued) {
     // Leave the refused parameter out and ask again: every bad one is named, the good ones applied.
-    state.waiting = null; // a result still waiting for plotly is older than this refusal
     const { [data.parameter]: refused, ...rest } = params;
     (state.linkProblems ||= []).push({ name: data.parameter, raw: state.linkText[data.parameter] ?? JSON.stringify(refused), message: data.message });
     state.linkApplied = Object.keys(rest).length > 0;
     state.link = rest;
     sendLink(state);
   } else if (kind === "link") {
-    state.waiting = null;
     const problems = state.linkProblems || [];
     state.linkProblems = null;
     advance(state, "refuse", problems.length ? linkMessage(state, problems)
@@ -249,7 +236,6 @@ function onReply(call, data) {
   } else {
     // A parameter Python refused (a mistyped token, say) is the reader's input, not a fault: the
     // message sits under its control, which is marked until a setting is drawn.
-    state.waiting = null;
     const control = data.kind === "parameter" ? state.controls[data.parameter] : undefined;
     const label = control ? labelOf(control) : ""; // with the code name, unless the label holds it
     const named = label.toLowerCase().includes(data.parameter) ? "" : ` (${data.parameter})`;
@@ -324,7 +310,7 @@ function sendAhead(state) {
   const control = state.reach;
   const name = control && !control.disabled && control.getAttribute("name");
   if (!name || !python.live()) return;
-  state.aheadWanted = !window.Plotly || state.inFlight || Boolean(state.queued);
+  state.aheadWanted = state.inFlight || Boolean(state.queued);
   if (state.aheadWanted) return; // asked again when the figure is drawn (render)
   const params = readParams(state.fig), width = draw.drawingWidth(state);
   const sweep = `${name}@${width}:${JSON.stringify({ ...params, [name]: null })}`;
@@ -337,20 +323,20 @@ function sendAhead(state) {
   python.ahead(width, items);
 }
 
-// ---------- plotly takes the figures over ----------
-let reachedFirst = null; // the figure whose pointer or focus loaded plotly
-draw.whenPlotly(async () => {
-  await draw.takeOver(states, reachedFirst);
-  for (const state of states) if (state.aheadWanted) askAhead(state); // waited for plotly
-}, (message) => failAll(message));
+// ---------- plotly: hover values only ----------
+// Without plotly a figure still answers every move; only its values under a pointer are missing.
+draw.whenPlotly(() => {}, (message) => {
+  for (const state of states) setStatus(state, "error", `${message} Values under the pointer are not shown; the controls still redraw the figure.`);
+});
 
 // For tests and benchmarks: boot now, a figure's current parameters, timing marks, and the
 // worker's wasm heap size.
 window.headspace = {
   ready: () => bootPython(),
-  // Let plotly draw every figure shown by patch.js now (tests compare the two drawings).
+  // plotly draws every figure shown now, as for a reader's pointer (tests compare the two drawings).
   settle: () => Promise.all(states.map(draw.settle)),
   params: (fig) => readParams(fig), // what the next call would send for this figure
+  drawing: (fig) => states.find((s) => s.fig === fig)?.drawing, // the SVG last shown, as drawn
   wired: (fig) => demos.includes(fig), // the page listens to this figure's controls (its markup is parsed)
   answered: (fig) => answers.keptFor(demos.indexOf(fig)), // kept answers
   busy: () => states.some((s) => s.inFlight), // a call is on its way to Python
@@ -384,13 +370,13 @@ const near = new IntersectionObserver((entries) => {
   }
 }, { rootMargin: "100px" });
 // A column that crosses one of the drawing widths (a phone turned, a window resized): the build's
-// drawings follow by CSS; a figure plotly drew is laid out again for the new width.
+// drawings follow by CSS; Python draws its setting again for the new width, and plotly the build's.
 const resized = new ResizeObserver((entries) => {
   for (const e of entries) states.find((s) => s.plot === e.target).room = e.target.clientWidth; // all read before any draw
   for (const s of states) {
-    if (!s.lastFigure || draw.drawingWidth(s) === s.width) continue;
+    if (!["python", "plotly"].includes(s.showing) || draw.drawingWidth(s) === s.width) continue;
     if (Number(s.fig.dataset.renderCount) > 0) { s.lastKey = null; request(s); } // Python lays it out again
-    else { s.lastFigure = draw.prerendered(s); draw.draw(s, s.lastFigure, true); }
+    else draw.plot(s, draw.prerendered(s));
   }
 });
 
@@ -412,11 +398,9 @@ function wire(fig) {
     const cost = fig.querySelector('[data-role="live"]')?.dataset.cost; // the build's sum of the runtime's files
     sayRaw(state, `Data saver: as built until you move a control; then Python starts (${cost}, once).`);
   }
-  // plotly (hover values, then Python's figures) loads when a reader reaches for a figure with a
-  // mouse or the keyboard; a touch loads it once Python is live (until then the build answers).
-  const reachPlotly = () => { reachedFirst ||= state; draw.loadPlotly(); };
-  fig.addEventListener("pointerover", (e) => (e.pointerType === "mouse" || python.live()) && reachPlotly(), { passive: true });
-  fig.addEventListener("focusin", reachPlotly, { once: true, passive: true });
+  // plotly (hover values) loads when a mouse reaches a figure, before it is on the plot; a finger
+  // on the plot loads it then (settle).
+  fig.addEventListener("pointerover", (e) => e.pointerType === "mouse" && draw.loadPlotly(), { passive: true });
   // A link to a figure in a state: ?params on an embed page, ?params#figure-id elsewhere. An embed
   // page's ?theme= is the page's colour scheme (theme.js), not the figure's: a bad one is named.
   if (linkedTo(fig, state.index) && !states.some((s) => s.fromLink)) {
@@ -431,10 +415,10 @@ function wire(fig) {
     if (linked.link) showNote(linked, "Showing the default settings until Python has started; then this figure opens with the settings in the link.");
     if (linked.link && saveData) bootPython(); // following a link to a state asks for Python
   }
-  setupMenu(fig, state.plot.getAttribute("aria-label") || state.name, () => draw.settle(state));
+  setupMenu(fig, state.plot.getAttribute("aria-label") || state.name);
   // A pointer coming onto the plot (a mouse, a finger), or moving over it, is about to read plotly's
   // hover values. Not the browser's own pointer events when the drawing changes under a pointer
-  // at rest (they carry no movement): a patched move would then be redrawn by plotly every time.
+  // at rest (they carry no movement): every move would then be drawn by plotly.
   state.plot.addEventListener("pointerenter", () => draw.settle(state), { passive: true });
   state.plot.addEventListener("pointermove", (e) => (e.movementX || e.movementY) && draw.settle(state), { passive: true });
   applyActive(fig); // a browser may have restored other values (back, reload) than the build's
@@ -493,7 +477,7 @@ function wholePage() {
   states.forEach((s, i) => Object.assign(s.fig.style, { containIntrinsicHeight: `auto ${heights[i]}px`, contentVisibility: "auto" }));
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
     draw.forgetPalette();
-    for (const s of states) if (s.lastFigure) draw.draw(s, s.lastFigure, true);
+    for (const s of states) if (s.showing === "plotly") draw.plot(s, s.lastFigure); // the build's and Python's drawings follow by CSS
   });
 }
 

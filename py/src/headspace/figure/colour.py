@@ -2,9 +2,8 @@
 
 A demo may write a colour as plotly reads it (``#rgb``, ``#rrggbb``, ``rgb()``, ``rgba()``,
 ``white``); ``Demo.run`` rewrites every colour of its figure in one form (``canonical_figure``):
-``#rrggbb`` when opaque, else ``rgba(r,g,b,a)``. So plotly, the build's static SVG and the page's
-in-place drawing (``patch.js``, which reads those two forms and nothing else) all see the
-colour Python read, and a colour Python cannot read is an error naming it, not a grey.
+``#rrggbb`` when opaque, else ``rgba(r,g,b,a)``. So plotly and the figure engine's SVG
+(``figure/svg.py``) both see the colour Python read, and a colour Python cannot read is an error naming it, not a grey.
 
 >>> canonical("#F80"), canonical("white"), canonical("rgba(47, 111, 222, 1)"), canonical("rgba(0,0,0,0.15)")
 ('#ff8800', '#ffffff', '#2f6fde', 'rgba(0,0,0,0.15)')

@@ -4,9 +4,7 @@
 // runtime's download and the reader's first touches, which the build's drawings answer).
 
 import * as contract from "@params"; // site/data/contract.json, passed by Hugo's js.Build
-import * as patch from "../patch.js";
-import { marks, script } from "./page.js";
-import { setStatus } from "./status.js";
+import { script } from "./page.js";
 
 // ---------- theme: plots follow the page's light or dark colours ----------
 let palette = null; // read once per colour scheme, not on every slider move
@@ -85,17 +83,98 @@ function reword(node, before, html) {
   return true;
 }
 
-// ---------- the build's drawings ----------
-/** Show a drawing the build made: ``svg`` an answer's (its clip ids still "HSFIGURE"), or null for
- * the page's own drawing of the starting settings. It replaces whatever plotly drew. */
-export function showDrawing(state, svg) {
-  if (state.shown && window.Plotly) Plotly.purge(state.plot);
-  state.shown = state.drawn = state.lastFigure = null;
-  state.plot.innerHTML = svg === null ? state.startDrawing : svg.replaceAll("HSFIGURE", `${state.fig.id}-`); // unique ids, as demo.html does
-  state.showing = svg === null ? "start" : "answer";
+// ---------- the drawings: one engine (headspace.figure.svg) for the build's and Python's ----------
+// The build drew the page's first figures and its answers; Python in the worker draws every other
+// setting with the same code, at this column's drawing width. A move shows the new drawing by
+// writing into the one on screen only what differs (a slider moves numbers, not elements), so it
+// costs a frame; plotly draws a figure only when a reader's pointer is on it (settle).
+const parser = document.createElement("template");
+
+/** Show a drawing: ``svg`` an answer's from the build (clip ids still "HSFIGURE") or Python's, with
+ * ``figure`` the figure data it draws (for plotly, once a pointer reaches it; null for the build's
+ * answers, which carry none); ``svg`` null is the page's own drawing of the starting settings.
+ * Returns whether it was written into the drawing already shown. */
+export function showDrawing(state, svg, figure = null) {
+  const html = svg === null ? state.startDrawing : svg.replaceAll("HSFIGURE", `${state.fig.id}-`); // unique ids, as demo.html does
+  if (state.showing === "plotly" && window.Plotly) Plotly.purge(state.plot);
+  const how = state.showing === "plotly" ? null : writePieces(state.pieces, html) ? "pieces" : writeInto(state.plot, html) ? "elements" : null;
+  if (!how) state.plot.innerHTML = html;
+  if (how !== "pieces") state.pieces = piecesOf(state.plot, html);
+  state.showing = svg === null ? "start" : figure ? "python" : "answer";
+  state.lastFigure = figure;
+  state.drawing = html; // what the plot shows, as the engine wrote it (tests)
+  return Boolean(how);
 }
 
-// ---------- Python's figures, through plotly ----------
+// The drawing on screen as the engine wrote it, in pieces (its tags and the texts between them),
+// with the node each piece made. A new drawing whose tags name the same elements in the same order
+// (a slider moves numbers, not elements) is written by comparing the two texts piece by piece: no
+// parsing, no walk over every attribute of every element.
+const TAGS = /(<[^>]*>)/;
+const ATTRIBUTE = /\s([^\s=]+)="([^"]*)"/g;
+const ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'" };
+const unescape = (text) => text.replace(/&(amp|lt|gt|quot|#x27);/g, (e) => ENTITIES[e]);
+const nameOf = (tag) => tag.match(/^<\/?[^\s/>]*/)[0];
+
+function piecesOf(plot, html) {
+  const pieces = html.split(TAGS), nodes = new Array(pieces.length);
+  const walker = document.createTreeWalker(plot, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+  for (let i = 0; i < pieces.length; i++) if (pieces[i] && !pieces[i].startsWith("</")) nodes[i] = walker.nextNode();
+  // every piece made the node expected (an element for a tag, a text for a text), and no more
+  const made = nodes.every((n, i) => n && n.nodeType === (i % 2 ? Node.ELEMENT_NODE : Node.TEXT_NODE));
+  return made && !walker.nextNode() ? { pieces, nodes } : null;
+}
+
+function writePieces(shown, html) {
+  if (!shown) return false;
+  const pieces = html.split(TAGS), before = shown.pieces, changed = [];
+  if (pieces.length !== before.length) return false;
+  for (let i = 0; i < pieces.length; i++) {
+    if (pieces[i] === before[i]) continue;
+    if (i % 2 ? nameOf(pieces[i]) !== nameOf(before[i]) : !pieces[i] !== !before[i]) return false; // another element, a text come or gone
+    changed.push(i);
+  }
+  for (const i of changed) {
+    const node = shown.nodes[i];
+    if (i % 2 === 0) {
+      node.data = unescape(pieces[i]);
+      continue;
+    }
+    const want = new Map(Array.from(pieces[i].matchAll(ATTRIBUTE), ([, name, value]) => [name, unescape(value)]));
+    for (const [name, value] of want) if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+    for (const [, name] of before[i].matchAll(ATTRIBUTE)) if (!want.has(name)) node.removeAttribute(name);
+  }
+  shown.pieces = pieces;
+  return true;
+}
+
+// ``html`` (SVG drawings) into ``plot``, whose drawings have the same elements at the top (false
+// and nothing written otherwise): attributes and text where they differ, an element's children
+// replaced where their number changed.
+function writeInto(plot, html) {
+  parser.innerHTML = html;
+  const now = [...parser.content.children], shown = plot.children;
+  if (!now.length || now.length !== shown.length || now.some((n, k) => n.tagName !== shown[k].tagName)) return false;
+  now.forEach((n, k) => become(shown[k], n));
+  return true;
+}
+function become(node, want) {
+  if (node.nodeType !== Node.ELEMENT_NODE) {
+    if (node.data !== want.data) node.data = want.data;
+    return;
+  }
+  for (const { name, value } of want.attributes) if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+  for (const name of node.getAttributeNames()) if (!want.hasAttribute(name)) node.removeAttribute(name);
+  const have = node.childNodes, wanted = [...want.childNodes];
+  if (have.length !== wanted.length) return void node.replaceChildren(...wanted);
+  wanted.forEach((w, k) => {
+    const h = have[k];
+    if (h.nodeType === w.nodeType && h.nodeName === w.nodeName) become(h, w);
+    else node.replaceChild(w, h);
+  });
+}
+
+// ---------- plotly: hover values and tools where a pointer is ----------
 // Demos draw "ink" (the light scheme's text colour) for neutral marks; in the dark scheme those
 // marks take the page's text colour instead, found once per figure and recoloured in place.
 const INK = contract.ink;
@@ -118,39 +197,27 @@ function inkOf(figure) {
   return places;
 }
 
-// While a reader drags, successive figures of a demo differ only in their data, and patch.js
-// writes the new data into plotly's SVG within a frame; plotly itself redraws when the structure
-// changes. plotly's own copy of the figure (what its hover values read) then lags the drawing:
-// ``settle`` brings it up to date when something reads it (a pointer on the plot, an export).
-// Not after every pause: a redraw of a whole figure is one long task, which on a phone's CPU
-// held the reader's next touch back after each pause.
-export function draw(state, figure, redraw = false) {
-  if (!window.Plotly) return loadPlotly().then(() => draw(state, figure, redraw));
-  if (state.showing !== "plotly") for (const poster of state.plot.querySelectorAll(":scope > svg.static-figure")) poster.remove(); // the build's SVG
+/** plotly draws the figure shown, so that a reader's pointer reads its values (resolves once
+ * drawn). Called when a pointer comes onto the plot or moves over it; the build's answers carry no
+ * figure data and stay as drawn. */
+export function settle(state) {
+  const figure = state.showing === "start" ? prerendered(state) : state.showing === "python" ? state.lastFigure : null;
+  if (!figure) return Promise.resolve();
+  return loadPlotly().then(() => {
+    if (state.showing === (figure === state.lastFigure ? "python" : "start")) return plot(state, figure);
+  });
+}
+
+/** plotly draws ``figure`` in place of the drawing, in the page's colours. */
+export function plot(state, figure) {
   const layout = themed(figure.layout); // reads the palette
   const ink = palette.fg.toLowerCase() !== INK ? palette.fg : INK;
   if (ink !== INK || inkPlaces.has(figure)) for (const [object, key] of inkOf(figure)) object[key] = ink;
-  const frame = { data: figure.data, layout, snapshot: patch.layoutSnapshot(layout) };
-  if (!redraw && state.shown && patch.patchFigure(state.plot, state.shown, frame)) {
-    state.shown = frame;
-    state.fig.dataset.patchCount = String(Number(state.fig.dataset.patchCount || 0) + 1); // tests and bench
-    return;
-  }
-  if (patch.refusal) state.fig.dataset.patchRefused = patch.refusal; // why plotly drew it
-  return plot(state, frame, redraw);
-}
-
-/** plotly draws the figure patch.js last drew in place, if any (resolves once drawn). */
-export function settle(state) {
-  if (!state.shown || state.shown === state.drawn || !window.Plotly) return Promise.resolve();
-  return plot(state, state.shown);
-}
-
-export function plot(state, frame, fresh = false) {
-  state.drawn = state.shown = frame;
+  for (const drawing of state.plot.querySelectorAll(":scope > svg.static-figure")) drawing.remove();
   state.showing = "plotly";
-  patch.restore(state.plot); // plotly's own points, where a patch drew them as one path
-  return (fresh ? Plotly.newPlot : Plotly.react)(state.plot, frame.data, frame.layout, PLOT_CONFIG);
+  state.lastFigure = figure;
+  state.pieces = null;
+  return Plotly.react(state.plot, figure.data, layout, PLOT_CONFIG);
 }
 
 // ---------- plotly.js: loaded when wanted ----------
@@ -187,30 +254,4 @@ export function prerendered(state) {
   const pre = prerender(state);
   state.width = drawingWidth(state);
   return { data: pre.figure.data, layout: pre.layouts[state.width] };
-}
-
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
-function offScreen(state) {
-  const box = state.fig.getBoundingClientRect();
-  return Math.max(0, box.top - innerHeight, -box.bottom); // px away from the viewport; 0 on screen
-}
-
-/** plotly redraws each figure still showing the build's drawing of its starting settings, the one
- * the reader reached for first, then the rest nearest the screen first, one figure a task (all in
- * one task held the page for most of a second on a long article). A figure showing an answer from
- * the build keeps it until Python draws that setting. marks.firstFigure: every figure drawn. */
-export async function takeOver(states, first) {
-  const away = new Map(states.map((s) => [s, s === first ? -1 : offScreen(s)])); // one layout
-  const order = states.slice().sort((a, b) => away.get(a) - away.get(b));
-  for (const state of order) {
-    await nextTask(); // a reader's input or a Python result goes between two figures
-    if (state.lastFigure || state.showing !== "start") continue; // never draw over a newer drawing
-    try {
-      state.lastFigure = prerendered(state);
-      draw(state, state.lastFigure);
-    } catch (err) {
-      setStatus(state, "error", `The prerendered figure could not be drawn: ${err.message}`);
-    }
-  }
-  marks.firstFigure = performance.now();
 }

@@ -11,7 +11,7 @@ export const parsed = () => new Promise((resolve) => {
 });
 export const embedPage = document.body.classList.contains("embed");
 export const framed = embedPage && window.parent !== window; // an embed page inside another site's iframe
-// firstFigure, pythonReady, firstAnswer, boot1..boot4, workerKind, sharedWith (ms since navigation)
+// pythonReady, firstAnswer, boot1..boot4, workerKind, sharedWith (ms since navigation)
 export const marks = {};
 // Under the browser's data saver nothing of the runtime is fetched until the reader asks for it.
 export const saveData = Boolean(navigator.connection && navigator.connection.saveData);
