@@ -304,9 +304,12 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
         z = tr.get("z") or []
         xs = tr.get("x") or list(range(len(z[0]) if z else 0))
         ys = tr.get("y") or list(range(len(z)))
-        flat = [v for row in z for v in row if isinstance(v, (int, float))]
-        zmin = tr.get("zmin", min(flat) if flat else 0)
-        zmax = tr.get("zmax", max(flat) if flat else 1)
+        if "zmin" in tr and "zmax" in tr:  # the demos fix their scales: no pass over the cells
+            zmin, zmax = tr["zmin"], tr["zmax"]
+        else:
+            flat = [v for row in z for v in row if isinstance(v, (int, float))]
+            zmin = tr.get("zmin", min(flat) if flat else 0)
+            zmax = tr.get("zmax", max(flat) if flat else 1)
         gx, gy = tr.get("xgap", 0) / 2, tr.get("ygap", 0) / 2
         image = _heatmap_image(z, xs, ys, xa, ya, tr.get("colorscale"), zmin, zmax) if not (gx or gy) else None
         if image:
@@ -380,9 +383,10 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
     values = [c for c in colors if isinstance(c, (int, float))] if isinstance(colors, list) else []
     cmin, cmax = marker.get("cmin", min(values, default=0)), marker.get("cmax", max(values, default=1))
 
-    def fill(k):  # point k's colour: a colour, or a value coloured through the marker's colour scale
-        c = colors[k] if isinstance(colors, list) else colors
+    def colour_of(c):  # a colour, or a value coloured through the marker's colour scale
         return _colorscale(marker.get("colorscale"), (c - cmin) / ((cmax - cmin) or 1))[0] if isinstance(c, (int, float)) else c
+    fills = [colour_of(c) for c in colors] if isinstance(colors, list) else None
+    fill = (lambda k: fills[k]) if fills is not None else (lambda k: colour_of(colors))  # point k's colour, each found once
     out += heads
     if "markers" in mode and marker.get("symbol") != "arrow":
         sizes, ring = marker.get("size", 6), marker.get("line") or {}
