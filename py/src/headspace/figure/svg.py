@@ -87,11 +87,14 @@ class Axis:
         self.range: list[float] | None = None
 
     def add(self, values, pad: float = 0.0):
+        fixed = "range" in self.spec  # a fixed range reads no values: only the categories' order
         for v in values:
             if isinstance(v, str):
                 if v not in self.categories:
                     self.categories.append(v)
                 v = self.categories.index(v)
+            if fixed:
+                continue
             if v is not None and isinstance(v, (int, float)) and math.isfinite(v):
                 self.values.append(float(v) - pad)
                 self.values.append(float(v) + pad)

@@ -1,7 +1,7 @@
-// Drawing a figure: the build's SVG drawings (the page's own, and answers from the build) and
-// Python's figures through plotly, which is loaded only once a reader reaches for a figure with a
-// mouse or the keyboard, or Python is live (on a phone, its 1.3 MB would only compete with the
-// runtime's download and the reader's first touches, which the build's drawings answer).
+// Drawing a figure: the figure engine's SVG drawings (the page's own, the build's answers and
+// Python's moves), and plotly where a reader's pointer is, for its hover values. plotly is loaded
+// when a mouse comes over a figure or a finger touches a plot: on a phone its 1.3 MB would only
+// compete with the runtime's download and the reader's first touches.
 
 import * as contract from "@params"; // site/data/contract.json, passed by Hugo's js.Build
 import { script } from "./page.js";

@@ -7,7 +7,7 @@
 //   answered  the build's drawing of the setting the reader moved to (an answer from the build)
 //   asking    the reader's setting waits for Python (not started yet, or checking a new input after
 //             a refusal); the last drawing stays
-//   live      Python's figure of the current setting, drawn by plotly
+//   live      Python's figure of the current setting, drawn by the engine (plotly under a pointer)
 //   refused   Python refused the reader's input; the last good drawing stays, with the reason
 //   failed    the runtime failed (no wasm, a crash, a stalled download); answers from the build
 //             are still drawn, nothing asks Python any more
