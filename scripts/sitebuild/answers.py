@@ -13,7 +13,7 @@ What is computed, per figure the site shows (each render in site/data/demos.json
   is answered on a coarser grid (a multiple of its step that keeps its starting value on the
   grid); until Python is live the page moves it in those coarser steps (``data-answer-step``).
 - each answer at every drawing width (figure.fit.WIDTHS), drawn by the same static SVG drawing the page
-  shows before Python (static_svg.py), with the outputs and their printed text: the figure a
+  shows before Python (headspace.figure.svg), with the outputs and their printed text: the figure a
   reader sees is the build's drawing of exactly that setting.
 
 Drawings, not figure data: a data answer needs plotly.js (456 kB gzipped) before the first move

@@ -4,8 +4,8 @@ Hugo reads that file: the shortcode builds each demo's controls from the
 registry's parameter declarations and shows the figure and outputs computed
 here, so a page is complete before any Python runs in the browser.
 
-Each render also carries a static SVG of its figure (scripts/sitebuild/static_svg.py),
-which the page paints before plotly.js has even loaded.
+Each render also carries an SVG of its figure (the package's engine, headspace.figure.svg),
+which the page paints at once, and into which Python's moves are written later.
 
 It also writes site/data/values.json: every number the articles state, from
 scripts/sitebuild/values/ (one module per article), and site/data/value_texts.json: each

@@ -57,7 +57,7 @@ def test_a_bad_token_is_named_and_the_last_figure_stays(page, site_url):
     page.goto(site_url + URL)
     wait_ready(page)
     fig = page.locator(FIG)
-    fig.hover()  # a reader's pointer: plotly takes the figure over, so "the last figure" is plotly's
+    fig.hover()  # a reader's pointer: plotly draws the figure, so "the last figure" is plotly's
     page.wait_for_selector(f"{FIG} .demo-plot .main-svg", timeout=30_000)
     good = output_values(fig)
     count = int(fig.get_attribute("data-render-count"))

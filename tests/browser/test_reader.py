@@ -88,7 +88,7 @@ def test_a_swipe_scrolls_the_page_wherever_it_starts(browser, site_url, where):
         page.goto(f"{site_url}/posts/polariser/")
         wait_ready(page)
         fig = page.locator("figure.demo")
-        fig.locator(".demo-plot").tap()  # plotly takes the figure over: swipes must still scroll
+        fig.locator(".demo-plot").tap()  # a finger on the plot: plotly draws it; swipes must still scroll
         page.wait_for_function("() => document.querySelector('figure.demo .main-svg')", timeout=BOOT_MS)
         target = fig.locator(".demo-plot .nsewdrag").first if where == "plot" else page.locator("article p").first
         target.scroll_into_view_if_needed()

@@ -1,4 +1,4 @@
-"""The static SVG each prerendered figure carries (scripts/sitebuild/static_svg.py), read back and checked
+"""The SVG each figure is drawn as (the engine, headspace.figure.svg), read back and checked
 against the figure it draws, for every figure the site shows, wide and narrow.
 
 Where things land: the plot areas come from the figure's margins and domains (plotly's
