@@ -88,6 +88,12 @@ class Axis:
 
     def add(self, values, pad: float = 0.0):
         fixed = "range" in self.spec  # a fixed range reads no values: only the categories' order
+        numbers = _numbers(values)  # no category, no None: the span in one pass
+        if numbers is not None:
+            if not fixed:
+                numbers = numbers[np.isfinite(numbers)]
+                self.values += [float(numbers.min()) - pad, float(numbers.max()) + pad] if numbers.size else []
+            return
         for v in values:
             if isinstance(v, str):
                 if v not in self.categories:
@@ -351,12 +357,13 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
                 if k < len(texts):
                     out.append(f'<text x="{(c0 + c1) / 2:.1f}" y="{v0 - 4:.1f}" text-anchor="middle">{_esc(texts[k])}</text>')
         return out
-    xs, ys = tr.get("x") or [], tr.get("y") or []
-    pts = [(k, xa.px(x), ya.px(y)) for k, (x, y) in enumerate(zip(xs, ys)) if x is not None and y is not None]
+    pts = _points(tr.get("x") or [], tr.get("y") or [], xa, ya)
     mode = tr.get("mode", "lines+markers")
     color = line.get("color") or (marker.get("color") if isinstance(marker.get("color"), str) else "#2f6fde")
     runs = [[]]  # plotly breaks a line where a value is None
-    for i, (k, x, y) in enumerate(pts):
+    if pts and pts[-1][0] == len(pts) - 1:  # no point left out: one run
+        runs = [list(pts)]
+    for i, (k, x, y) in enumerate(pts if len(runs[0]) < len(pts) else ()):
         if i and k != pts[i - 1][0] + 1:
             runs.append([])
         runs[-1].append((k, x, y))
@@ -381,7 +388,7 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
         dash = dasharray(line.get("dash", "solid"), line.get("width", 2))
         out.append(f'<polyline fill="none" stroke="{_paint(color)}" stroke-width="{line.get("width", 2)}" opacity="{opacity}"'
                    + (f' stroke-dasharray="{dash}"' if dash else "")
-                   + ' points="' + " ".join(f"{x:.1f},{y:.1f}" for _, x, y in run) + '"/>')
+                   + ' points="' + _polyline(run) + '"/>')
     colors = marker.get("color", color)
     values = [c for c in colors if isinstance(c, (int, float))] if isinstance(colors, list) else []
     cmin, cmax = marker.get("cmin", min(values, default=0)), marker.get("cmax", max(values, default=1))
@@ -405,6 +412,15 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
         swatch = fill(0) if isinstance(colors, list) and colors and not line.get("color") else color
         legend.append((tr["name"], swatch, mode, line.get("dash"), line.get("width", 2)))
     return out
+
+
+def _polyline(run) -> str:
+    """A line's points as SVG writes them, ``x,y`` to one decimal: one format of the whole run.
+
+    >>> _polyline([(0, 1.0, 2.25), (1, -0.04, 3.0)])
+    '1.0,2.2 -0.0,3.0'
+    """
+    return ("%.1f,%.1f " * len(run))[:-1] % tuple(v for _, x, y in run for v in (x, y))
 
 
 def _dots(dots, color, opacity) -> str:
@@ -574,6 +590,37 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
                 out.append(swatch + f'<text x="{x + 40:.1f}" y="{y + 4:.1f}">{_esc(name)}</text>')
                 bottom = max(bottom, y + 12)
     return out, bottom
+
+
+def _points(xs, ys, xa: Axis, ya: Axis) -> list[tuple[int, float, float]]:
+    """A scatter trace's points as ``(index, x pixel, y pixel)``, those with a None left out.
+    Why: a line of a few hundred numbers is mapped with numpy in one pass, the same arithmetic as
+    ``_px`` value by value (so the same pixels), instead of two method calls a point; any other
+    trace (categories, gaps, NaN) takes the point-by-point way.
+
+    >>> a = Axis("xaxis", {"range": [0, 10]}, 0.0, 100.0, vertical=False); a.finish()
+    >>> _points([0, 5, None], [1, 2, 3], a, a)
+    [(0, 0.0, 10.0), (1, 50.0, 20.0)]
+    """
+    n = min(len(xs), len(ys))
+    x, y = _numbers(xs[:n]), _numbers(ys[:n])
+    if x is None or y is None or np.isnan(x).any() or np.isnan(y).any():
+        return [(k, xa.px(u), ya.px(v)) for k, (u, v) in enumerate(zip(xs, ys)) if u is not None and v is not None]
+    return list(zip(range(n), _pixels(xa, x).tolist(), _pixels(ya, y).tolist()))
+
+
+def _numbers(values) -> np.ndarray | None:
+    """``values`` as a float array if they are all numbers (a list of ints, floats or bools), else
+    None: a category, a None for a gap, a nested list are each taken value by value."""
+    array = np.asarray(values)
+    return array.astype(float) if array.ndim == 1 and array.dtype.kind in "biuf" else None
+
+
+def _pixels(axis: Axis, v: np.ndarray) -> np.ndarray:
+    """``_px`` of every value in ``v``, element by element the same float operations."""
+    lo, hi = axis.range
+    t = (v - lo) / ((hi - lo) or 1)
+    return axis.p1 - t * (axis.p1 - axis.p0) if axis.vertical else axis.p0 + t * (axis.p1 - axis.p0)
 
 
 def _px(axis: Axis, v: float) -> float:
