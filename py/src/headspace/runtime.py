@@ -105,11 +105,18 @@ def forget() -> None:
         del sys.modules[key]    # the registry and the shipped models' names, read from the manifest, too
 
 
-def call(name: str, params_json: str, width: int | None = None) -> str:
+def call(name: str, params_json: str, width: int | None = None, figure: bool = True) -> str:
     """Run demo ``name`` on parameters given as JSON; its result as compact JSON, with ``text``:
     each output as the page prints it (``headspace.demos.format_value``). With ``width``, the
     figure is laid out to be drawn that many px wide (``headspace.figure.fit.fit``), as the
-    build laid out the static drawing the page showed first."""
+    build laid out the static drawing the page showed first, and ``svg`` is that drawing.
+    ``figure=False`` leaves the figure's data out: a page draws every move from ``svg`` and asks
+    for the data (plotly's, for hover values) only where a pointer is: on our heavier demos the
+    data are most of an answer's bytes, written, sent, kept and parsed on every move.
+
+    >>> sorted(json.loads(call("polarizer", '{"theta": 90}', 330, figure=False)))
+    ['controls', 'outputs', 'svg', 'text']
+    """
     registry = _registry if _registry is not None else load()
     if name not in registry and _partial():
         registry = load()  # a demo the page did not list: import them all
@@ -124,13 +131,15 @@ def call(name: str, params_json: str, width: int | None = None) -> str:
         result["figure"] = fit(result["figure"], width)
         # the page shows this drawing: the one the build drew for its first paint and its answers
         result["svg"] = render(result["figure"], width, uid=f"{SVG_UID}{width}", css_class="live")
+    if not figure:
+        del result["figure"]
     from headspace.demos import format_outputs
     result["text"] = format_outputs(result["outputs"])
     result["controls"] = demo.controls(params)  # what each control holds at these settings, as Python writes it
     return json.dumps(result, separators=(",", ":"))
 
 
-def answer(name: str, params_json: str, width: int | None = None) -> str:
+def answer(name: str, params_json: str, width: int | None = None, figure: bool = True) -> str:
     """``call``, with the failures the page acts on as data rather than as an exception whose
     words it would have to read: ``{"error": {"kind": "parameter", "parameter", "message"}}`` for a
     value the demo refused (the page marks that control), ``{"error": {"kind": "missing-model",
@@ -144,7 +153,7 @@ def answer(name: str, params_json: str, width: int | None = None) -> str:
     """
     from headspace.figure.registry import ParameterError
     try:
-        return call(name, params_json, width)
+        return call(name, params_json, width, figure)
     except ParameterError as exc:
         error = {"kind": "parameter", "parameter": exc.param, "message": str(exc)}
     except store.MissingModelFile as exc:

@@ -41,6 +41,7 @@ function stateOf(fig) {
   const outputs = [...fig.querySelectorAll("output[data-output]")];
   const state = {
     fig, index: states.length, name: fig.dataset.demo, plot, life: "built", showing: "start", startDrawing: plot.innerHTML,
+    shown: null, // the settings (their JSON) and width of the answer on screen: {key, width}
     // the settings and outputs the build drew: a reader who moves back to them gets that drawing again
     startOutputs: Object.fromEntries(outputs.map((o) => [o.dataset.output, [o.dataset.value, o.innerHTML]])),
     controls: Object.fromEntries([...fig.querySelectorAll(".demo-controls [name]")].map((c) => [c.getAttribute("name"), c])),
@@ -67,7 +68,7 @@ function request(state, again = false) {
     if (answer) {
       state.queued = null;
       if (state.inFlight) state.superseded = true; // its answer is older than this one
-      showAnswer(state, answer);
+      showAnswer(state, answer, { key, width: draw.drawingWidth(state) });
       return;
     }
     state.missed = true; // a call: the values ahead are asked for again, nearest this one first
@@ -94,7 +95,8 @@ function fromTheBuild(state, params, key) {
   answers.fetchBuildAnswer(where.url).then((answer) => {
     if (state.lastKey !== key || python.live()) return; // the reader moved on, or Python answers now
     if (!same(answer.params[where.name], params[where.name])) return advance(state, "ask"); // another grid: a stale build
-    draw.showDrawing(state, answer.svg);
+    draw.showDrawing(state, answer.svg, "answer");
+    state.shown = { key, width: draw.drawingWidth(state) }; // CSS shows the build's drawing for this width
     draw.writeOutputs(state, answer.outputs, answer.text);
     countAnswer(state);
     advance(state, "answer");
@@ -117,9 +119,10 @@ function startOutputs(state) {
 }
 
 // ---------- Python's answers ----------
-function render(state, result, timing = {}) {
+function render(state, result, shown, timing = {}) {
   const t0 = performance.now();
-  const how = { patched: draw.showDrawing(state, result.svg, result.figure) }; // in place: tests and bench count
+  const how = { patched: draw.showDrawing(state, result.svg) }; // in place: tests and bench count
+  state.shown = shown;
   if (how.patched) state.fig.dataset.patchCount = String(Number(state.fig.dataset.patchCount || 0) + 1);
   draw.writeOutputs(state, result.outputs, result.text);
   state.fig.dataset.renderCount = String(Number(state.fig.dataset.renderCount) + 1);
@@ -138,16 +141,16 @@ function render(state, result, timing = {}) {
 
 // Draw an answer now, so the next frame shows it; a move that comes before that frame waits for it
 // (the latest one wins), so a pointer faster than frames costs one drawing per frame.
-function showAnswer(state, json) {
-  if (state.frameBooked) return void (state.nextAnswer = json);
+function showAnswer(state, json, shown) {
+  if (state.frameBooked) return void (state.nextAnswer = [json, shown]);
   const t = performance.now(), result = JSON.parse(json);
-  render(state, result, { ahead: true, parseMs: performance.now() - t });
+  render(state, result, shown, { ahead: true, parseMs: performance.now() - t });
   state.frameBooked = true;
   requestAnimationFrame(() => {
     state.frameBooked = false;
     const next = state.nextAnswer;
     state.nextAnswer = null;
-    if (next) showAnswer(state, next);
+    if (next) showAnswer(state, ...next);
   });
 }
 
@@ -213,13 +216,13 @@ function onReply(call, data) {
       state.lastKey = JSON.stringify(now);
       updateReadouts(state.fig);
       // A value between a slider's steps snaps to a step: compute what the controls now hold.
-      if (state.lastKey === JSON.stringify(params)) render(state, JSON.parse(data.json));
+      if (state.lastKey === JSON.stringify(params)) render(state, JSON.parse(data.json), { key: state.lastKey, width });
       else state.queued = now;
     } else if (kind === "controls") {
       if (state.queued) send(state); // Python computes the next figure while this one is drawn
       const t = performance.now();
       const result = JSON.parse(data.json);
-      render(state, result, { roundTripMs: t - call.sent, pythonMs: data.pythonMs, parseMs: performance.now() - t });
+      render(state, result, { key: JSON.stringify(params), width }, { roundTripMs: t - call.sent, pythonMs: data.pythonMs, parseMs: performance.now() - t });
     }
   } else if (kind === "link" && data.kind === "parameter" && data.parameter in params && !state.queued) {
     // Leave the refused parameter out and ask again: every bad one is named, the good ones applied.
@@ -324,6 +327,22 @@ function sendAhead(state) {
 }
 
 // ---------- plotly: hover values only ----------
+// plotly draws the figure shown once a pointer is on it. Its data: the build's for the starting
+// settings; for any other, Python's, asked for then (an answer carries only its drawing), once per
+// setting shown. A build's answer before Python is live has none: its drawing stays.
+const settle = (state) => draw.settle(state, figureShown);
+function figureShown(state) {
+  if (state.showing === "start") return Promise.resolve(draw.prerendered(state));
+  const { key, width } = state.shown || {};
+  if (!key) return Promise.resolve(null);
+  if (state.figureAsked?.key !== key || state.figureAsked.width !== width) {
+    const figure = python.figureData(state.name, JSON.parse(key), width).then((answer) => answer && answer.figure);
+    state.figureAsked = { key, width, figure };
+    figure.then((f) => !f && state.figureAsked?.figure === figure && (state.figureAsked = null)); // asked again next time
+  }
+  return state.figureAsked.figure;
+}
+
 // Without plotly a figure still answers every move; only its values under a pointer are missing.
 draw.whenPlotly(() => {}, (message) => {
   for (const state of states) setStatus(state, "error", `${message} Values under the pointer are not shown; the controls still redraw the figure.`);
@@ -334,7 +353,7 @@ draw.whenPlotly(() => {}, (message) => {
 window.headspace = {
   ready: () => bootPython(),
   // plotly draws every figure shown now, as for a reader's pointer (tests compare the two drawings).
-  settle: () => Promise.all(states.map(draw.settle)),
+  settle: () => Promise.all(states.map(settle)),
   params: (fig) => readParams(fig), // what the next call would send for this figure
   drawing: (fig) => states.find((s) => s.fig === fig)?.drawing, // the SVG last shown, as drawn
   wired: (fig) => demos.includes(fig), // the page listens to this figure's controls (its markup is parsed)
@@ -419,8 +438,8 @@ function wire(fig) {
   // A pointer coming onto the plot (a mouse, a finger), or moving over it, is about to read plotly's
   // hover values. Not the browser's own pointer events when the drawing changes under a pointer
   // at rest (they carry no movement): every move would then be drawn by plotly.
-  state.plot.addEventListener("pointerenter", () => draw.settle(state), { passive: true });
-  state.plot.addEventListener("pointermove", (e) => (e.movementX || e.movementY) && draw.settle(state), { passive: true });
+  state.plot.addEventListener("pointerenter", () => settle(state), { passive: true });
+  state.plot.addEventListener("pointermove", (e) => (e.movementX || e.movementY) && settle(state), { passive: true });
   applyActive(fig); // a browser may have restored other values (back, reload) than the build's
   const move = () => {
     applyActive(fig);

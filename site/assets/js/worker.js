@@ -5,7 +5,7 @@
 // embeds) or as a dedicated worker; each connected page talks to it through
 // its own port. The boundary is narrow (docs/contracts.md, "The worker's boundary") and its messages are listed once, in
 // figure/python.js (the page's side) and docs/architecture.md: a page sends {type: "boot"} once
-// and then {type: "call", id, name, params, width?}; the worker answers {type: "progress"} (the
+// and then {type: "call", id, name, params, width?, figure?}; the worker answers {type: "progress"} (the
 // boot's step and the bytes of the runtime arrived so far), {type: "ready"}, {type: "result", id,
 // json} or {type: "error", id?, kind, message, parameter?}. A page may also ask for figures ahead
 // of the reader ({type: "ahead"}, below).
@@ -401,16 +401,17 @@ yielder.port1.onmessage = async () => {
   if (!queue.items.length) aheadQueues.delete(key);
   else { aheadQueues.delete(key); aheadQueues.set(key, queue); } // pages take turns
   try {
-    const json = booted.callDemo(...callArgs(item.name, item.params, queue.width));
+    const json = booted.callDemo(...callArgs(item.name, item.params, queue.width, false));
     if (!json.startsWith('{"error":')) queue.reply({ type: "ahead", key: item.key, json });
   } catch (err) { /* skipped: see above */ }
   yielder.port2.postMessage(null);
 };
 
 // headspace.runtime.answer's arguments (call's, with refusals as data); a width lays the figure out for the page's drawing width
-// (headspace.figure.fit), none leaves Python's own layout.
-function callArgs(name, params, width) {
-  return [name, JSON.stringify(params), ...(width ? [width] : [])];
+// (headspace.figure.fit), none leaves Python's own layout. ``figure``: whether the answer carries the
+// figure's data (plotly's, for a pointer) besides its drawing.
+function callArgs(name, params, width, figure) {
+  return [name, JSON.stringify(params), ...(width ? [width, figure] : [])];
 }
 
 function readable(err) {
@@ -447,7 +448,7 @@ async function handle(data, reply, port) {
     }
     try {
       const t0 = performance.now();
-      const json = await withModelFiles(booted, () => booted.callDemo(...callArgs(data.name, data.params, data.width)));
+      const json = await withModelFiles(booted, () => booted.callDemo(...callArgs(data.name, data.params, data.width, Boolean(data.figure))));
       if (json.startsWith('{"error":')) {
         const { error } = JSON.parse(json); // a parameter refused, or a model file still missing
         reply({ type: "error", id: data.id, kind: error.kind === "parameter" ? "parameter" : "python",

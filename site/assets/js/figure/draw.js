@@ -90,18 +90,18 @@ function reword(node, before, html) {
 // costs a frame; plotly draws a figure only when a reader's pointer is on it (settle).
 const parser = document.createElement("template");
 
-/** Show a drawing: ``svg`` an answer's from the build (clip ids still "HSFIGURE") or Python's, with
- * ``figure`` the figure data it draws (for plotly, once a pointer reaches it; null for the build's
- * answers, which carry none); ``svg`` null is the page's own drawing of the starting settings.
- * Returns whether it was written into the drawing already shown. */
-export function showDrawing(state, svg, figure = null) {
+/** Show a drawing: ``svg`` an answer's (clip ids still "HSFIGURE"), ``from`` "python" (the
+ * worker's, at this column's drawing width) or "answer" (the build's); ``svg`` null is the page's
+ * own drawing of the starting settings. Answers carry no figure data: plotly's are asked for when
+ * a pointer reaches the plot (settle). Returns whether it was written into the drawing shown. */
+export function showDrawing(state, svg, from = "python") {
   const html = svg === null ? state.startDrawing : svg.replaceAll("HSFIGURE", `${state.fig.id}-`); // unique ids, as demo.html does
   if (state.showing === "plotly" && window.Plotly) Plotly.purge(state.plot);
   const how = state.showing === "plotly" ? null : writePieces(state.pieces, html) ? "pieces" : writeInto(state.plot, html) ? "elements" : null;
   if (!how) state.plot.innerHTML = html;
   if (how !== "pieces") state.pieces = piecesOf(state.plot, html);
-  state.showing = svg === null ? "start" : figure ? "python" : "answer";
-  state.lastFigure = figure;
+  state.showing = svg === null ? "start" : from;
+  state.lastFigure = null;
   state.drawing = html; // what the plot shows, as the engine wrote it (tests)
   return Boolean(how);
 }
@@ -198,14 +198,15 @@ function inkOf(figure) {
 }
 
 /** plotly draws the figure shown, so that a reader's pointer reads its values (resolves once
- * drawn). Called when a pointer comes onto the plot or moves over it; the build's answers carry no
- * figure data and stay as drawn. */
-export function settle(state) {
-  const figure = state.showing === "start" ? prerendered(state) : state.showing === "python" ? state.lastFigure : null;
-  if (!figure) return Promise.resolve();
-  return loadPlotly().then(() => {
-    if (state.showing === (figure === state.lastFigure ? "python" : "start")) return plot(state, figure);
-  });
+ * drawn). Called when a pointer comes onto the plot or moves over it. ``dataOf(state)``: a promise
+ * of the data of the figure shown (the build's, or Python's, asked for now), or of null where
+ * there are none (a build's answer before Python is live): the drawing then stays. */
+export function settle(state, dataOf) {
+  if (state.showing === "plotly") return Promise.resolve();
+  const shown = state.drawing;
+  return dataOf(state).then((figure) => figure && loadPlotly().then(() => {
+    if (state.drawing === shown && state.showing !== "plotly") return plot(state, figure); // unless the reader moved on
+  }));
 }
 
 /** plotly draws ``figure`` in place of the drawing, in the page's colours. */

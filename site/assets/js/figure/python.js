@@ -1,7 +1,9 @@
 // The page's side of the worker (worker.js): opening it, its boot, and the one schema of messages
 // between them (docs/architecture.md, "Messages"). Page to worker:
 //   {type: "boot", indexURL, lockFileURL, modelsURL, needsModels, demos}
-//   {type: "call", id, name, params, width}      {type: "ahead", width, items: [{key, name, params}]}
+//   {type: "call", id, name, params, width, figure?}   {type: "ahead", width, items: [{key, name, params}]}
+//       an answer carries the figure's drawing (svg), outputs, text and controls; its data for
+//       plotly only with figure: true (a pointer on the plot, figureData below)
 //   {type: "stats"}
 // Worker to page:
 //   {type: "progress", step, of, what, at, bytes, downloaded}  {type: "ready", ms, clients}
@@ -56,6 +58,7 @@ function openWorker(url, kind) {
 export function close() {
   if (worker) worker.close();
   worker = null;
+  for (const call of pending.values()) if (call.answered) call.answered({ type: "error" }); // no figure data will come
   pending.clear();
 }
 
@@ -141,7 +144,8 @@ export function boot() {
         } else if (pending.has(data.id)) {
           const call = pending.get(data.id);
           pending.delete(data.id);
-          handlers.reply(call, data);
+          if (call.answered) call.answered(data);
+          else handlers.reply(call, data);
         }
       };
       worker.post(message());
@@ -162,6 +166,17 @@ export function call(call, name, params, width) {
   const id = nextId++;
   pending.set(id, { ...call, params, width, sent: performance.now() });
   worker.post({ type: "call", id, name, params, width });
+}
+
+/** The figure's data (plotly's) for ``name`` at ``params`` laid out ``width`` px wide: a promise
+ * of the answer with its ``figure``, or of null if Python refused or failed (the drawing stays). */
+export function figureData(name, params, width) {
+  if (!live()) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const id = nextId++;
+    pending.set(id, { answered: (data) => resolve(data.type === "result" ? JSON.parse(data.json) : null) });
+    worker.post({ type: "call", id, name, params, width, figure: true });
+  });
 }
 
 /** Replace this page's list of values asked for ahead (an empty list cancels it). */
