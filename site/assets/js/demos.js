@@ -210,13 +210,14 @@ function onReply(call, data) {
   if (kind === "link") showNote(state, "");
   if (data.type === "result") {
     if (kind === "link" && !state.queued) {
-      writeParams(state.fig, JSON.parse(data.json).controls, Object.keys(params)); // Python's texts
+      const result = JSON.parse(data.json);
+      writeParams(state.fig, result.controls, Object.keys(params)); // Python's texts
       applyActive(state.fig);
       const now = readParams(state.fig);
       state.lastKey = JSON.stringify(now);
       updateReadouts(state.fig);
       // A value between a slider's steps snaps to a step: compute what the controls now hold.
-      if (state.lastKey === JSON.stringify(params)) render(state, JSON.parse(data.json), { key: state.lastKey, width });
+      if (state.lastKey === JSON.stringify(params)) render(state, result, { key: state.lastKey, width });
       else state.queued = now;
     } else if (kind === "controls") {
       if (state.queued) send(state); // Python computes the next figure while this one is drawn
