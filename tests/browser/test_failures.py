@@ -93,3 +93,20 @@ def test_missing_plotly_is_reported(page, site_url):
     page.locator("figure.demo").hover()
     message = wait_error(page).text_content()
     assert "(plotly.js) could not be loaded" in message, message
+
+
+def test_missing_plotly_is_said_by_the_figure_reached(page, site_url):
+    """Without plotly every figure still redraws from its controls: only a figure whose plot a
+    pointer reached is missing something (its values under the pointer), and only it says so."""
+    page.expect_errors = True  # the failed script load logs to the console
+    page.context.route("**/vendor/*/plotly.min.js", lambda route: route.fulfill(status=404, body=b"gone"))
+    page.goto(f"{site_url}/gallery/")
+    page.evaluate("() => window.headspace.ready()")
+    page.wait_for_function("() => [...document.querySelectorAll('figure.demo')].every(f => f.dataset.status === 'ready')",
+                           timeout=BOOT_MS)
+    figures = page.locator("figure.demo")
+    figures.nth(1).locator('[data-role="plot"]').hover()
+    page.wait_for_function("() => document.querySelectorAll('figure.demo')[1].dataset.status === 'error'", timeout=BOOT_MS)
+    assert "(plotly.js) could not be loaded" in figures.nth(1).locator('[data-role="error"]').text_content()
+    statuses = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.status)")
+    assert statuses[0] == "ready" and statuses[2:] == ["ready"] * (len(statuses) - 2), statuses

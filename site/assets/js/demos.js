@@ -330,8 +330,10 @@ function sendAhead(state) {
 // ---------- plotly: hover values only ----------
 // plotly draws the figure shown once a pointer is on it. Its data: the build's for the starting
 // settings; for any other, Python's, asked for then (an answer carries only its drawing), once per
-// setting shown. A build's answer before Python is live has none: its drawing stays.
-const settle = (state) => draw.settle(state, figureShown);
+// setting shown. A build's answer before Python is live has none: its drawing stays. Without
+// plotly a figure still answers every move: the one a pointer reached says what is missing.
+const settle = (state) => draw.settle(state, figureShown).catch((err) =>
+  setStatus(state, "error", `${err.message} Values under the pointer are not shown; the controls still redraw the figure.`));
 function figureShown(state) {
   if (state.showing === "start") return Promise.resolve(draw.prerendered(state));
   const { key, width } = state.shown || {};
@@ -343,11 +345,6 @@ function figureShown(state) {
   }
   return state.figureAsked.figure;
 }
-
-// Without plotly a figure still answers every move; only its values under a pointer are missing.
-draw.whenPlotly(() => {}, (message) => {
-  for (const state of states) setStatus(state, "error", `${message} Values under the pointer are not shown; the controls still redraw the figure.`);
-});
 
 // For tests and benchmarks: boot now, a figure's current parameters, timing marks, and the
 // worker's wasm heap size.

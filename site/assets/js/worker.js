@@ -13,7 +13,7 @@
 // head may connect first and send {type: "warm", indexURL, lockFileURL} (warm.js): the boot
 // starts then, and the page's "boot" joins it.
 
-import { unpackWheel } from "./wheel.js";
+import { FILES_ADDED, installWheel } from "./wheel.js";
 
 // The interpreter's wasm memory, for the stats message (benchmarks watch it stay flat), captured
 // as Pyodide's loader creates it through the public WebAssembly API (not Pyodide's private _module).
@@ -158,10 +158,7 @@ async function install(pyodide, name, wheel) {
     throw new Error(`the ${name} package failed to load: ${err.message} (its wheel could not be downloaded or did not match the sha256 in pyodide-lock.json)`);
   }
   try {
-    // Pyodide's own installer, minus the Python: its site-packages folder and dynamic linker
-    // (pyodide._api, pinned with Pyodide 0.27.7 by vendor.py).
-    const libraries = await unpackWheel(pyodide.FS, bytes, pyodide._api.sitepackages);
-    for (const library of libraries) await pyodide._api.loadDynlib(library, false, []);
+    await installWheel(pyodide, bytes);
   } catch (err) {
     throw new Error(`the ${name} package failed to load: ${err.message}`);
   }
@@ -328,15 +325,6 @@ async function boot({ indexURL, lockFileURL }) {
   };
 }
 
-// The wheels' files are new to Python's path finders (each caches its folder's listing). What
-// importlib.invalidate_caches() does, without importing importlib.metadata (and with it email,
-// calendar and more) only to clear that module's own caches, which nothing has made yet.
-const FILES_ADDED = `
-import sys
-for finder in list(sys.path_importer_cache.values()):
-    if hasattr(finder, "invalidate_caches"):
-        finder.invalidate_caches()
-`;
 
 // The modules of the page's demos (the site lockfile maps each name to its module), so that its
 // first render waits for no other demo's imports; undefined (every demo) if any name is unknown.
@@ -448,7 +436,7 @@ async function handle(data, reply, port) {
     }
     try {
       const t0 = performance.now();
-      const json = await withModelFiles(booted, () => booted.callDemo(...callArgs(data.name, data.params, data.width, Boolean(data.figure))));
+      const json = await withModelFiles(booted, () => booted.callDemo(...callArgs(data.name, data.params, data.width, data.figure !== false)));
       if (json.startsWith('{"error":')) {
         const { error } = JSON.parse(json); // a parameter refused, or a model file still missing
         reply({ type: "error", id: data.id, kind: error.kind === "parameter" ? "parameter" : "python",

@@ -223,9 +223,8 @@ export function plot(state, figure) {
 
 // ---------- plotly.js: loaded when wanted ----------
 let plotlyLoading = null;
-let onLoaded = () => {}, onFailed = () => {};
-/** What happens once plotly has loaded (the page redraws its figures) or could not be. */
-export function whenPlotly(loaded, failed) { onLoaded = loaded; onFailed = failed; }
+/** plotly, loaded once: a promise that rejects with a readable message if it could not be (each
+ * figure a pointer reaches then says so: settle's callers). */
 export function loadPlotly() {
   if (!plotlyLoading) {
     plotlyLoading = new Promise((resolve, reject) => {
@@ -236,11 +235,10 @@ export function loadPlotly() {
       tag.onerror = () => reject(new Error("The drawing library (plotly.js) could not be loaded."));
       document.head.append(tag);
     });
-    plotlyLoading.then(() => onLoaded(), (err) => onFailed(err.message));
+    plotlyLoading.catch(() => {}); // a mouse's early load (pointerover) is not a failure anyone waits for
   }
   return plotlyLoading;
 }
-export const plotlyRequested = () => Boolean(plotlyLoading);
 
 // plotly's file is prefetched (the browser's lowest priority) once the page is on screen and
 // loaded, where a reader has a mouse: asked for while the page still arrived, it shared a slow

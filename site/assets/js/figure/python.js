@@ -2,8 +2,8 @@
 // between them (docs/architecture.md, "Messages"). Page to worker:
 //   {type: "boot", indexURL, lockFileURL, modelsURL, needsModels, demos}
 //   {type: "call", id, name, params, width, figure?}   {type: "ahead", width, items: [{key, name, params}]}
-//       an answer carries the figure's drawing (svg), outputs, text and controls; its data for
-//       plotly only with figure: true (a pointer on the plot, figureData below)
+//       an answer carries the figure's data (for plotly), its drawing (svg), outputs, text and
+//       controls; with figure: false (a move: call below) and ahead, all but the figure's data
 //   {type: "stats"}
 // Worker to page:
 //   {type: "progress", step, of, what, at, bytes, downloaded}  {type: "ready", ms, clients}
@@ -165,7 +165,7 @@ export function boot() {
 export function call(call, name, params, width) {
   const id = nextId++;
   pending.set(id, { ...call, params, width, sent: performance.now() });
-  worker.post({ type: "call", id, name, params, width });
+  worker.post({ type: "call", id, name, params, width, figure: false }); // a move is drawn from the svg
 }
 
 /** The figure's data (plotly's) for ``name`` at ``params`` laid out ``width`` px wide: a promise
@@ -175,7 +175,7 @@ export function figureData(name, params, width) {
   return new Promise((resolve) => {
     const id = nextId++;
     pending.set(id, { answered: (data) => resolve(data.type === "result" ? JSON.parse(data.json) : null) });
-    worker.post({ type: "call", id, name, params, width, figure: true });
+    worker.post({ type: "call", id, name, params, width });
   });
 }
 
