@@ -6,7 +6,9 @@
 // module, as source; the shipped models; a folder with the source of headspace and numpy's kept part.
 // cases.json: [{name, params}]. Prints {modules: {name: reason}, errors}.
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { loadPyodide } from "pyodide";
+import { FILES_ADDED, installWheel } from "../../site/assets/js/wheel.js";
 
 const job = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const cases = JSON.parse(readFileSync(0, "utf8"));
@@ -21,8 +23,12 @@ const note = (names, why) => names.forEach((name) => reasons.has(name) || reason
 
 // What the browser's worker does, in its order (worker.js), then every case at every drawing width.
 note(zipModules(), "imported: Pyodide's boot");
-await pyodide.loadPackage(["numpy", "headspace"]);
-note(zipModules(), "imported: loading the wheels");
+const lock = JSON.parse(readFileSync(job.lockfile, "utf8")); // installed as the worker installs them
+for (const name of ["numpy", "headspace"]) {
+  await installWheel(pyodide, new Uint8Array(readFileSync(resolve(job.indexDir, lock.packages[name].file_name))));
+}
+pyodide.runPython(FILES_ADDED);
+note(zipModules(), "imported: installing the wheels");
 pyodide.FS.mkdirTree("/models");
 pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: job.models }, "/models");
 const runtime = pyodide.pyimport("headspace.runtime");
@@ -36,7 +42,7 @@ for (const { name, params } of cases) {
     try {
       runtime.call(name, JSON.stringify(params), ...(width ? [width] : []));
     } catch (err) {
-      errors.push(String(err.message).trim().split("\n").pop()); // formatted by Pyodide: a traceback
+      errors.push({ name, params, message: String(err.message).trim().split("\n").pop() }); // formatted by Pyodide: a traceback
     }
   }
 }

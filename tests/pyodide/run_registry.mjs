@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { loadPyodide } from "pyodide";
-import { unpackWheel } from "../../site/assets/js/wheel.js";
+import { FILES_ADDED, installWheel } from "../../site/assets/js/wheel.js";
 
 const indexURL = resolve(process.argv[2]) + "/";
 const lockFileURL = resolve(process.argv[3]);
@@ -29,11 +29,9 @@ for (const name of ["numpy", "headspace"]) {
   const pkg = lock.packages[name];
   const bytes = readFileSync(resolve(indexURL, pkg.file_name));
   if (createHash("sha256").update(bytes).digest("hex") !== pkg.sha256) throw new Error(`${name}: sha256 mismatch`);
-  for (const library of await unpackWheel(pyodide.FS, new Uint8Array(bytes), pyodide._api.sitepackages)) {
-    await pyodide._api.loadDynlib(library, false, []);
-  }
+  await installWheel(pyodide, new Uint8Array(bytes));
 }
-pyodide.runPython("import sys\nfor f in list(sys.path_importer_cache.values()):\n    if hasattr(f, 'invalidate_caches'): f.invalidate_caches()");
+pyodide.runPython(FILES_ADDED);
 if (modelsDir && existsSync(modelsDir)) {
   pyodide.FS.mkdirTree("/models");
   pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: modelsDir }, "/models");

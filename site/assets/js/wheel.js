@@ -2,8 +2,9 @@
 // loadPackage: that one unpacks it in Python (importing zipfile and tarfile, inflating with the
 // interpreter's wasm zlib), where the browser's own inflater (DecompressionStream) does it here
 // in native code. The wheel's bytes are checked first (its sha256 against the site lockfile's) by
-// the worker; this file only reads a zip. Returns the paths of the shared libraries it wrote, for
-// the worker to link (as loadPackage would).
+// the worker; this file reads a zip and installs it. Shared by the worker, the Pyodide tests
+// (tests/pyodide/run_registry.mjs) and the standard library's measure (scripts/sitebuild/stdlib.mjs),
+// so that all three install the wheels alike and import the same modules doing it.
 
 const EOCD = 0x06054b50, CENTRAL = 0x02014b50, LOCAL = 0x04034b50;
 const utf8 = new TextDecoder();
@@ -59,3 +60,22 @@ export async function unpackWheel(FS, bytes, dir) {
   });
   return libraries;
 }
+
+/** Install a wheel (its bytes, already checked) as Pyodide's loadPackage does, minus the Python:
+ * its files written into site-packages and its shared libraries linked, by Pyodide's own folder
+ * and linker (pyodide._api, safe while Pyodide stays pinned at 0.27.7 by vendor.py). Run
+ * FILES_ADDED once the last one is in. */
+export async function installWheel(pyodide, bytes) {
+  const libraries = await unpackWheel(pyodide.FS, bytes, pyodide._api.sitepackages);
+  for (const library of libraries) await pyodide._api.loadDynlib(library, false, []);
+}
+
+// The wheels' files are new to Python's path finders (each caches its folder's listing). What
+// importlib.invalidate_caches() does, without importing importlib.metadata (and with it email,
+// calendar and more) only to clear that module's own caches, which nothing has made yet.
+export const FILES_ADDED = `
+import sys
+for finder in list(sys.path_importer_cache.values()):
+    if hasattr(finder, "invalidate_caches"):
+        finder.invalidate_caches()
+`;
