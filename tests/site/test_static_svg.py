@@ -776,3 +776,47 @@ def test_plotly_dashes_and_zero_lines():
         ["3 3", "9 9", "12 4 4 4"]
     fig = {"data": [{"type": "bar", "x": ["a", "b"], "y": [1, 2]}], "layout": {"height": 200, "yaxis": {"range": [0, 2]}}}
     assert static_svg.render(fig).count('class="zero"') == 1
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_lines_points_are_the_point_by_point_pixels(seed):
+    """The numpy way through a trace's points (``_points``, ``Axis.add``, ``_polyline``) against the
+    obvious one, value by value: the same pixels and the same text, for numbers of every kind, gaps
+    (None), NaN and categories."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 40))
+    pick = rng.integers(0, 8, size=(2, n))
+    def value(kind, k):
+        return {0: None, 1: float("nan"), 2: int(rng.integers(-50, 50)), 3: bool(k % 2),
+                4: f"c{k % 3}"}.get(kind, float(rng.normal() * 10.0 ** rng.integers(-3, 4)))
+    categorical = rng.random() < 0.2
+    xs = [value(k if categorical or k != 4 else 5, i) for i, k in enumerate(pick[0])]
+    if not (rng.random() < 0.5):
+        xs = [value(5, i) for i in range(n)]  # a clean line: the fast path
+    ys = [value(5 if k in (1, 4) and seed % 2 else k if k != 4 else 5, i) for i, k in enumerate(pick[1])]
+    if seed % 4 == 0:
+        xs, ys = [value(5, i) for i in range(n)], [value(5 if k == 4 else int(k), i) for i, k in enumerate(rng.integers(2, 8, n))]
+    spec = {} if seed % 3 else {"range": [-20, 20]}
+    xa, ya = static_svg.Axis("xaxis", dict(spec), 80, 560, False), static_svg.Axis("yaxis", dict(spec), 300, 40, True)
+    slow_x, slow_y = static_svg.Axis("xaxis", dict(spec), 80, 560, False), static_svg.Axis("yaxis", dict(spec), 300, 40, True)
+    for axis, slow, values in ((xa, slow_x, xs), (ya, slow_y, ys)):
+        axis.add(values)
+        for v in values:  # what add did value by value before it took numpy's way
+            if isinstance(v, str):
+                slow.categories += [] if v in slow.categories else [v]
+            elif "range" not in spec and v is not None and isinstance(v, (int, float)) and np.isfinite(v):
+                slow.values += [float(v), float(v)]
+        axis.finish()
+        slow.finish()
+        assert axis.range == slow.range and axis.categories == slow.categories
+    try:
+        want = [(k, slow_x.px(u), slow_y.px(v)) for k, (u, v) in enumerate(zip(xs, ys)) if u is not None and v is not None]
+    except ValueError:  # a category on a number axis: both ways refuse it
+        with pytest.raises(ValueError):
+            static_svg._points(xs, ys, xa, ya)
+        return
+    got = static_svg._points(xs, ys, xa, ya)
+    assert [k for k, *_ in got] == [k for k, *_ in want]
+    assert np.array_equal(np.array([p[1:] for p in got]).reshape(-1, 2), np.array([p[1:] for p in want]).reshape(-1, 2), equal_nan=True)
+    if want:
+        assert static_svg._polyline(got) == " ".join(f"{x:.1f},{y:.1f}" for _, x, y in want)
