@@ -1,4 +1,4 @@
-// Time headspace.runtime.call inside Pyodide under Node, as the browser's worker calls it (the
+// Time headspace.runtime.call inside Pyodide under Node, as the browser's worker calls it for a move (the
 // JSON text back included), with the lockfile and wheels the site serves. Driven by
 // bench/python_calls.py. Reads {width, runs: [{demo, control, warmup, params: [...]}]} as JSON
 // on stdin (width: the drawing width in px the figure is laid out for, as the page's worker asks;
@@ -44,7 +44,7 @@ for (const { demo, control, warmup, params } of runs) {
     params.forEach((p, i) => {
       const text = JSON.stringify(p);
       const t0 = performance.now();
-      const json = width ? runtime.call(demo, text, width) : runtime.call(demo, text);
+      const json = width ? runtime.call(demo, text, width, false) : runtime.call(demo, text); // a move: no figure data
       const t = performance.now() - t0;
       if (i >= warmup) { ms.push(t); bytes.push(json.length); }
     });
