@@ -123,6 +123,7 @@ function render(state, result, shown, timing = {}) {
   const t0 = performance.now();
   const how = { patched: draw.showDrawing(state, result.svg) }; // in place: tests and bench count
   state.shown = shown;
+  state.width = shown.width; // the width it was drawn for: a resize to another one asks again
   if (how.patched) state.fig.dataset.patchCount = String(Number(state.fig.dataset.patchCount || 0) + 1);
   draw.writeOutputs(state, result.outputs, result.text);
   state.fig.dataset.renderCount = String(Number(state.fig.dataset.renderCount) + 1);
@@ -193,8 +194,7 @@ function linkMessage(state, problems) {
 
 function post(state, params, kind) {
   state.inFlight = true;
-  state.width = draw.drawingWidth(state);
-  python.call({ state, kind }, state.name, params, state.width);
+  python.call({ state, kind }, state.name, params, draw.drawingWidth(state));
 }
 
 function onReply(call, data) {
