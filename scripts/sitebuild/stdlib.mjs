@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadPyodide } from "pyodide";
-import { FILES_ADDED, installWheel } from "../../site/assets/js/wheel.js";
+import { FILES_ADDED, WHEELS, installWheel } from "../../site/assets/js/wheel.js";
 
 const job = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const cases = JSON.parse(readFileSync(0, "utf8"));
@@ -24,7 +24,7 @@ const note = (names, why) => names.forEach((name) => reasons.has(name) || reason
 // What the browser's worker does, in its order (worker.js), then every case at every drawing width.
 note(zipModules(), "imported: Pyodide's boot");
 const lock = JSON.parse(readFileSync(job.lockfile, "utf8")); // installed as the worker installs them
-for (const name of ["numpy", "headspace"]) {
+for (const name of WHEELS) {
   await installWheel(pyodide, new Uint8Array(readFileSync(resolve(job.indexDir, lock.packages[name].file_name))));
 }
 pyodide.runPython(FILES_ADDED);

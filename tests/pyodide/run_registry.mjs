@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { loadPyodide } from "pyodide";
-import { FILES_ADDED, installWheel } from "../../site/assets/js/wheel.js";
+import { FILES_ADDED, WHEELS, installWheel } from "../../site/assets/js/wheel.js";
 
 const indexURL = resolve(process.argv[2]) + "/";
 const lockFileURL = resolve(process.argv[3]);
@@ -25,7 +25,7 @@ const pyodide = await loadPyodide({
 // The wheels installed as the worker installs them (worker.js, wheel.js): each checked against its
 // sha256 in the lockfile, unpacked into site-packages, its shared libraries linked.
 const lock = JSON.parse(readFileSync(lockFileURL, "utf8"));
-for (const name of ["numpy", "headspace"]) {
+for (const name of WHEELS) {
   const pkg = lock.packages[name];
   const bytes = readFileSync(resolve(indexURL, pkg.file_name));
   if (createHash("sha256").update(bytes).digest("hex") !== pkg.sha256) throw new Error(`${name}: sha256 mismatch`);

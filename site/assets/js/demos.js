@@ -341,7 +341,9 @@ function figureShown(state) {
   if (state.figureAsked?.key !== key || state.figureAsked.width !== width) {
     const figure = python.figureData(state.name, JSON.parse(key), width).then((answer) => answer && answer.figure);
     state.figureAsked = { key, width, figure };
-    figure.then((f) => !f && state.figureAsked?.figure === figure && (state.figureAsked = null)); // asked again next time
+    figure.then((f) => {
+      if (!f && state.figureAsked?.figure === figure) state.figureAsked = null; // none came: asked again next time
+    });
   }
   return state.figureAsked.figure;
 }

@@ -61,6 +61,9 @@ export async function unpackWheel(FS, bytes, dir) {
   return libraries;
 }
 
+// The packages of the site lockfile, in the order they are installed (numpy first: headspace needs it).
+export const WHEELS = ["numpy", "headspace"];
+
 /** Install a wheel (its bytes, already checked) as Pyodide's loadPackage does, minus the Python:
  * its files written into site-packages and its shared libraries linked, by Pyodide's own folder
  * and linker (pyodide._api, safe while Pyodide stays pinned at 0.27.7 by vendor.py). Run

@@ -13,7 +13,7 @@
 // head may connect first and send {type: "warm", indexURL, lockFileURL} (warm.js): the boot
 // starts then, and the page's "boot" joins it.
 
-import { FILES_ADDED, installWheel } from "./wheel.js";
+import { FILES_ADDED, WHEELS, installWheel } from "./wheel.js";
 
 // The interpreter's wasm memory, for the stats message (benchmarks watch it stay flat), captured
 // as Pyodide's loader creates it through the public WebAssembly API (not Pyodide's private _module).
@@ -142,9 +142,6 @@ function prefetch(indexURL, lockFileURL, wheelsAfter) {
   });
   return { stdlibChecked, wheels };
 }
-
-// The packages the site lockfile lists, in the order they are installed (numpy first: headspace needs it).
-const WHEELS = ["numpy", "headspace"];
 
 // Write a checked wheel into the interpreter's site-packages and link its shared libraries, as
 // Pyodide's loadPackage does (wheel.js says why not with it); Python's import system is then told

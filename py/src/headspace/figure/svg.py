@@ -360,13 +360,14 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
     pts = _points(tr.get("x") or [], tr.get("y") or [], xa, ya)
     mode = tr.get("mode", "lines+markers")
     color = line.get("color") or (marker.get("color") if isinstance(marker.get("color"), str) else "#2f6fde")
-    runs = [[]]  # plotly breaks a line where a value is None
     if pts and pts[-1][0] == len(pts) - 1:  # no point left out: one run
         runs = [list(pts)]
-    for i, (k, x, y) in enumerate(pts if len(runs[0]) < len(pts) else ()):
-        if i and k != pts[i - 1][0] + 1:
-            runs.append([])
-        runs[-1].append((k, x, y))
+    else:  # plotly breaks a line where a value is None
+        runs = [[]]
+        for i, (k, x, y) in enumerate(pts):
+            if i and k != pts[i - 1][0] + 1:
+                runs.append([])
+            runs[-1].append((k, x, y))
     heads = []  # plotly's "arrow" marker: a head of length 0.951 and half-width 0.309 marker sizes
     if "markers" in mode and marker.get("symbol") == "arrow" and marker.get("angleref") == "previous":
         sizes = marker.get("size", 6)
