@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from headspace import store
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 from support import assert_json_close, sample_params
 
 pytestmark = pytest.mark.pyodide
@@ -86,7 +86,7 @@ def test_first_figure_imports_only_what_it_draws(pyodide_results):
     use), nor numpy.random's legacy API (vendor.py's browser copy of numpy), nor the tar and
     metadata machinery of Pyodide's package installer (the worker unpacks the wheels itself)."""
     imported = set(pyodide_results["info"]["firstFigureModules"])
-    assert {"numpy", "numpy.random", "headspace.runtime", "headspace.demos.polarizer"} <= imported
+    assert {"numpy", "numpy.random", "headspace_site.runtime", "headspace_site.demos.polarizer"} <= imported
     unneeded = {"headspace.composition", "headspace.causal", "headspace.model", "headspace.weights",
                 "numpy.random.mtrand", "numpy.random._pickle", "numpy.random._philox", "numpy.random._sfc64",
                 "tarfile", "importlib.metadata"}

@@ -134,7 +134,7 @@ def test_ground_truths_on_file_are_what_the_code_computes():
 
 def test_the_shipped_table_holds_the_zoos_scores_and_ground_truths():
     table = benchmark.read_table()
-    from headspace.demos import score_benchmark as demo
+    from headspace_site.demos import score_benchmark as demo
     assert tuple(table["families"]) == benchmark.FAMILIES
     assert tuple(table["scores"]) == demo.SCORES and tuple(table["ground_truths"]) == demo.GROUND_TRUTHS
     assert set(table["tasks"]) == set(demo.GROUPS[1:5])
@@ -198,7 +198,7 @@ def test_twins_rank_alike_in_every_row_and_count_once():
     table = benchmark.read_table()
     by = {tuple(r[:4]): r[4] for r in table["rows"]}
     for a, b, where in benchmark.TWINS:
-        rows = [k for k in by if k[3] == a and benchmark._modes(table, k[0], k[1]) <= set(where)]
+        rows = [k for k in by if k[3] == a and benchmark.modes_of(table, k[0], k[1]) <= set(where)]
         assert rows and all(by[k] == by[k[:3] + (b,)] for k in rows), (a, b)
     assert benchmark.twin_classes(table["scores"], "V") == benchmark.twin_classes(table["scores"], "KV")
     assert ["token", "whitened"] in benchmark.twin_classes(table["scores"], "QK")

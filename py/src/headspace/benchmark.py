@@ -35,7 +35,7 @@ towards 0, and an estimate on all the data tends to sit in the upper part of its
 
 Files: ``zoo/ground_truth.npz`` (``compute_ground_truth``: per model ``[4 ground truths, 20
 batches, 3 modes, L, H, L, H]``, minutes of numpy), then ``benchmark_table`` (seconds), which
-``python -m headspace.benchmark`` writes to ``headspace/demos/benchmark_table.json`` for the
+``python -m headspace.benchmark`` writes to ``headspace/models/benchmark.json`` (``TABLE``) for the
 site, and ``python -m headspace bench`` prints.
 """
 
@@ -58,7 +58,8 @@ from headspace.tasks import MODE_OF_TASK
 
 __all__ = ["FAMILIES", "read_table", "zoo_dir", "zoo_models", "load_zoo_model", "compute_ground_truth", "read_ground_truth",
            "score_zoo", "benchmark_table", "auroc", "RESAMPLES", "MIN_EFFECT", "REL_EFFECT", "GT_NAMES",
-           "SOLVED_LOSS", "CIRCUIT_EFFECT", "solves", "circuit_present", "TWINS", "twin_classes", "separation", "n_classes"]
+           "SOLVED_LOSS", "CIRCUIT_EFFECT", "solves", "circuit_present", "TWINS", "twin_classes", "separation", "n_classes",
+           "modes_of"]
 
 #: The zoo's configurations (scripts/train_zoo.py's CONFIGS), by family name: task, normalisation,
 #: attention only or with MLPs, layers. The demo declares its choices from this list, before the
@@ -435,7 +436,7 @@ def separation(table: dict, group: str, mode: str, ground_truth: str, score: str
         raise ValueError(f"group, mode and ground_truth must name a row of the table; got {group!r}, {mode!r}, "
                          f"{ground_truth!r}")
     index = {s: i for i, s in enumerate(table["scores"])}
-    classes = twin_classes(table["scores"], _modes(table, group, mode))
+    classes = twin_classes(table["scores"], modes_of(table, group, mode))
     own = next(c for c in classes if score in c)
     apart = [c for c in classes if c is not own and not all(matrix[index[score]][index[s]] for s in c)]
     return [s for s in own if s != score], apart
@@ -443,10 +444,10 @@ def separation(table: dict, group: str, mode: str, ground_truth: str, score: str
 
 def n_classes(table: dict, group: str, mode: str) -> int:
     """How many classes of twins the table's scores form for ``group`` read in ``mode``."""
-    return len(twin_classes(table["scores"], _modes(table, group, mode)))
+    return len(twin_classes(table["scores"], modes_of(table, group, mode)))
 
 
-def _modes(table: dict, group: str, mode: str) -> set[str]:
+def modes_of(table: dict, group: str, mode: str) -> set[str]:
     """The modes ``group``'s models are read in under the table's ``mode`` (``task``: each its task's)."""
     if mode != "task":
         return {mode}

@@ -273,7 +273,7 @@ def _bench(args) -> int:
 
 def _twin_words(table: dict, group: str, mode: str) -> str:
     from headspace import benchmark
-    classes = [c for c in benchmark.twin_classes(table["scores"], benchmark._modes(table, group, mode)) if len(c) > 1]
+    classes = [c for c in benchmark.twin_classes(table["scores"], benchmark.modes_of(table, group, mode)) if len(c) > 1]
     return "; ".join(" = ".join(c) for c in classes) or "none here"
 
 

@@ -189,7 +189,7 @@ def token_diagonal(model, mode):
     W = from_model(model)
 
     def pair(A, B, m, idx):
-        T = token_path(A, B, W_E=W.W_E, W_U=W.W_U, mode=mode)
+        T = token_path(A, B, W_E=W.embedding_read(), W_U=W.W_U, mode=mode)
         own = np.diag(T)
         best = T.max(axis=0) if mode == "K" else T.max(axis=1)
         return float(np.mean(own >= best))

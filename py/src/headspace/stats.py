@@ -27,7 +27,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from headspace._validate import as_array
+from headspace.validate import as_array
 
 __all__ = ["spearman", "bootstrap", "interval", "paired_difference", "distinguishable", "Interval",
            "spearman_interval", "spearman_difference"]
