@@ -142,7 +142,7 @@ def test_the_shipped_table_holds_the_zoos_scores_and_ground_truths():
     gts = benchmark.read_ground_truth(ZOO)
     for m in table["models"][:: max(len(MODELS) // 5, 1)]:
         model = benchmark.load_zoo_model(ZOO, m["name"])
-        idx = benchmark._pair_index(m["n_layers"], m["n_heads"])
+        idx = benchmark.later_pairs(m["n_layers"], m["n_heads"])
         for s in ("frobenius", "token_diagonal", "svd_component"):
             fresh = np.stack([SCORES[s](model, mode).ravel()[idx] for mode in MODES])
             np.testing.assert_allclose(m["scores"][s], fresh, atol=1e-5)
@@ -198,7 +198,7 @@ def test_twins_rank_alike_in_every_row_and_count_once():
     table = benchmark.read_table()
     by = {tuple(r[:4]): r[4] for r in table["rows"]}
     for a, b, where in benchmark.TWINS:
-        rows = [k for k in by if k[3] == a and benchmark._modes(table, k[0], k[1]) <= set(where)]
+        rows = [k for k in by if k[3] == a and benchmark.modes_read(table, k[0], k[1]) <= set(where)]
         assert rows and all(by[k] == by[k[:3] + (b,)] for k in rows), (a, b)
     assert benchmark.twin_classes(table["scores"], "V") == benchmark.twin_classes(table["scores"], "KV")
     assert ["token", "whitened"] in benchmark.twin_classes(table["scores"], "QK")

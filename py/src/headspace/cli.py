@@ -56,6 +56,7 @@ import numpy as np
 from headspace import heads as _heads
 from headspace import store, weights
 from headspace.composition import METRICS, MODES
+from headspace.head_pairs import later_mask
 from headspace.model import Model
 
 __all__ = ["main"]
@@ -156,9 +157,8 @@ def _scores(args) -> int:
         if bar:
             bar.close()
     L, H = w.W_Q.shape[:2]
-    rows = [(m, l1, h1, l2, h2, [float(scores[k][i, l1, h1, l2, h2]) for k in metrics])
-            for i, m in enumerate(modes) for l1 in range(L) for h1 in range(H)
-            for l2 in range(l1 + 1, L) for h2 in range(H)]
+    pairs = [tuple(int(i) for i in p) for p in np.argwhere(later_mask((L, H, L, H)))]
+    rows = [(m, *p, [float(scores[k][(i, *p)]) for k in metrics]) for i, m in enumerate(modes) for p in pairs]
     if args.out:
         with open(args.out, "w", newline="") as f:
             out = csv.writer(f)
@@ -201,7 +201,7 @@ def _table(header: list[str], rows: list[list[str]]) -> None:
 # --------------------------------------------------------------------------- bench
 
 def _researcher_score(spec: str):
-    """``module:function`` imported, wrapped as the benchmark's ``fn(model, mode)``."""
+    """``module:function`` imported: the benchmark calls it as it calls its own, ``fn(weights, mode)``."""
     import importlib
     module, _, name = spec.partition(":")
     if not module or not name:
@@ -212,10 +212,7 @@ def _researcher_score(spec: str):
         raise ValueError(f"--score {spec!r} could not be imported: {exc}") from None
     if not callable(fn):
         raise ValueError(f"--score {spec!r} must name a function; got {type(fn).__name__}")
-
-    def score(model, mode):
-        return fn(weights.from_model(model), mode)
-    return score
+    return fn
 
 
 def _bench(args) -> int:
@@ -273,7 +270,7 @@ def _bench(args) -> int:
 
 def _twin_words(table: dict, group: str, mode: str) -> str:
     from headspace import benchmark
-    classes = [c for c in benchmark.twin_classes(table["scores"], benchmark._modes(table, group, mode)) if len(c) > 1]
+    classes = [c for c in benchmark.twin_classes(table["scores"], benchmark.modes_read(table, group, mode)) if len(c) > 1]
     return "; ".join(" = ".join(c) for c in classes) or "none here"
 
 
