@@ -57,7 +57,8 @@ from headspace import stats
 from headspace.composition import MODES
 
 __all__ = ["ZooData", "zoo_data", "scorecard", "held_out", "sensitivity", "causal_pairs", "split_configurations",
-           "STATISTICS", "THRESHOLDS", "SIZE_SCORES", "FORMED_BY", "SCORECARD_MODES", "LEVEL", "RESAMPLES"]
+           "STATISTICS", "THRESHOLDS", "SIZE_SCORES", "FORMED_BY", "SCORECARD_MODES", "LEVEL", "RESAMPLES", "zoo_report",
+           "read_report", "REPORT_GROUND_TRUTHS", "REPORT_MODES", "SENSITIVITY", "RANGE"]
 
 #: The statistics of a scorecard, in the order it prints them.
 STATISTICS = ("spearman", "partial_norm_product", "partial_product_norm", "auroc", "top1", "precision_at_k")
@@ -411,3 +412,71 @@ def _rounded(iv, bounds=(-np.inf, np.inf)) -> list:
     """``[estimate, lo, hi]`` rounded, the interval clipped to the statistic's range (the widening can pass it)."""
     lo, hi = (np.clip(x, *bounds) if np.isfinite(x) else x for x in (iv.lo, iv.hi))
     return [_round(iv.estimate), _round(lo), _round(hi)]
+
+
+#: The report the CLI prints without a zoo at hand: shipped with the models' data, as the benchmark table.
+def _report_path():
+    from headspace import store
+    return store.SHIPPED / "scorecard.json"
+
+
+#: The ground truths and modes the shipped report covers.
+REPORT_GROUND_TRUTHS = ("mean-circuit", "resample-circuit", "excess-circuit")
+REPORT_MODES = ("task", "largest")
+
+
+def zoo_report(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0, sensitivity_resamples: int = 200) -> dict:
+    """Every scorecard, held-out split and threshold sensitivity of a zoo folder, JSON-ready.
+
+    The controlled ground truth (``headspace.controlled``, ``excess-circuit``) is included when
+    the zoo holds its file. Keys: ``scorecards`` (``"<ground truth>|<mode>"``), ``held_out``
+    (``"<ground truth>|<mode>|<statistic>"``), ``sensitivity`` (``"<ground truth>|task"``).
+    """
+    from headspace import benchmark, controlled
+    extra = {}
+    if (benchmark.zoo_dir(zoo) / controlled.FILE).is_file():
+        extra[controlled.CONTROLLED] = controlled.read_zoo(zoo)[controlled.CONTROLLED]
+    data = zoo_data(zoo, scores, extra)
+    gts = [g for g in REPORT_GROUND_TRUTHS if g in data.ground_truths]
+    out = {"format_version": 1, "scores": list(data.scores), "ground_truths": gts, "modes": list(REPORT_MODES),
+           "statistics": list(STATISTICS), "thresholds": THRESHOLDS, "resamples": resamples,
+           "scorecards": {}, "held_out": {}, "sensitivity": {}}
+    for g in gts:
+        for mode in REPORT_MODES:
+            out["scorecards"][f"{g}|{mode}"] = scorecard(data, g, mode, resamples, seed)
+            for stat in ("spearman", "partial_norm_product", "precision_at_k", "top1"):
+                h = held_out(data, stat, g, mode, resamples, seed)
+                h["scorecards"] = {k: {"stats": v["stats"], "models": v["models"], "comparisons": v["comparisons"]}
+                                   for k, v in h["scorecards"].items()}
+                out["held_out"][f"{g}|{mode}|{stat}"] = h
+        out["sensitivity"][f"{g}|task"] = [{k: r[k] for k in ("threshold", "value", "n_models", "leader", "stats")}
+                                           for r in sensitivity(data, g, "task", sensitivity_resamples, seed)]
+    return out
+
+
+def read_report(path=None) -> dict:
+    """The scorecard report shipped with the package, or the one at ``path``."""
+    import json
+    from pathlib import Path
+    from headspace import store
+    p = Path(path) if path is not None else store.models_dir() / "scorecard.json"
+    try:
+        return json.loads(p.read_bytes())
+    except FileNotFoundError:
+        raise ValueError(f"model file {p} is missing (python -m headspace.scorecard --zoo DIR writes it)") from None
+
+
+if __name__ == "__main__":   # pragma: no cover
+    import argparse
+    import json
+    import time
+    from pathlib import Path
+    ap = argparse.ArgumentParser(description="Write the zoo's scorecard report (read by python -m headspace bench).")
+    ap.add_argument("--zoo", help="the zoo directory (default $HEADSPACE_ZOO)")
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    report = zoo_report(args.zoo)
+    out = args.out or _report_path()
+    out.write_text(json.dumps(report, separators=(",", ":")) + "\n")
+    print(f"wrote {out} ({out.stat().st_size / 1e3:.0f} kB) in {time.perf_counter() - t0:.1f} s")
