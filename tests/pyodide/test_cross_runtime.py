@@ -63,7 +63,7 @@ def test_pyodide_runs_the_sites_trimmed_standard_library(pyodide_results):
     assert info["stdlib"] == {"json": True, "traceback": True, "unittest": False, "xml": False}
     tb = info["traceback"]
     assert tb.startswith("Traceback (most recent call last):"), tb
-    assert '/site-packages/headspace/figure/registry.py", line ' in tb, tb
+    assert '/site-packages/headspace_site/figure/registry.py", line ' in tb, tb
     assert tb.rstrip().endswith("ParameterError: Polariser angle θ must be between 0 and 180; got 400"), tb  # a ValueError
 
 

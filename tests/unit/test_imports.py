@@ -165,10 +165,10 @@ def test_other_packages_use_only_public_names():
 
 def test_the_private_name_reader_finds_them(tmp_path):
     code = tmp_path / "user.py"
-    code.write_text("from headspace import store as s\nfrom headspace.benchmark import _modes\n"
+    code.write_text("from headspace import store as s\nfrom headspace.benchmark import _hidden\n"
                     "import headspace.validate\ns._private()\n")
     known = every_module()
-    assert private_uses("sitebuild.user", code, known) == {"headspace.benchmark._modes", "headspace.store._private"}
+    assert private_uses("sitebuild.user", code, known) == {"headspace.benchmark._hidden", "headspace.store._private"}
 
 
 def test_package_names_load_on_first_use():
