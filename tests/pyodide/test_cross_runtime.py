@@ -99,3 +99,19 @@ def test_legacy_random_api_still_there_when_asked_for(pyodide_results):
     import numpy as np
     value, mt_name, listed = pyodide_results["info"]["legacyRandom"]
     assert value == np.random.RandomState(0).rand() and mt_name == "MT19937" and listed
+
+
+def test_pythons_errors_in_pyodide_are_those_of_the_protocol(pyodide_results):
+    """Every kind of error Python gives the worker (protocol.json, "from": "python") comes out of
+    the runtime in Pyodide as data of that kind with exactly that kind's fields."""
+    from headspace_site import protocol
+
+    errors = pyodide_results["info"]["errors"]
+    assert set(errors) == {k for k, e in protocol.SPEC["errors"].items() if e["from"] == "python"}
+    for kind, got in errors.items():
+        assert got["status"] == "error" and got["answer"]["kind"] == kind, got
+        fields = {k: v for k, v in got["answer"].items() if k != "kind"}
+        protocol.check(protocol.SPEC["errors"][kind]["fields"], fields, f"error {kind!r}")
+    assert errors["parameter"]["answer"]["parameter"] == "theta"
+    assert errors["python"]["answer"]["message"].startswith("ValueError: unknown demo 'nonesuch'")
+    assert errors["missing-model"]["answer"]["path"].endswith("/config.json")
