@@ -457,7 +457,7 @@ function wire(fig) {
   // A pointer over a figure or a control focused: its values are computed ahead (the one under
   // the pointer, else the figure's first).
   const named = [...controls.querySelectorAll("[name]")];
-  const first = ["range", "select-one", "checkbox"].map((type) => named.find((c) => c.type === type)).find(Boolean);
+  const first = ["range", "select", "checkbox"].map((kind) => named.find((c) => c.dataset.kind === kind)).find(Boolean);
   const reach = (event) => askAhead(state, event.target.closest?.(".demo-controls [name]") || state.reach || first);
   for (const intent of ["pointerover", "focusin"]) fig.addEventListener(intent, reach, { passive: true });
   for (const button of fig.querySelectorAll('[data-role="play"]')) setupPlay(state, button, { move: () => request(state), reach: (c) => askAhead(state, c) });
