@@ -31,7 +31,7 @@ from headspace_site.demos import REGISTRY, format_outputs
 from headspace_site.figure.fit import WIDTHS, fit
 
 from . import values
-from .answers import answer_grid
+from .answers import answer_grid, render_id
 from headspace_site.figure.svg import SVG_UID, render as render_svg
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,11 +72,13 @@ def main() -> int:
         # The figure laid out for each drawing width (headspace_site/figure/fit.py): a static SVG of each, and each
         # one's layout, which plotly draws with the same data before Python is ready.
         fits = {w: fit(out["figure"], w) for w in WIDTHS}
-        # The controls answered from the build (answers.py), each with the step it moves by
-        # until Python is live (a slider's own step, or a coarser one; null for other kinds).
-        answered = {p.name: answer_grid(p.to_json(), params[p.name])[1] for p in demo.params
-                    if p.active(params) and answer_grid(p.to_json(), params[p.name])[0]}
-        renders[key] = {"params": params, "controls": demo.controls(params), **out, "text": format_outputs(out["outputs"]), "answered": answered,
+        # The controls answered from the build (answers.py), each with its grid: the values answered,
+        # in the order of their files (a slider moves on it until Python is live), and the folder
+        # the answers are in (render_id): the page reads both, and computes neither.
+        grids = {p.name: answer_grid(p.to_json(), params[p.name])[0] for p in demo.params if p.active(params)}
+        answered = {name: grid for name, grid in grids.items() if grid}
+        renders[key] = {"params": params, "controls": demo.controls(params), **out, "text": format_outputs(out["outputs"]),
+                        "answered": answered, "answers": render_id(key) if answered else None,
                         "layouts": {str(w): f["layout"] for w, f in fits.items()},
                         "svg": "".join(render_svg(f, w, uid=f"{SVG_UID}{w}", css_class=f"w{w}")
                                        for w, f in fits.items())}

@@ -37,23 +37,37 @@ if (modelsDir && existsSync(modelsDir)) {
   pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: modelsDir }, "/models");
   pyodide.runPython('import os; os.environ["HEADSPACE_MODELS"] = "/models"');
 }
-// The same entry point as the browser's worker: headspace_site.runtime.answer(name, params_json) -> JSON,
-// a refused parameter given back as data ({"error": {"kind": "parameter", "message"}}).
+// The same entry point as the browser's worker: headspace_site.runtime.answer(name, params_json)
+// -> ("result", json) or ("error", json of an error of protocol.json), every failure given as data.
 const runtime = pyodide.pyimport("headspace_site.runtime");
 // What the polariser's first figure imports, as the worker runs it (bench/run.py's cold load).
 runtime.import_demos(pyodide.toPy(["headspace_site.demos.polarizer"]));
-runtime.answer("polarizer", JSON.stringify({ theta: 31 }), 600);
+answer("polarizer", { theta: 31 }, 600);
 const firstFigureModules = pyodide.runPython("import sys; sorted(sys.modules)").toJs();
-function run(name, params) {
-  try {
-    const answer = JSON.parse(runtime.answer(name, JSON.stringify(params)));
-    return answer.error ? { error: answer.error.message } : { outputs: answer.outputs };
-  } catch (err) {
-    const last = String(err.message).trim().split("\n").pop(); // "ValueError: parameter ..."
-    if (!last.startsWith("ValueError: ")) throw err;
-    return { error: last.slice("ValueError: ".length) };
-  }
+function answer(name, params, ...rest) {
+  const out = runtime.answer(name, JSON.stringify(params), ...rest);
+  const [status, json] = out.toJs();
+  out.destroy();
+  return { status, answer: JSON.parse(json) };
 }
+function run(name, params) {
+  const { status, answer: out } = answer(name, params);
+  return status === "result" ? { outputs: out.outputs } : { error: out.message, errorKind: out.kind };
+}
+// Python's errors as the worker receives them, one of each kind Python gives, for the test to
+// check against protocol.json.
+const errors = {
+  parameter: answer("polarizer", { theta: 400 }),
+  python: answer("nonesuch", {}),
+  // a store with the manifest and none of its files: a model demo's call reads its weights
+  ...(modelsDir && existsSync(modelsDir) ? { "missing-model": (() => {
+    pyodide.FS.mkdirTree("/partial");
+    pyodide.FS.writeFile("/partial/manifest.json", pyodide.FS.readFile("/models/manifest.json"));
+    runtime.use_models("/partial").destroy();
+    try { return answer("composition-scores", {}); } // its weights are read per models directory
+    finally { runtime.use_models("/models").destroy(); }
+  })() } : {}),
+};
 const info = JSON.parse(pyodide.runPython(
   'import json, sys, numpy, headspace; json.dumps({"python": sys.version.split()[0], "numpy": numpy.__version__, "file": headspace.__file__})'));
 // The standard library it runs on (the site's is trimmed: stdlib.py), and a traceback as Pyodide
@@ -66,6 +80,7 @@ try {
   info.traceback = String(err.message);
 }
 info.firstFigureModules = firstFigureModules;
+info.errors = errors;
 // numpy.random's names its browser copy imports on first use (vendor.py), still there when asked for.
 info.legacyRandom = JSON.parse(pyodide.runPython(
   'import json, numpy; json.dumps([numpy.random.RandomState(0).rand(), numpy.random.MT19937.__name__, "rand" in dir(numpy.random)])'));

@@ -58,7 +58,7 @@ def test_pyodide_runs_the_pinned_runtime(pyodide_results):
 
 def test_pyodide_runs_the_sites_trimmed_standard_library(pyodide_results):
     """The demos run on the standard library the site serves (scripts/sitebuild/stdlib.py), which
-    leaves out what no demo imports, and a Python error still reaches the page as a traceback."""
+    leaves out what no demo imports, and formats a Python error's traceback."""
     info = pyodide_results["info"]
     assert info["stdlib"] == {"json": True, "traceback": True, "unittest": False, "xml": False}
     tb = info["traceback"]
@@ -99,3 +99,19 @@ def test_legacy_random_api_still_there_when_asked_for(pyodide_results):
     import numpy as np
     value, mt_name, listed = pyodide_results["info"]["legacyRandom"]
     assert value == np.random.RandomState(0).rand() and mt_name == "MT19937" and listed
+
+
+def test_pythons_errors_in_pyodide_are_those_of_the_protocol(pyodide_results):
+    """Every kind of error Python gives the worker (protocol.json, "from": "python") comes out of
+    the runtime in Pyodide as data of that kind with exactly that kind's fields."""
+    from headspace_site import protocol
+
+    errors = pyodide_results["info"]["errors"]
+    assert set(errors) == {k for k, e in protocol.SPEC["errors"].items() if e["from"] == "python"}
+    for kind, got in errors.items():
+        assert got["status"] == "error" and got["answer"]["kind"] == kind, got
+        fields = {k: v for k, v in got["answer"].items() if k != "kind"}
+        protocol.check(protocol.SPEC["errors"][kind]["fields"], fields, f"error {kind!r}")
+    assert errors["parameter"]["answer"]["parameter"] == "theta"
+    assert errors["python"]["answer"]["message"].startswith("ValueError: unknown demo 'nonesuch'")
+    assert errors["missing-model"]["answer"]["path"].endswith((".json", ".npz"))

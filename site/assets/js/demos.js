@@ -171,7 +171,7 @@ function sendLink(state) {
 }
 
 // A link's refused parameters, in the words of the figure: the control's label, the link's text,
-// and what Python expected (its message, less the parameter's code name it starts with).
+// and what Python expected (its message).
 function problemText(state, { name, raw, message, text }) {
   if (text) return text;
   const control = state.controls[name];
@@ -179,11 +179,8 @@ function problemText(state, { name, raw, message, text }) {
     const known = Object.entries(state.controls).map(([n, c]) => `${labelOf(c)} (${n})`).join(", ");
     return `${name}=${raw}: this figure has no parameter '${name}'. Its settings are ${known}.`;
   }
-  return `${labelOf(control)} (${name}=${raw} in the link): ${withoutCodeName(name, message)}.`;
+  return `${labelOf(control)} (${name}=${raw} in the link): ${message}.`;
 }
-// Python's message names the parameter by its code name first ("parameter 'theta' must be ..."):
-// beside the control's label, the rest says it.
-const withoutCodeName = (name, message) => message.replace(new RegExp(`^parameter '${name}'[:,]?\\s*`), "");
 const labelOf = (control) => (control.labels?.[0] || control.querySelector?.("legend"))?.textContent.trim() || control.getAttribute("name");
 
 function linkMessage(state, problems) {
@@ -225,10 +222,10 @@ function onReply(call, data) {
       const result = JSON.parse(data.json);
       render(state, result, { key: JSON.stringify(params), width }, { roundTripMs: t - call.sent, pythonMs: data.pythonMs, parseMs: performance.now() - t });
     }
-  } else if (kind === "link" && data.kind === "parameter" && data.parameter in params && !state.queued) {
+  } else if (kind === "link" && data.error.kind === "parameter" && data.error.parameter in params && !state.queued) {
     // Leave the refused parameter out and ask again: every bad one is named, the good ones applied.
-    const { [data.parameter]: refused, ...rest } = params;
-    (state.linkProblems ||= []).push({ name: data.parameter, raw: state.linkText[data.parameter] ?? JSON.stringify(refused), message: data.message });
+    const { parameter, message } = data.error, { [parameter]: refused, ...rest } = params;
+    (state.linkProblems ||= []).push({ name: parameter, raw: state.linkText[parameter] ?? JSON.stringify(refused), message });
     state.linkApplied = Object.keys(rest).length > 0;
     state.link = rest;
     sendLink(state);
@@ -236,16 +233,17 @@ function onReply(call, data) {
     const problems = state.linkProblems || [];
     state.linkProblems = null;
     advance(state, "refuse", problems.length ? linkMessage(state, problems)
-      : `The link's settings were not applied: ${data.message}. The figure shows its default settings.`, "top");
+      : `The link's settings were not applied: ${data.error.message}. The figure shows its default settings.`, "top");
   } else {
     // A parameter Python refused (a mistyped token, say) is the reader's input, not a fault: the
     // message sits under its control, which is marked until a setting is drawn.
-    const control = data.kind === "parameter" ? state.controls[data.parameter] : undefined;
+    const { kind: why, parameter, message } = data.error;
+    const control = why === "parameter" ? state.controls[parameter] : undefined;
     const label = control ? labelOf(control) : ""; // with the code name, unless the label holds it
-    const named = label.toLowerCase().includes(data.parameter) ? "" : ` (${data.parameter})`;
-    advance(state, "refuse", control ? `${label}${named}: ${withoutCodeName(data.parameter, data.message)}. The figure still shows the last valid input.`
-      : data.kind === "parameter" ? `${data.message}. The figure still shows the last valid input.`
-        : `Python raised an error: ${data.message}`, control);
+    const named = label.toLowerCase().includes(parameter) ? "" : ` (${parameter})`;
+    advance(state, "refuse", control ? `${label}${named}: ${message}. The figure still shows the last valid input.`
+      : why === "parameter" ? `${message}. The figure still shows the last valid input.`
+        : `Python raised an error: ${message}`, control);
   }
   if (state.queued && !state.inFlight) send(state);
 }
@@ -459,7 +457,7 @@ function wire(fig) {
   // A pointer over a figure or a control focused: its values are computed ahead (the one under
   // the pointer, else the figure's first).
   const named = [...controls.querySelectorAll("[name]")];
-  const first = ["range", "select-one", "checkbox"].map((type) => named.find((c) => c.type === type)).find(Boolean);
+  const first = ["range", "select", "checkbox"].map((kind) => named.find((c) => c.dataset.kind === kind)).find(Boolean);
   const reach = (event) => askAhead(state, event.target.closest?.(".demo-controls [name]") || state.reach || first);
   for (const intent of ["pointerover", "focusin"]) fig.addEventListener(intent, reach, { passive: true });
   for (const button of fig.querySelectorAll('[data-role="play"]')) setupPlay(state, button, { move: () => request(state), reach: (c) => askAhead(state, c) });

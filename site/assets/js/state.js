@@ -17,15 +17,15 @@ export function readParams(fig, { asBuilt = false } = {}) {
   const params = {};
   const text = (el) => (asBuilt ? el.defaultValue : el.value);
   for (const el of fig.querySelectorAll(".demo-controls [name]")) {
-    const name = el.getAttribute("name");
-    if (el.tagName === "FIELDSET") {
+    const name = el.getAttribute("name"), kind = el.dataset.kind; // Python's Param.kind
+    if (kind === "matrix") {
       const rows = [];
       for (const cell of el.querySelectorAll("input[data-row]")) {
         (rows[+cell.dataset.row] ||= [])[+cell.dataset.col] = typed(cell, text(cell));
       }
       params[name] = rows;
-    } else if (el.type === "checkbox") params[name] = asBuilt ? el.defaultChecked : el.checked;
-    else if (el.tagName === "SELECT") {
+    } else if (kind === "checkbox") params[name] = asBuilt ? el.defaultChecked : el.checked;
+    else if (kind === "select") {
       const option = asBuilt ? [...el.options].find((o) => o.defaultSelected) || el.options[0] : el.selectedOptions[0];
       params[name] = typed(el, option.dataset.value);
     } else params[name] = typed(el, text(el));
@@ -41,10 +41,11 @@ export function writeParams(fig, controls, names = Object.keys(controls)) {
   for (const name of names) {
     const el = control(fig, name), c = controls[name];
     if (!el || !c) continue;
-    if (el.tagName === "FIELDSET") {
+    const kind = el.dataset.kind;
+    if (kind === "matrix") {
       for (const cell of el.querySelectorAll("input[data-row]")) cell.value = c.text[+cell.dataset.row][+cell.dataset.col];
-    } else if (el.type === "checkbox") el.checked = c.checked;
-    else if (el.tagName === "SELECT") el.selectedIndex = c.option;
+    } else if (kind === "checkbox") el.checked = c.checked;
+    else if (kind === "select") el.selectedIndex = c.option;
     else el.value = c.text;
   }
 }
@@ -99,7 +100,7 @@ export function typed(el, text) {
   let value = text;
   if (NUMBER.test(text)) value = Number(text);
   else try { value = JSON.parse(text); } catch { /* a word: a string option, or a bad value Python names */ }
-  if (el && el.tagName === "SELECT") {
+  if (el && el.dataset.kind === "select") {
     const option = [...el.options].find((o) => o.dataset.value === key(value)) ||
       [...el.options].find((o) => o.dataset.value === key(text));
     if (option) return JSON.parse(option.dataset.value);

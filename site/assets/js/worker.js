@@ -3,17 +3,15 @@
 // It runs as a SharedWorker where the browser has one (one interpreter for
 // every page of the site a reader has open, and for every figure a host page
 // embeds) or as a dedicated worker; each connected page talks to it through
-// its own port. The boundary is narrow (docs/contracts.md, "The worker's boundary") and its messages are listed once, in
-// figure/python.js (the page's side) and docs/architecture.md: a page sends {type: "boot"} once
-// and then {type: "call", id, name, params, width?, figure?}; the worker answers {type: "progress"} (the
-// boot's step and the bytes of the runtime arrived so far), {type: "ready"}, {type: "result", id,
-// json} or {type: "error", id?, kind, message, parameter?}. A page may also ask for figures ahead
-// of the reader ({type: "ahead"}, below).
-// Only strings and plain objects cross; no PyProxy leaves this file. A page's
-// head may connect first and send {type: "warm", indexURL, lockFileURL} (warm.js): the boot
+// its own port. The boundary is narrow (docs/contracts.md, "The worker's boundary"); its messages,
+// and Python's errors, are declared once, in protocol.json (figure/protocol.js), against which the
+// worker checks every message it sends: a page sends {type: "boot"} once and then "call"s, and may
+// ask for figures ahead of the reader ("ahead", below). Only strings and plain objects cross; no
+// PyProxy leaves this file. A page's head may connect first and send "warm" (warm.js): the boot
 // starts then, and the page's "boot" joins it.
 
 import { FILES_ADDED, WHEELS, installWheel } from "./wheel.js";
+import { checked, error } from "./figure/protocol.js";
 
 // The interpreter's wasm memory, for the stats message (benchmarks watch it stay flat), captured
 // as Pyodide's loader creates it through the public WebAssembly API (not Pyodide's private _module).
@@ -71,19 +69,17 @@ function copyModelFile(pyodide, rel) {
   return copied.get(rel);
 }
 
-// Run a Python call (headspace_site.runtime.answer); each time it answers that a model file is missing
-// (as data: {"error": {"kind": "missing-model", "path"}}), copy the file and run it again. Returns
-// the answer's JSON: a result, or {"error": {...}} for the page.
+// Run a Python call (headspace_site.runtime.answer: {json} or {error}); each time it answers that a
+// model file is missing (an error of kind missing-model), copy the file and run it again.
 async function withModelFiles({ pyodide }, run) {
   for (let copies = 0; ; copies++) {
-    const json = run();
-    if (!json.startsWith('{"error":')) return json;
-    const { error } = JSON.parse(json);
-    if (error.kind !== "missing-model" || !modelsURL || copies >= 16) return json;
+    const answer = run();
+    const missing = answer.error?.kind === "missing-model" && answer.error;
+    if (!missing || !modelsURL || copies >= 16) return answer;
     try {
-      await copyModelFile(pyodide, error.path);
+      await copyModelFile(pyodide, missing.path);
     } catch (fetchErr) {
-      throw new Error(`the model file ${error.path} could not be downloaded: ${fetchErr.message}`);
+      return { error: error("model-download", { path: missing.path, message: `the model file ${missing.path} could not be downloaded: ${fetchErr.message}` }) };
     }
   }
 }
@@ -92,10 +88,11 @@ async function withModelFiles({ pyodide }, run) {
 // import tried again.
 async function importWithModelFiles(booted, modules) {
   for (let copies = 0; copies < 16; copies++) {
-    const path = booted.importDemos(modules);
-    if (!path) return;
-    if (!modelsURL) throw new Error(`model file ${path} is missing`);
-    await copyModelFile(booted.pyodide, path);
+    const failed = booted.importDemos(modules);
+    if (!failed) return;
+    if (failed.kind !== "missing-model") throw new Error(failed.message);
+    if (!modelsURL) throw new Error(`model file ${failed.path} is missing`);
+    await copyModelFile(booted.pyodide, failed.path);
   }
 }
 
@@ -267,6 +264,17 @@ function startBoot(data) {
   return python;
 }
 
+// The runtime imported, or the exception that stopped it as one line ("ImportError: ..."), as
+// runtime.answer says an exception: never read out of a traceback's text.
+const IMPORT_RUNTIME = `
+import traceback
+try:
+    import headspace_site.runtime
+    failed = None
+except Exception as exc:
+    failed = traceback.format_exception_only(exc)[-1].strip()
+failed`;
+
 async function boot({ indexURL, lockFileURL }) {
   Object.assign(downloads, { bytes: 0, pending: new Set(["wasm", "stdlib"]) }); // a boot after a failed one counts again
   progress(1);
@@ -303,21 +311,29 @@ async function boot({ indexURL, lockFileURL }) {
   for (const name of WHEELS) await install(pyodide, name, wheels[name]);
   const scope = pyodide.toPy({}); // its own globals: nothing is left in __main__
   pyodide.runPython(FILES_ADDED, { globals: scope });
+  const failed = pyodide.runPython(IMPORT_RUNTIME, { globals: scope }); // its exception in one line, said by Python
   scope.destroy();
+  if (failed) throw new Error(failed);
   // headspace_site.runtime: call(name, params_json) -> JSON, as in every runtime. The registry reads the
   // models' manifest on import, so it is loaded after the models are in place (ready(), below),
   // and forgotten if they arrive later (a SharedWorker may serve a page without model demos first).
   const runtime = pyodide.pyimport("headspace_site.runtime"); // a PyProxy, kept in this file
   return {
-    pyodide, callDemo: runtime.answer, useModels: runtime.use_models,
-    // the path (under the models' root) of the file whose absence stopped the last import
+    pyodide, useModels: runtime.use_models,
+    // A figure's answer: {json} (the result, as Python wrote it) or {error} (protocol.json's).
+    callDemo: (...args) => {
+      const out = runtime.answer(...args);
+      const [status, json] = out.toJs();
+      out.destroy();
+      return status === "result" ? { json } : { error: JSON.parse(json) };
+    },
     // The modules of the demos a page places, or (undefined) every demo; the registry stays in Python.
-    // Returns the path of a model file the imports need and did not find (else undefined).
+    // Returns the error that stopped the imports (a model file to copy, say), else undefined.
     importDemos: (modules) => {
       const list = modules && pyodide.toPy(modules);
-      const missing = list ? runtime.import_demos(list) : runtime.import_demos();
+      const failed = list ? runtime.import_demos(list) : runtime.import_demos();
       list?.destroy();
-      return missing ?? undefined;
+      return failed ? JSON.parse(failed) : undefined;
     },
   };
 }
@@ -386,8 +402,8 @@ yielder.port1.onmessage = async () => {
   if (!queue.items.length) aheadQueues.delete(key);
   else { aheadQueues.delete(key); aheadQueues.set(key, queue); } // pages take turns
   try {
-    const json = booted.callDemo(...callArgs(item.name, item.params, queue.width, false));
-    if (!json.startsWith('{"error":')) queue.reply({ type: "ahead", key: item.key, json });
+    const { json } = booted.callDemo(...callArgs(item.name, item.params, queue.width, false));
+    if (json) queue.reply({ type: "ahead", key: item.key, json });
   } catch (err) { /* skipped: see above */ }
   yielder.port2.postMessage(null);
 };
@@ -399,16 +415,15 @@ function callArgs(name, params, width, figure) {
   return [name, JSON.stringify(params), ...(width ? [width, figure] : [])];
 }
 
+// A loader's error in one line: it says what failed first and then points at Pyodide's docs.
 function readable(err) {
-  // A Python exception's message ends with its last line ("ValueError: ...");
-  // a loader error says what failed first and then points at Pyodide's docs.
   const text = String(err && err.message ? err.message : err).trim();
   const lines = text.split("\n").map((l) => l.trim()).filter((l) => l && !/^See https?:/.test(l));
-  if (err && err.type) return lines[lines.length - 1]; // PythonError
   return lines.join(" ").replace(/[.\s]+$/, "");
 }
 
 async function handle(data, reply, port) {
+  checked("page_to_worker", data);
   if (data.type === "ahead") {
     queueAhead(data, reply, port);
   } else if (data.type === "warm") {
@@ -420,28 +435,19 @@ async function handle(data, reply, port) {
       await ready(data, reply);
       reply({ type: "ready", ms: performance.now() - started, clients });
     } catch (err) {
-      reply({ type: "error", fatal: true, message: `Python could not start: ${readable(err)}` });
+      reply({ type: "error", error: error("boot", { message: `Python could not start: ${readable(err)}` }) });
     }
   } else if (data.type === "stats") {
     const booted = python && (await python.catch(() => null));
     reply({ type: "stats", heapBytes: booted && wasmMemory ? wasmMemory.buffer.byteLength : null, clients });
   } else if (data.type === "call") {
     const booted = python && (await python.catch(() => null));
-    if (!booted) {
-      reply({ type: "error", id: data.id, kind: "not-ready", message: "Python is not ready yet" });
-      return;
-    }
-    try {
-      const t0 = performance.now();
-      const json = await withModelFiles(booted, () => booted.callDemo(...callArgs(data.name, data.params, data.width, data.figure !== false)));
-      if (json.startsWith('{"error":')) {
-        const { error } = JSON.parse(json); // a parameter refused, or a model file still missing
-        reply({ type: "error", id: data.id, kind: error.kind === "parameter" ? "parameter" : "python",
-          message: error.message, ...(error.parameter ? { parameter: error.parameter } : {}) });
-      } else reply({ type: "result", id: data.id, json, pythonMs: performance.now() - t0 });
-    } catch (err) {
-      reply({ type: "error", id: data.id, kind: "python", message: readable(err) });
-    }
+    if (!booted) return reply({ type: "error", id: data.id, error: error("not-ready", { message: "Python is not ready yet" }) });
+    const t0 = performance.now();
+    const answer = await withModelFiles(booted, () => booted.callDemo(...callArgs(data.name, data.params, data.width, data.figure !== false)))
+      .catch((err) => ({ error: error("python", { message: readable(err) }) })); // Python gives its own as data: this is the worker's
+    if (answer.error) reply({ type: "error", id: data.id, error: answer.error });
+    else reply({ type: "result", id: data.id, json: answer.json, pythonMs: performance.now() - t0 });
   }
 }
 
@@ -449,9 +455,9 @@ if (SHARED) {
   let ports = 0;
   self.onconnect = (event) => {
     const port = event.ports[0], id = ++ports;
-    port.onmessage = ({ data }) => handle(data, (message) => port.postMessage(message), id);
+    port.onmessage = ({ data }) => handle(data, (message) => port.postMessage(checked("worker_to_page", message)), id);
   };
 } else {
   clients = 1;
-  self.onmessage = ({ data }) => handle(data, (message) => postMessage(message), 0);
+  self.onmessage = ({ data }) => handle(data, (message) => postMessage(checked("worker_to_page", message)), 0);
 }

@@ -31,36 +31,33 @@ const nearest = (at) => (a, b) => (a === at) - (b === at) || Math.abs(a - at) - 
 /** A control's values as readParams reads them, nearest the current one first and the current one
  * last; null for a control with no list of values (a number, a token text, a matrix). */
 export function valuesOf(control) {
-  if (control.type === "range") {
+  const kind = control.dataset.kind; // Python's Param.kind
+  if (kind === "range") {
     const snapped = rangeValues(control);
     const at = Math.round((Number(control.value) - Number(control.min)) / (Number(control.step) || 1));
     return snapped.map((_, k) => k).sort(nearest(at)).slice(0, AHEAD_VALUES).map((k) => snapped[k]);
   }
-  if (control.tagName === "SELECT") {
+  if (kind === "select") {
     const options = [...control.options];
     return options.map((_, i) => i).sort(nearest(control.selectedIndex)).map((i) => typed(control, options[i].dataset.value));
   }
-  if (control.type === "checkbox") return [!control.checked, control.checked];
+  if (kind === "checkbox") return [!control.checked, control.checked];
   return null;
 }
 
-// Every value of a range control, in order, as the browser snaps them to its step in decimal
-// ("0.3", not 0.1 * 3): asked of a probe once per control and bounds.
-const snappedValues = new WeakMap(), BOUNDS = ["min", "max", "step"];
-export function rangeValues(control, step = control.getAttribute("step") ?? "") {
-  const bounds = [control.getAttribute("min") ?? "", control.getAttribute("max") ?? "", String(step)];
-  const cache = snappedValues.get(control) || new Map();
-  snappedValues.set(control, cache);
-  const key = bounds.join("|");
-  if (cache.has(key)) return cache.get(key);
+// Every value of a slider, in order, as the browser snaps them to its step in decimal ("0.3", not
+// 0.1 * 3): asked of a probe once per slider (the browser's rule, not ours).
+const snappedValues = new WeakMap();
+export function rangeValues(control) {
+  if (snappedValues.has(control)) return snappedValues.get(control);
   const probe = Object.assign(document.createElement("input"), { type: "range" });
-  BOUNDS.forEach((attr, i) => probe.setAttribute(attr, bounds[i]));
-  const lo = Number(bounds[0]), by = Number(bounds[2]) || 1;
-  const values = Array.from({ length: Math.floor((Number(bounds[1]) - lo) / by + 1e-9) + 1 }, (_, k) => {
+  for (const attr of ["min", "max", "step"]) probe.setAttribute(attr, control.getAttribute(attr) ?? "");
+  const lo = Number(probe.min), by = Number(probe.step) || 1;
+  const values = Array.from({ length: Math.floor((Number(probe.max) - lo) / by + 1e-9) + 1 }, (_, k) => {
     probe.value = String(lo + k * by);
     return Number(probe.value);
   });
-  cache.set(key, values);
+  snappedValues.set(control, values);
   return values;
 }
 
@@ -76,10 +73,10 @@ export function aheadItems(state, control, width) {
 }
 
 // ---------- the build's answers ----------
-// A figure with answers (data-answers: their folder) started from the parameters it was built
-// with (state.start). A setting that differs from them in one answered control alone is in a file
-// named by that control and the value's place on its grid: the slider's own step, or the coarser
-// one in data-answered; a select's option; a checkbox's 0 or 1.
+// A figure with answers (data-answers: their folder, named by Python) started from the parameters it
+// was built with (state.start). A setting that differs from them in one answered control alone is in
+// a file named by that control and the value's place on its grid, which Python wrote into the
+// control (data-answered: the values answered, in the order of their files).
 
 /** Where the build's answer for ``params`` is ({url, name}: its file, and the one control moved
  * from the start), or null if the build has none. */
@@ -90,21 +87,16 @@ export function buildAnswerURL(state, params) {
   if (moved.length !== 1) return null;
   const control = state.controls[moved[0]];
   if (!control || !control.hasAttribute("data-answered") || control.disabled) return null;
-  const index = gridIndex(control, params[moved[0]]);
-  return index === null ? null : { url: `${folder}${moved[0]}/${index}.json`, name: moved[0] };
+  const index = answerGrid(control).findIndex((v) => same(v, params[moved[0]]));
+  return index < 0 ? null : { url: `${folder}${moved[0]}/${index}.json`, name: moved[0] };
 }
 
-function gridIndex(control, value) {
-  if (control.tagName === "SELECT") return control.selectedIndex;
-  if (control.type === "checkbox") return value ? 1 : 0;
-  if (control.type !== "range") return null;
-  const grid = rangeValues(control, answerStep(control));
-  const index = grid.findIndex((v) => v === value);
-  return index < 0 ? null : index;
+/** The values of a control the build answered, in the order of their files (Python's grid). */
+const grids = new WeakMap();
+export function answerGrid(control) {
+  if (!grids.has(control)) grids.set(control, JSON.parse(control.dataset.answered || "[]"));
+  return grids.get(control);
 }
-
-/** The step of a slider's answers from the build: its own, or the coarser one data-answered names. */
-export const answerStep = (control) => control.dataset.answered || control.getAttribute("step");
 
 // Fetched answers, kept by address (a promise each), so a drag back and forth asks once.
 const fetched = new Map();

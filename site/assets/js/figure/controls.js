@@ -4,7 +4,7 @@
 
 import { readParams } from "../state.js";
 import { key } from "./page.js";
-import { answerStep, rangeValues } from "./answers.js";
+import { answerGrid, rangeValues } from "./answers.js";
 
 export function updateReadouts(fig) {
   for (const input of fig.querySelectorAll("input[type=range]")) {
@@ -41,36 +41,32 @@ export function applyActive(fig) {
 }
 
 // ---------- the answer grid ----------
-// A slider answered from the build on a coarser grid than its own step (data-answered holds that
-// step) keeps to the grid while the reader moves it by hand before Python is live: a touch or a
+// A slider answered from the build on a coarser grid than its own step (data-answered holds the
+// grid's values) keeps to the grid while the reader moves it by hand before Python is live: a touch or a
 // drag lands on the nearest grid value, and an arrow key moves one grid step. A value set another
 // way (a link, a test) is left as it is, and waits for Python.
 export function keepToGrid(slider, isLive) {
-  const coarse = slider.dataset.answered;
-  if (!coarse || coarse === slider.getAttribute("step")) return;
+  const grid = answerGrid(slider);
+  if (!grid.length || grid.length === rangeValues(slider).length) return;
   let byHand = false;
   slider.addEventListener("pointerdown", () => { byHand = true; }, { passive: true });
   addEventListener("pointerup", () => { byHand = false; }, { passive: true });
   slider.addEventListener("input", () => {
     if (!byHand || isLive()) return;
-    slider.value = String(nearestOnGrid(slider, Number(slider.value)));
+    const value = Number(slider.value);
+    slider.value = String(grid.reduce((best, v) => (Math.abs(v - value) < Math.abs(best - value) ? v : best), grid[0]));
   }, { capture: true });
   slider.addEventListener("keydown", (event) => {
     const dir = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1 }[event.key];
     if (!dir || isLive() || slider.disabled) return;
     event.preventDefault();
-    const value = Number(slider.value), grid = rangeValues(slider, coarse);
+    const value = Number(slider.value);
     const next = dir > 0 ? grid.find((v) => v > value) : grid.findLast((v) => v < value);
     if (next === undefined) return;
     slider.value = String(next);
     slider.dispatchEvent(new Event("input", { bubbles: true }));
     slider.dispatchEvent(new Event("change", { bubbles: true }));
   });
-}
-
-function nearestOnGrid(slider, value) {
-  const grid = rangeValues(slider, answerStep(slider));
-  return grid.reduce((best, v) => (Math.abs(v - value) < Math.abs(best - value) ? v : best), grid[0]);
 }
 
 // ---------- a swipe that starts on a slider ----------

@@ -1,16 +1,6 @@
-// The page's side of the worker (worker.js): opening it, its boot, and the one schema of messages
-// between them (docs/architecture.md, "Messages"). Page to worker:
-//   {type: "boot", indexURL, lockFileURL, modelsURL, needsModels, demos}
-//   {type: "call", id, name, params, width, figure?}   {type: "ahead", width, items: [{key, name, params}]}
-//       an answer carries the figure's data (for plotly), its drawing (svg), outputs, text and
-//       controls; with figure: false (a move: call below) and ahead, all but the figure's data
-//   {type: "stats"}
-// Worker to page:
-//   {type: "progress", step, of, what, at, bytes, downloaded}  {type: "ready", ms, clients}
-//   {type: "result", id, json, pythonMs}                       {type: "ahead", key, json}
-//   {type: "error", id, kind, message, parameter?}   kind: "parameter" (the page marks that control),
-//       "python" (an exception: a bug), "not-ready"; without id, {fatal: true}: the boot failed
-//   {type: "stats", heapBytes, clients}
+// The page's side of the worker (worker.js): opening it and its boot. The messages between them,
+// and Python's errors, are declared once, in protocol.json; every one the page sends or receives is
+// checked against it (figure/protocol.js).
 //
 // The boot fails when it stops making progress, not after a fixed time: a slow link is not a
 // failure. While the runtime downloads, no byte for STALL_MS is; once it is in, starting the
@@ -19,6 +9,7 @@
 import { demos, marks, parsed, script } from "./page.js";
 import { afterPageLoad } from "../first-paint.js";
 import { boot as bootState } from "./status.js";
+import { checked, fatal } from "./protocol.js";
 
 const STALL_MS = window.HEADSPACE_STALL_MS || 20000; // tests may shorten them
 const START_MS = window.HEADSPACE_BOOT_LIMIT_MS || 60000;
@@ -43,13 +34,13 @@ function openWorker(url, kind) {
     const shared = new SharedWorker(url, { type: "module", name: "headspace" });
     const port = shared.port;
     return {
-      kind: "shared", post: (m) => port.postMessage(m), close: () => port.close(),
+      kind: "shared", post: (m) => port.postMessage(checked("page_to_worker", m)), close: () => port.close(),
       set onmessage(f) { port.onmessage = f; }, set onerror(f) { shared.onerror = f; },
     };
   }
   const dedicated = new Worker(url, { type: "module" });
   return {
-    kind: "dedicated", post: (m) => dedicated.postMessage(m), close: () => dedicated.terminate(),
+    kind: "dedicated", post: (m) => dedicated.postMessage(checked("page_to_worker", m)), close: () => dedicated.terminate(),
     set onmessage(f) { dedicated.onmessage = f; }, set onerror(f) { dedicated.onerror = f; },
   };
 }
@@ -58,7 +49,7 @@ function openWorker(url, kind) {
 export function close() {
   if (worker) worker.close();
   worker = null;
-  for (const call of pending.values()) if (call.answered) call.answered({ type: "error" }); // no figure data will come
+  for (const call of pending.values()) if (call.answered) call.answered(null); // no figure data will come
   pending.clear();
 }
 
@@ -119,6 +110,7 @@ export function boot() {
       };
       worker.onmessage = ({ data }) => {
         heard = true;
+        checked("worker_to_page", data);
         if (data.type === "ready") {
           clearTimeout(watchdog);
           marks.sharedWith = data.clients; // pages this interpreter serves (1 with a dedicated worker)
@@ -138,9 +130,9 @@ export function boot() {
           for (const resolveStats of statsWaiters.splice(0)) resolveStats(data);
         } else if (data.type === "ahead") {
           handlers.ahead(data);
-        } else if (data.type === "error" && data.fatal) {
+        } else if (data.type === "error" && fatal(data.error)) {
           clearTimeout(watchdog);
-          reject(new Error(data.message + "."));
+          reject(new Error(data.error.message + "."));
         } else if (pending.has(data.id)) {
           const call = pending.get(data.id);
           pending.delete(data.id);
@@ -174,7 +166,7 @@ export function figureData(name, params, width) {
   if (!live()) return Promise.resolve(null);
   return new Promise((resolve) => {
     const id = nextId++;
-    pending.set(id, { answered: (data) => resolve(data.type === "result" ? JSON.parse(data.json) : null) });
+    pending.set(id, { answered: (data) => resolve(data?.type === "result" ? JSON.parse(data.json) : null) });
     worker.post({ type: "call", id, name, params, width });
   });
 }

@@ -6,8 +6,8 @@ Pyodide test runner alike, so that both run exactly what pytest runs.
 strings cross, no Python object. The registry reads the shipped models' manifest when it is
 imported (model names, checkpoint steps): ``load()`` imports it once the models are in place,
 and ``use_models(root)`` points the store at a directory that holds the manifest and receives
-the other files as demos ask for them (the browser's worker copies a file when a call fails
-with "model file ... is missing", then calls again), forgetting demos imported without it.
+the other files as demos ask for them (the browser's worker copies a file when a call answers
+that it is missing, an error of kind ``missing-model``, then calls again), forgetting demos imported without it.
 
 >>> import json
 >>> out = json.loads(call("polarizer", '{"theta": 90}'))
@@ -26,10 +26,13 @@ import importlib.util
 import json
 import os
 import sys
+import traceback
 import types
 from pathlib import Path
 
 from headspace import store
+
+from headspace_site import protocol
 
 __all__ = ["answer", "call", "import_demos", "load", "forget", "use_models"]
 
@@ -139,32 +142,43 @@ def call(name: str, params_json: str, width: int | None = None, figure: bool = T
     return json.dumps(result, separators=(",", ":"))
 
 
-def answer(name: str, params_json: str, width: int | None = None, figure: bool = True) -> str:
-    """``call``, with the failures the page acts on as data rather than as an exception whose
-    words it would have to read: ``{"error": {"kind": "parameter", "parameter", "message"}}`` for a
-    value the demo refused (the page marks that control), ``{"error": {"kind": "missing-model",
-    "path", "message"}}`` for a model file not downloaded yet (``path`` under the models' root: the
-    worker copies it and asks again). Any other exception is raised: it is a bug, not an answer.
+def answer(name: str, params_json: str, width: int | None = None, figure: bool = True) -> tuple[str, str]:
+    """``call``, with every failure given back as data rather than raised: ``("result", json)``,
+    or ``("error", json)`` of an error of protocol.json (``headspace_site.protocol``), so that the
+    worker tells the two apart without reading the answer and the page never reads an exception's
+    words for its kind. Kinds: ``parameter`` (a value the demo refused: the page marks that
+    control), ``missing-model`` (a model file not downloaded yet, ``path`` under the models' root:
+    the worker copies it and asks again), ``python`` (any other exception: a bug).
 
-    >>> json.loads(answer("polarizer", '{"theta": 500}'))["error"]["parameter"]
-    'theta'
-    >>> answer("polarizer", '{"theta": 90}').startswith('{"figure"')
-    True
+    >>> status, out = answer("polarizer", '{"theta": 500}')
+    >>> status, json.loads(out)["kind"], json.loads(out)["parameter"]
+    ('error', 'parameter', 'theta')
+    >>> json.loads(answer("nonesuch", "{}")[1])["message"]
+    "ValueError: unknown demo 'nonesuch'; see headspace_site.demos.REGISTRY"
+    >>> answer("polarizer", '{"theta": 90}')[0]
+    'result'
     """
     from headspace_site.figure.registry import ParameterError
     try:
-        return call(name, params_json, width, figure)
+        return "result", call(name, params_json, width, figure)
     except ParameterError as exc:
-        error = {"kind": "parameter", "parameter": exc.param, "message": str(exc)}
+        error = protocol.error("parameter", parameter=exc.param, message=str(exc))
     except store.MissingModelFile as exc:
-        error = {"kind": "missing-model", "path": _under_models(exc.path), "message": str(exc)}
-    return json.dumps({"error": error}, separators=(",", ":"))
+        error = protocol.error("missing-model", path=_under_models(exc.path), message=str(exc))
+    except Exception as exc:  # a bug: its type and words, as a traceback's last line gives them
+        error = protocol.error("python", message=_said(exc))
+    return "error", json.dumps(error, separators=(",", ":"), ensure_ascii=False)
+
+
+def _said(exc: BaseException) -> str:
+    """An exception as one line: ``ValueError: unknown demo 'x'``."""
+    return traceback.format_exception_only(exc)[-1].strip()
 
 
 def import_demos(modules: list[str] | None = None) -> str | None:
-    """``load(modules)``, with a model file the imports read but did not find given back as its
-    path under the models' root instead of raised: the worker downloads it and calls again. None
-    once every module is in.
+    """``load(modules)``; the JSON of an error of protocol.json if it failed: ``missing-model``
+    (a model file the imports read but did not find, its path under the models' root: the worker
+    downloads it and calls again) or ``python``. None once every module is in.
 
     >>> import_demos(["headspace_site.demos.polarizer"]) is None
     True
@@ -172,8 +186,12 @@ def import_demos(modules: list[str] | None = None) -> str | None:
     try:
         load(modules)
     except store.MissingModelFile as exc:
-        return _under_models(exc.path)
-    return None
+        error = protocol.error("missing-model", path=_under_models(exc.path), message=str(exc))
+    except Exception as exc:
+        error = protocol.error("python", message=_said(exc))
+    else:
+        return None
+    return json.dumps(error, separators=(",", ":"), ensure_ascii=False)
 
 
 def _under_models(path: Path) -> str:
