@@ -104,7 +104,7 @@ def forget() -> None:
     """Drop the imported demos: the next ``load()`` imports them again and re-reads the manifest."""
     global _registry
     _registry = None
-    for key in [k for k in sys.modules if k.split(".")[:2] in (["headspace", "demos"], ["headspace", "figure"])]:
+    for key in [k for k in sys.modules if k.split(".")[:2] in (["headspace_site", "demos"], ["headspace_site", "figure"])]:
         del sys.modules[key]    # the registry and the shipped models' names, read from the manifest, too
 
 
