@@ -98,10 +98,10 @@ assert tuple(c.family for c in CONFIGS) == FAMILIES, (tuple(c.family for c in CO
 #: forced by ``recall`` (with a one-layer control that cannot solve it), lookup trained longer, and
 #: word-level text. Its family list is ``headspace.mechanisms.NEXT_FAMILIES``.
 NEXT_CONFIGS = [
-    Config("recall", "RMS", False, 2, steps=3000, pos_init="sinusoidal"),
-    Config("recall", "RMS", False, 1, steps=3000, pos_init="sinusoidal"),
+    Config("recall", None, False, 2, steps=2000, pos_init="sinusoidal"),
+    Config("recall", None, False, 1, steps=2000, pos_init="sinusoidal"),
     Config("lookup", "RMS", False, 2, steps=9000, pos_init="sinusoidal"),
-    Config("words", None, False, 2, steps=3000, d_model=64, n_heads=4, d_head=16, lr=3e-3, all_weight=0.1,
+    Config("words", None, False, 2, steps=3000, d_model=64, n_heads=4, d_head=16, all_weight=0.1,
            pos_init="sinusoidal"),
 ]
 NEXT_SEEDS = (0, 1, 2, 3, 4)
@@ -361,7 +361,8 @@ def train(c: Config, seeds, corpora, steps=None, lr=None) -> list[dict]:
     seconds = time.perf_counter() - started
     versions = {"torch": torch.__version__, "numpy": np.__version__, "python": sys.version.split()[0]}
     return [{"final": model.state_dict_tl(i), "curve": curves[i], "seconds": round(seconds / len(seeds), 1),
-             "seed": full[i], "config": c, "versions": versions} for i in range(len(seeds))]
+             "stack_seconds": round(seconds, 1), "seed": full[i], "config": c, "versions": versions}
+            for i in range(len(seeds))]
 
 
 _CORPORA = None
@@ -434,7 +435,13 @@ def main(argv=None) -> None:
                 cu = r["curve"]
                 store.write_model(
                     args.out, name, config_fields(r["config"], name, r["seed"]), r["final"],
-                    training_curve={"model": name, "seconds": r["seconds"], "training": dataclasses.asdict(r["config"]),
+                    # the next zoo also says how the seconds were measured: the seeds of a configuration
+                    # train side by side as one stacked model, and "seconds" is the stack's wall time
+                    # divided by its seeds
+                    training_curve={"model": name, "seconds": r["seconds"],
+                                    **({"stack_seconds": r["stack_seconds"], "stack_seeds": len(seeds)}
+                                       if args.next else {}),
+                                    "training": dataclasses.asdict(r["config"]),
                                     "probe": "128 held-out sequences of the task; heldout_circuit_loss averages the "
                                              "positions of the task's mask (headspace.tasks)", **cu},
                     description=f"{c.task} task, normalisation {c.norm or 'none'}, "

@@ -63,11 +63,15 @@ def test_attention_shares_match_a_loop_over_every_position():
     m = measure(model, "induction", tokens, mask)
     pat = model.attention_patterns(tokens[0])
     L, H = model.config["n_layers"], model.config["n_heads"]
-    S = tokens.shape[-1]
+    # the induction head's keys: the token after the earlier occurrence, each position once
+    keys = {(b, np.flatnonzero(tokens[0, b, :t] == tokens[0, b, t])[-1] + 1)
+            for b in range(4) for t in np.flatnonzero(mask[0, b])}
     for l in range(L):
         for h in range(H):
-            prev = np.mean([pat[b, l, h, t, t - 1] for b in range(4) for t in range(8, S)])
+            prev = np.mean([pat[b, l, h, p, p - 1] for b, p in keys])
             assert m["back"][l, h, 0] == pytest.approx(prev, abs=1e-12)
+            three = np.mean([pat[b, l, h, p, p - 3] for b, p in keys if p >= 3])
+            assert m["back"][l, h, 2] == pytest.approx(three, abs=1e-12)
             target = [pat[b, l, h, t, np.flatnonzero(tokens[0, b, :t] == tokens[0, b, t])[-1] + 1]
                       for b in range(4) for t in np.flatnonzero(mask[0, b])]
             assert m["target"][l, h] == pytest.approx(np.mean(target), abs=1e-12)

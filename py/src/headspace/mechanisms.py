@@ -10,9 +10,13 @@ model is labelled by the mechanism it uses, measured, not by the task it was tra
 What is measured, on the first ``N_BATCHES`` evaluation batches of the model's task (each
 position ``t`` of the task's mask, where the circuit acts):
 
-* ``back [n_layers, n_heads, 8]``: attention from ``t`` to ``t - d``, ``d = 1 .. 8`` (every
-  position ``t >= 8``; lookup: its mask's positions), the writer's pattern. ``previous`` is
-  ``d = 1``; ``window`` the largest share at ``d >= 2``, at offset ``window_offset``.
+* ``back [n_layers, n_heads, 8]``: the writer's pattern, attention from ``p`` to ``p - d``,
+  ``d = 1 .. 8``, at the positions ``p`` where the designed reader reads the writer's output:
+  the positions the reader is designed to attend to (the ``target`` below: the keys of an
+  induction head, the earlier occurrence in reverse copy and recall), or, for lookup's
+  Q-composition, the question itself. ``previous`` is ``d = 1``; ``window`` the largest share at
+  ``d >= 2``. (A recall model's previous-token heads attend to the previous token at the keys,
+  0.86-0.93, and elsewhere to other things: 0.25 over every position.)
 * ``around [n_layers, n_heads, 15]``: attention from a mask position ``t`` to ``j + k``,
   ``k = -7 .. 7``, where ``j`` is the *anchor* the task names: the earlier occurrence of the
   current token (induction), of the current two tokens (text, words), of the plain token whose
@@ -66,7 +70,7 @@ THRESHOLDS = {"attention": ATTENTION, "path": PATH}
 #: Evaluation batches measured (16 sequences each): enough for attention shares to 0.01.
 N_BATCHES = 4
 #: The families of the next zoo (zoo-next/, scripts/train_zoo.py NEXT_CONFIGS), in order.
-NEXT_FAMILIES = ("recall-rms-attn-2l", "recall-rms-attn-1l", "lookup-rms-attn-2l", "words-none-attn-2l")
+NEXT_FAMILIES = ("recall-none-attn-2l", "recall-none-attn-1l", "lookup-rms-attn-2l", "words-none-attn-2l")
 MECHANISM_FILE = "mechanism.json"
 BACK = 8                  # offsets d = 1 .. BACK of the writer's pattern
 AROUND = 7                # offsets k = -AROUND .. AROUND of the reader's pattern about the anchor
@@ -149,13 +153,21 @@ def measure(model, task: str, tokens, mask) -> dict:
     S = flat.shape[1]
     pat = model.attention_patterns(flat)                               # [N, L, H, S, S]
     loss = float(model.loss_per_token(flat)[fmask].mean())
-    # the writer's pattern: attention d positions back
+    named = named_positions(task, flat, fmask)
+    # the writer's pattern, attention d positions back, where the designed reader reads the writer's
+    # output: at the question itself for Q-composition (lookup), else at the position the reader
+    # attends to (the anchor + _TARGET), each such position once
     if task == "lookup":
         rows, cols = np.nonzero(fmask)
     else:
-        rows, cols = np.nonzero(np.broadcast_to(np.arange(S) >= BACK, flat.shape))
-    back = np.stack([pat[rows, :, :, cols, cols - d].mean(0) for d in range(1, BACK + 1)], axis=-1)
-    named = named_positions(task, flat, fmask)
+        at = np.zeros(flat.shape, dtype=bool)
+        b, t = np.nonzero(named["anchor"] >= 0)
+        at[b, named["anchor"][b, t] + _TARGET[task]] = True
+        rows, cols = np.nonzero(at)
+    back = np.zeros((L, H, BACK))
+    for d in range(1, BACK + 1):
+        ok = cols >= d
+        back[..., d - 1] = pat[rows[ok], :, :, cols[ok], cols[ok] - d].mean(0) if ok.any() else 0.0
     out = {"loss": loss, "back": back}
     if task == "lookup":
         b, t = np.nonzero(named["entry"] >= 0)

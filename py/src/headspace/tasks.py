@@ -39,16 +39,17 @@ the next token is random (or, for text, ordinary language). numpy only, seeded.
 The next zoo (``zoo-next/``, docs/decisions/0004-zoo-mechanisms.md) adds two tasks, in ``NEXT_TASKS``:
 
 * ``recall`` (V-composition, redesigned so that the answer's position cannot be found by its
-  keys or its query): a context of 8 pairs ``value key`` (8 distinct keys of 16, values of 16
-  drawn with replacement) and 8 distractors ``filler key`` (each key once more, after a filler),
-  shuffled; then 4 questions ``ask(key) value``, 4 of the 8 keys in random order (asking all 8
-  let a model without any lookup guess among the values not yet asked: ln 8! / 8 = 1.33 nats). At ``ask(k)``
-  the next token is the value that came just *before* ``k`` in its pair. The value's own
-  position cannot know the key that follows it (causal mask), so no head attends to it for its
-  content; and the ask token is not the key token, so it never matches itself. The short route
-  is a previous-token head writing "my predecessor was v" at every key, and a later head that
-  attends from ``ask(k)`` to ``k`` and reads ``v`` through its *values*. A one-layer model can
-  only guess among the context's values (about ln 8 nats).
+  keys): a context of 10 pairs ``value key`` (10 distinct keys of 16, values of 16 drawn with
+  replacement), then 6 questions ``ask(key) value``, 6 of the 10 keys in random order. At
+  ``ask(k)`` the next token is the value that came just *before* ``k``. The value's position
+  cannot know the key that follows it (causal mask), so no key there can match the question;
+  and the ask token is not the key token, so it never matches itself (nor an earlier question's
+  answer). The short route is a previous-token head writing "my predecessor was v" at every key,
+  and a later head that attends from ``ask(k)`` to ``k`` and reads ``v`` through its *values*.
+  A one-layer model can only guess among the context's values not asked yet (about 2 nats;
+  asking all the keys let such a guess reach ln 8! / 8 = 1.33 nats with 8 pairs). The other
+  route (docs/decisions/0004-zoo-mechanisms.md): a first-layer head at ``ask(k)`` copies the
+  *position* of ``k`` into the question, and a later head's query shifts it by one.
 * ``words``: word-level tokens of source code (``WordVocab``); the mask marks positions whose
   current two words occurred earlier in the window (where copying can help).
 
@@ -91,14 +92,14 @@ PARTNER = 32
 COLOUR_CUE, SHAPE_CUE, ANSWER = 64, 68, 72
 LOOKUP_VOCAB = 76
 
-#: Recall's vocabulary: 16 values, 16 keys, 16 fillers, 16 ask tokens (``ask(k) = k + ASK - KEY``).
-RECALL_KEY, RECALL_FILLER, RECALL_ASK = 16, 32, 48
-RECALL_VOCAB, RECALL_PAIRS, RECALL_QUESTIONS = 64, 8, 4
+#: Recall's vocabulary: 16 values, 16 keys, 16 ask tokens (``ask(k) = k + RECALL_ASK - RECALL_KEY``).
+RECALL_KEY, RECALL_ASK = 16, 32
+RECALL_VOCAB, RECALL_PAIRS, RECALL_QUESTIONS = 48, 10, 6
 #: Words: the vocabulary size (the most frequent words of the training text, then one unknown id).
-WORDS_VOCAB = 2048
+WORDS_VOCAB = 1024
 
 SHAPES = {"induction": (64, 32), "reverse": (64, 32), "lookup": (LOOKUP_VOCAB, 40), "text": (TEXT_VOCAB, 64),
-          "recall": (RECALL_VOCAB, 4 * RECALL_PAIRS + 2 * RECALL_QUESTIONS), "words": (WORDS_VOCAB, 128)}
+          "recall": (RECALL_VOCAB, 2 * RECALL_PAIRS + 2 * RECALL_QUESTIONS), "words": (WORDS_VOCAB, 96)}
 #: Tasks whose sequences are windows of a corpus (``task_batch``'s ``corpus``).
 CORPUS_TASKS = ("text", "words")
 
@@ -231,17 +232,12 @@ def _lookup_row(rng, row, mask_row):
 
 
 def _recall_row(rng, row, mask_row):
-    """One ``recall`` sequence in place: 8 ``value key`` pairs and 8 ``filler key`` distractors,
-    shuffled, then ``ask(key) value`` for 4 of the keys."""
+    """One ``recall`` sequence in place: ``value key`` pairs, then ``ask(key) value`` for some keys."""
     n = RECALL_PAIRS
-    keys = rng.choice(RECALL_FILLER - RECALL_KEY, n, replace=False)
+    keys = rng.choice(RECALL_ASK - RECALL_KEY, n, replace=False)
     values = rng.integers(0, RECALL_KEY, n)
-    fillers = rng.integers(0, RECALL_ASK - RECALL_FILLER, n)
-    pairs = [(v, RECALL_KEY + k) for v, k in zip(values, keys)] + \
-            [(RECALL_FILLER + f, RECALL_KEY + k) for f, k in zip(fillers, keys)]
-    order = rng.permutation(2 * n)
-    row[:4 * n] = np.array([pairs[i] for i in order]).ravel()
+    row[0:2 * n:2], row[1:2 * n:2] = values, RECALL_KEY + keys
     for q, i in enumerate(rng.permutation(n)[:RECALL_QUESTIONS]):
-        t = 4 * n + 2 * q
+        t = 2 * n + 2 * q
         row[t:t + 2] = RECALL_ASK + keys[i], values[i]
         mask_row[t] = True
