@@ -18,10 +18,10 @@ ZOOS = [z for z in (ROOT / "zoo", ROOT / "zoo-next") if (z / "manifest.json").is
 MODELS = [(z, n) for z in ZOOS for n in benchmark.zoo_models(z)]
 
 
-@pytest.mark.parametrize("task", ["induction", "reverse", "recall", "lookup", "text"])
+@pytest.mark.parametrize("task", ["induction", "reverse", "recall", "lookup", "text", "words"])
 def test_named_positions_are_the_tasks_own(task):
     rng = np.random.default_rng(3)
-    corpus = np.array([0, 1, 2, 3, 0, 1, 4, 5] * 40) if task == "text" else None
+    corpus = np.array([0, 1, 2, 3, 0, 1, 4, 5] * 40) if task in ("text", "words") else None
     tokens, mask = task_batch(task, rng, 16, corpus)
     pos = next(iter(named_positions(task, tokens, mask).values()))
     assert ((pos >= 0) <= mask).all()                        # named only where the circuit acts
@@ -34,13 +34,12 @@ def test_named_positions_are_the_tasks_own(task):
             assert row[j] == row[t] - PARTNER and row[j - 1] + PARTNER == row[t + 1]
         elif task == "recall":
             assert row[j] == row[t] - RECALL_ASK + RECALL_KEY and row[j - 1] == row[t + 1]
-        elif task == "text":
+        elif task in ("text", "words"):
             assert (row[j - 1], row[j]) == (row[t - 1], row[t])
         else:
             assert j < 16 and row[j] // 16 == row[t - 1] - 64 and row[j] // 4 % 4 == row[t] - 68
             assert row[t + 1] - 72 == row[j] % 4
-    if task != "text":
-        assert (pos[mask] >= 0).all()                        # every circuit position has its named position
+    assert (pos[mask] >= 0).all()                        # every circuit position has its named position
 
 
 def test_bad_input_names_the_argument():
@@ -141,3 +140,16 @@ def test_each_models_recorded_mechanism_holds(zoo, name):
         assert fresh["effect"] >= PATH
         for key in ("writer_attention", "reader_attention"):
             assert fresh[key] is None or fresh[key] >= ATTENTION
+
+
+def test_words_are_the_training_texts_most_frequent_and_batches_its_more_repetitive_windows():
+    from headspace.tasks import WordVocab, split_words, text_mask
+    text = "def f(x):\n    return x + 1\n" * 3 + "class A:\n    pass\n"
+    vocab = WordVocab.fit(text, size=6)
+    counts = {w: split_words(text).count(w) for w in set(split_words(text))}
+    assert [counts[w] for w in vocab.words] == sorted(counts.values(), reverse=True)[:5]
+    assert vocab.encode("zzz").tolist() == [5]                       # unknown words: one id
+    corpus = np.random.default_rng(0).integers(0, 50, 5000)
+    corpus[1000:1100] = np.tile(np.arange(10), 10)                   # one repetitive stretch
+    tokens, mask = task_batch("words", np.random.default_rng(1), 8, corpus)
+    assert tokens.shape == (8, 96) and (mask == text_mask(tokens)).all()

@@ -50,8 +50,11 @@ The next zoo (``zoo-next/``, docs/decisions/0004-zoo-mechanisms.md) adds two tas
   asking all the keys let such a guess reach ln 8! / 8 = 1.33 nats with 8 pairs). The other
   route (docs/decisions/0004-zoo-mechanisms.md): a first-layer head at ``ask(k)`` copies the
   *position* of ``k`` into the question, and a later head's query shifts it by one.
-* ``words``: word-level tokens of source code (``WordVocab``); the mask marks positions whose
-  current two words occurred earlier in the window (where copying can help).
+* ``words``: word-level tokens of source code (``WordVocab``; an identifier is one token, so a
+  repeated stretch of code is a repeated stretch of a few tokens), in windows of 96 words, each
+  batch the more repetitive half of twice as many windows (ranked by their masked positions);
+  the mask marks positions whose current two words occurred earlier in the window (where
+  copying can help).
 
 >>> toks, mask = task_batch("reverse", np.random.default_rng(0), batch=2)
 >>> toks.shape, mask.shape, toks.dtype
@@ -191,6 +194,14 @@ def task_batch(task: str, rng: np.random.Generator, batch: int = 32, corpus: np.
         if corpus is None or len(corpus) <= seq:
             raise ValueError(f"corpus must be an array of more than {seq} token ids for task {task!r}; "
                              f"got {None if corpus is None else len(corpus)}")
+        if task == "words":
+            # the more repetitive half of twice as many windows (natural text, ranked by how many
+            # positions repeat an earlier pair of words), so that copying pays sooner
+            starts = rng.integers(0, len(corpus) - seq, 2 * batch)
+            tokens = np.stack([corpus[s:s + seq] for s in starts]).astype(np.int64)
+            mask = text_mask(tokens)
+            keep = np.sort(np.argsort(-mask.sum(axis=1), kind="stable")[:batch])
+            return tokens[keep], mask[keep]
         starts = rng.integers(0, len(corpus) - seq, batch)
         tokens = np.stack([corpus[s:s + seq] for s in starts]).astype(np.int64)
         return tokens, text_mask(tokens)
