@@ -83,8 +83,9 @@ def training_bench(train_steps: int = 0) -> dict:
             print(f"training {z}: {len(models)} models, median {statistics.median(secs):.0f} s a model "
                   f"(a stack's wall time over its seeds), total {sum(secs):.0f} s as recorded")
             for name, m in models.items():
+                stack = f"  ({m['stack_seeds']} stacked: {m['stack_seconds']:.0f} s)" if m["stack_seconds"] else ""
                 print(f"  {name:28s} {m['seconds']:7.1f} s  {m['steps']:6d} steps  {m['seconds_per_1000_steps']:6.1f} s/1000"
-                      f"  {m['mechanism'] or ''}")
+                      f"  {m['mechanism'] or ''}{stack}")
     if train_steps:
         report["timed_now"] = timed_now(train_steps)
         for family, r in report["timed_now"].items():

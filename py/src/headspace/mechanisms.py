@@ -24,7 +24,8 @@ position ``t`` of the task's mask, where the circuit acts):
   is the designed reader's position (``k = +1`` for the copying tasks, ``k = 0`` for reverse
   and recall), ``answer`` the position of the answer token itself (``k = -1`` for reverse and
   recall); lookup's ``target`` is the dictionary entry with the cues' colour and shape (chance
-  1/16 over the entries).
+  1/16 over the entries), ``entries`` the attention to all 16 entries and ``entry_share`` the
+  right entry's share of it (chance 1/16).
 * ``path``: the mean-ablation path effect (``headspace.ground_truth.path_effects``, nats,
   averaged over the mask's positions and the batches) of every pair in every mode.
 
@@ -172,6 +173,10 @@ def measure(model, task: str, tokens, mask) -> dict:
     if task == "lookup":
         b, t = np.nonzero(named["entry"] >= 0)
         out["target"] = pat[b, :, :, t, named["entry"][b, t]].mean(0)
+        # how selective a head is among the 16 entries: the right one's share of its attention to
+        # all of them (chance 1/16), whatever that attention's total
+        out["entries"] = pat[b, :, :, t, :16].sum(-1).mean(0)
+        out["entry_share"] = (pat[b, :, :, t, named["entry"][b, t]] / pat[b, :, :, t, :16].sum(-1)).mean(0)
     else:
         anchor = named["anchor"]
         b, t = np.nonzero(anchor >= 0)
@@ -297,8 +302,9 @@ def mechanism(model, task: str, tokens, mask) -> dict:
            **label(task, m), "thresholds": THRESHOLDS, "batches": int(len(tokens)),
            "circuit_loss": round(m["loss"], 4),
            "previous": _round(m["back"][..., 0]), "back": _round(m["back"]), "target": _round(m["target"])}
-    if "answer" in m:
-        out["answer"] = _round(m["answer"])
+    for key in ("answer", "entries", "entry_share"):
+        if key in m:
+            out[key] = _round(m[key])
     if "around" in m:
         out["around"] = _round(m["around"])
     largest = {}
