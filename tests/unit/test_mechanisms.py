@@ -16,6 +16,8 @@ from headspace.tasks import PARTNER, RECALL_ASK, RECALL_KEY, task_batch
 ROOT = Path(__file__).resolve().parents[2]
 ZOOS = [z for z in (ROOT / "zoo", ROOT / "zoo-next") if (z / "manifest.json").is_file()]
 MODELS = [(z, n) for z in ZOOS for n in benchmark.zoo_models(z)]
+#: models whose measurement takes about a minute (word-level text: d_vocab 1024, 96 positions): slow
+SLOW_TASKS = ("words",)
 
 
 @pytest.mark.parametrize("task", ["induction", "reverse", "recall", "lookup", "text", "words"])
@@ -120,7 +122,9 @@ def test_labels_follow_the_stated_thresholds():
         label("nonsense", lk)
 
 
-@pytest.mark.parametrize("zoo,name", MODELS, ids=[f"{z.name}/{n}" for z, n in MODELS])
+@pytest.mark.parametrize("zoo,name", [pytest.param(z, n, marks=pytest.mark.slow)
+                                      if benchmark.zoo_models(z)[n]["task"] in SLOW_TASKS else (z, n)
+                                      for z, n in MODELS], ids=[f"{z.name}/{n}" for z, n in MODELS])
 def test_each_models_recorded_mechanism_holds(zoo, name):
     """Measured again from the weights and the evaluation batches, the model gets the label its manifest
     records, for the same reasons (pair, mode, attention shares and path effect), and those reasons meet
