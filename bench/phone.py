@@ -171,7 +171,7 @@ class Native:
     """The registry's outputs, run here, for the parameters a figure holds (cached by parameters)."""
 
     def __init__(self):
-        from headspace.demos import REGISTRY
+        from headspace_site.demos import REGISTRY
         self.registry = REGISTRY
         self.cache: dict[str, dict] = {}
 

@@ -1,4 +1,4 @@
-// Time headspace.runtime.call inside Pyodide under Node, as the browser's worker calls it for a move (the
+// Time headspace_site.runtime.call inside Pyodide under Node, as the browser's worker calls it for a move (the
 // JSON text back included), with the lockfile and wheels the site serves. Driven by
 // bench/python_calls.py. Reads {width, runs: [{demo, control, warmup, params: [...]}]} as JSON
 // on stdin (width: the drawing width in px the figure is laid out for, as the page's worker asks;
@@ -11,28 +11,28 @@ import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { loadPyodide } from "pyodide";
 
-const [indexDir, lockFile, modelsDir, srcDir] = process.argv.slice(2);
+// srcDirs: source folders (the library's and the site's src/) imported instead of the wheels
+const [indexDir, lockFile, modelsDir, ...srcDirs] = process.argv.slice(2);
 const { runs, width } = JSON.parse(readFileSync(0, "utf8"));
 
 const pyodide = await loadPyodide({
   indexURL: resolve(indexDir) + "/",
   lockFileURL: resolve(lockFile),
-  packages: srcDir ? ["numpy"] : ["numpy", "headspace"],
+  packages: srcDirs.length ? ["numpy"] : ["numpy", "headspace", "headspace_site"],
   stdout: () => {},
 });
 pyodide.FS.mkdirTree("/models");
 pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: resolve(modelsDir) }, "/models");
-if (srcDir) {
-  pyodide.FS.mkdirTree("/bench-src");
-  pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: resolve(srcDir) }, "/bench-src");
-}
+srcDirs.forEach((dir, i) => {
+  pyodide.FS.mkdirTree(`/bench-src/${i}`);
+  pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: resolve(dir) }, `/bench-src/${i}`);
+});
 pyodide.runPython(`
 import os, sys
 os.environ["HEADSPACE_MODELS"] = "/models"
-if ${srcDir ? "True" : "False"}:
-    sys.path.insert(0, "/bench-src")
+sys.path[:0] = ${JSON.stringify(srcDirs.map((_, i) => `/bench-src/${i}`))}
 `);
-const runtime = pyodide.pyimport("headspace.runtime");
+const runtime = pyodide.pyimport("headspace_site.runtime");
 runtime.load().destroy(); // the worker imports the demos at boot, not in the first call
 const info = JSON.parse(pyodide.runPython(
   'import json, sys, numpy, headspace; json.dumps({"python": sys.version.split()[0], "numpy": numpy.__version__, "file": headspace.__file__})'));

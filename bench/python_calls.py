@@ -1,4 +1,4 @@
-"""Python's share of a slider move: ``headspace.runtime.call`` timed inside Pyodide under Node.
+"""Python's share of a slider move: ``headspace_site.runtime.call`` timed inside Pyodide under Node.
 
 For every demo and every control, the control is moved ``--moves`` times from the demo's defaults
 (a slider walks its steps as bench/run.py's browser bench moves it, a select cycles its options, a
@@ -97,7 +97,7 @@ def run_in_pyodide(runs: list[dict], src: bool, width: int) -> dict:
     static = ROOT / "site" / "static"
     from headspace import store
     cmd = [node, str(NODE_SCRIPT), str(static / contract["pyodide_dir"]), str(static / contract["lockfile"]),
-           str(store.SHIPPED)] + ([str(ROOT / "py" / "src")] if src else [])
+           str(store.SHIPPED)] + ([str(ROOT / "py" / "src"), str(ROOT / "site" / "py" / "src")] if src else [])
     proc = subprocess.run(cmd, input=json.dumps({"width": width, "runs": runs}), capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
         raise RuntimeError(f"bench/python_calls.mjs failed:\n{proc.stderr[-3000:]}")
@@ -144,15 +144,15 @@ def main(argv=None) -> int:
     parser.add_argument("--compare", help="a earlier python_calls.json to print beside this run")
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args(argv)
-    from headspace.demos import REGISTRY
+    from headspace_site.demos import REGISTRY
     only = [d for d in args.demos.split(",") if d]
     unknown = sorted(set(only) - set(REGISTRY))
     if unknown:
-        raise ValueError(f"--demos: unknown demo {unknown[0]!r}; see headspace.demos.REGISTRY")
+        raise ValueError(f"--demos: unknown demo {unknown[0]!r}; see headspace_site.demos.REGISTRY")
     started = time.time()
     raw = run_in_pyodide(plan(REGISTRY, args.moves, args.warmup, only), args.src, args.width)
     report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "runtime": raw["info"],
-              "source": "py/src" if args.src else "site wheel", "width": args.width, "moves": args.moves,
+              "source": "py/src, site/py/src" if args.src else "site wheels", "width": args.width, "moves": args.moves,
               "warmup": args.warmup, "seconds": round(time.time() - started, 1), "calls": summarise(raw)}
     before = json.loads(Path(args.compare).read_text())["calls"] if args.compare else None
     print_table(report["calls"], before)

@@ -329,6 +329,17 @@ def score_benchmark_run() -> dict:
     return result
 
 
+def attribution_bench() -> dict:
+    """bench/attribution.py: edge attribution patching's cost per zoo model beside exact path patching."""
+    out = ROOT / "bench" / "results" / "attribution.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "attribution.py"), "--out", str(out)],
+                          capture_output=True, text=True)
+    print(proc.stdout, end="")
+    if proc.returncode != 0:
+        return {"error": proc.stderr[-2000:]}
+    return json.loads(out.read_text())
+
+
 class _Done(Exception):
     """Leave the browser session early (``--slider-only``, ``--embeds-only``)."""
 
@@ -459,6 +470,7 @@ def main() -> None:
         report["scale"] = scale_bench()
     if not args.skip_score_benchmark and not args.python_calls:
         report["score_benchmark"] = score_benchmark_run()
+        report["attribution"] = attribution_bench()
     if not args.skip_training and not args.python_calls:
         from training import training_bench  # bench/training.py: the zoos' training time per model
         report["training"] = training_bench(args.train_steps)

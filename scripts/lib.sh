@@ -8,7 +8,7 @@ VENV="$CACHE/venv"
 PY="$VENV/bin/python"
 # This checkout's package and build tools come first, whichever checkout the shared venv's .pth last
 # pointed at (two clones set up at once: each script runs its own code).
-export PYTHONPATH="$ROOT/py/src:$ROOT/scripts${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$ROOT/py/src:$ROOT/site/py/src:$ROOT/scripts${PYTHONPATH:+:$PYTHONPATH}"
 mkdir -p "$CACHE"
 
 say() { printf '\033[1m[headspace]\033[0m %s\n' "$*" >&2; }
@@ -44,10 +44,10 @@ ensure_venv() {
       --no-build-isolation -r "$lock"
     stamp_set "$name" "$hash"
   fi
-  # The package itself and the build tools (scripts/sitebuild), from this checkout (a fresh
+  # The library, the site's Python and the build tools (scripts/sitebuild), from this checkout (a fresh
   # clone moves it): .pth lines, not `pip install -e`, which would write egg-info into py/src
   # (the build writes nothing there).
-  "$dir/bin/python" - "$ROOT/py/src" "$ROOT/scripts" <<'PY'
+  "$dir/bin/python" - "$ROOT/py/src" "$ROOT/site/py/src" "$ROOT/scripts" <<'PY'
 import sys, sysconfig
 from pathlib import Path
 site = Path(sysconfig.get_paths()["purelib"])

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import math
 import os
-import random
 import subprocess
 import sys
 from pathlib import Path
+
+from headspace_site.figure.registry import sample_params  # noqa: F401  (the tests' sampler, shared with the build)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,31 +30,6 @@ def assert_json_close(got, want, tol: float = 1e-9, path: str = "outputs") -> No
     else:
         assert isinstance(got, (int, float)) and not isinstance(got, bool), f"{path}: {got!r} is not a number"
         assert math.isclose(got, want, rel_tol=tol, abs_tol=tol), f"{path}: {got!r} != {want!r}"
-
-
-def sample_param(p, rng: random.Random):
-    """A value a reader can produce with parameter ``p``'s control (sliders land on steps)."""
-    if p.kind == "checkbox":
-        return rng.random() < 0.5
-    if p.kind == "select":
-        return rng.choice(list(p.options))
-    if p.kind == "tokens":  # what a reader types: ids, sometimes a repeated span, spaces or commas
-        lo, hi, n = int(p.min), int(p.max), rng.randint(2, p.shape[0])
-        ids = [rng.randint(lo, hi) for _ in range(n)]
-        if n >= 6 and rng.random() < 0.5:
-            span = ids[: n // 2]
-            ids = span + span
-        return rng.choice([" ", ", "]).join(map(str, ids))
-    if p.kind == "matrix":
-        return [[round(rng.uniform(-5, 5), 3) for _ in range(p.shape[1])] for _ in range(p.shape[0])]
-    if p.kind == "range" and p.step:
-        k = rng.randint(0, int(round((p.max - p.min) / p.step)))
-        return min(p.max, p.min + k * p.step)
-    return rng.uniform(p.min, p.max)
-
-
-def sample_params(demo, rng: random.Random) -> dict:
-    return {p.name: sample_param(p, rng) for p in demo.params}
 
 
 def headspace_caches() -> list:
@@ -77,7 +53,7 @@ def clear_caches() -> int:
 def in_fresh_interpreter(code: str, *paths: str, hash_seed: int = 12345) -> str:
     """What ``code`` prints, run by a new interpreter of this venv with another hash seed, importing
     headspace from this checkout (and modules from ``paths``, relative to the checkout)."""
-    path = os.pathsep.join(str(ROOT / d) for d in ("py/src",) + paths)
+    path = os.pathsep.join(str(ROOT / d) for d in ("py/src", "site/py/src") + paths)
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           env={**os.environ, "PYTHONHASHSEED": str(hash_seed), "PYTHONPATH": path})
     assert proc.returncode == 0, proc.stderr

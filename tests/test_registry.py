@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from headspace.demos import REGISTRY
-from headspace.figure.registry import ParameterError
+from headspace_site.demos import REGISTRY
+from headspace_site.figure.registry import ParameterError
 from support import clear_caches, sample_params
 
 

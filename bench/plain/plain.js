@@ -4,10 +4,10 @@
 import { loadPyodide } from "/__PYODIDE_DIR__pyodide.mjs";
 
 const pyodide = await loadPyodide({ indexURL: "/__PYODIDE_DIR__", lockFileURL: "/__LOCKFILE__" });
-await pyodide.loadPackage(["numpy", "headspace"]);
+await pyodide.loadPackage(["numpy", "headspace", "headspace_site"]);
 const run = pyodide.runPython(`
 import json
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 lambda theta: json.dumps(REGISTRY["polarizer"].run({"theta": theta}))
 `);
 const draw = (theta) => {

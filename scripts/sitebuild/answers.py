@@ -13,7 +13,7 @@ What is computed, per figure the site shows (each render in site/data/demos.json
   is answered on a coarser grid (a multiple of its step that keeps its starting value on the
   grid); until Python is live the page moves it in those coarser steps (``data-answer-step``).
 - each answer at every drawing width (figure.fit.WIDTHS), drawn by the same static SVG drawing the page
-  shows before Python (headspace.figure.svg), with the outputs and their printed text: the figure a
+  shows before Python (headspace_site.figure.svg), with the outputs and their printed text: the figure a
   reader sees is the build's drawing of exactly that setting.
 
 Drawings, not figure data: a data answer needs plotly.js (456 kB gzipped) before the first move
@@ -103,9 +103,10 @@ def answer_grid(param: dict, start) -> tuple[list, float | None]:
 
 
 def _source_hash() -> str:
-    """What every answer depends on besides its render: the package and the drawing code."""
+    """What every answer depends on besides its render: the library, the site's Python (demos and
+    drawing engine) and this file."""
     h = hashlib.sha256(f"format {FORMAT}\n".encode())
-    files = sorted((ROOT / "py" / "src" / "headspace").rglob("*"))
+    files = sorted((ROOT / "py" / "src" / "headspace").rglob("*")) + sorted((ROOT / "site" / "py" / "src").rglob("*"))
     files += [Path(__file__)]
     for f in files:
         if f.is_file() and "__pycache__" not in f.parts:
@@ -116,9 +117,9 @@ def _source_hash() -> str:
 def _answer_render(task: tuple) -> tuple[str, int, float]:
     """Compute one render's answers into ``folder`` (a fresh directory). Runs in a pool worker."""
     key, render, declared, folder = task
-    from headspace.demos import REGISTRY, format_outputs
-    from headspace.figure.fit import WIDTHS, fit
-    from headspace.figure.svg import SVG_UID, render as render_svg
+    from headspace_site.demos import REGISTRY, format_outputs
+    from headspace_site.figure.fit import WIDTHS, fit
+    from headspace_site.figure.svg import SVG_UID, render as render_svg
 
     t0 = time.perf_counter()
     demo, start = REGISTRY[key[:key.index("{")]], render["params"]

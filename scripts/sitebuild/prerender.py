@@ -4,7 +4,7 @@ Hugo reads that file: the shortcode builds each demo's controls from the
 registry's parameter declarations and shows the figure and outputs computed
 here, so a page is complete before any Python runs in the browser.
 
-Each render also carries an SVG of its figure (the package's engine, headspace.figure.svg),
+Each render also carries an SVG of its figure (the package's engine, headspace_site.figure.svg),
 which the page paints at once, and into which Python's moves are written later.
 
 It also writes site/data/values.json: every number the articles state, from
@@ -27,12 +27,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from headspace.demos import REGISTRY, format_outputs
-from headspace.figure.fit import WIDTHS, fit
+from headspace_site.demos import REGISTRY, format_outputs
+from headspace_site.figure.fit import WIDTHS, fit
 
 from . import values
 from .answers import answer_grid
-from headspace.figure.svg import SVG_UID, render as render_svg
+from headspace_site.figure.svg import SVG_UID, render as render_svg
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "site" / "data" / "demos.json"
@@ -69,7 +69,7 @@ def main() -> int:
             out = demo.run(overrides)
         except ValueError as exc:
             raise SystemExit(f"{where}: demo {name!r}: {exc}") from None
-        # The figure laid out for each drawing width (headspace/figure/fit.py): a static SVG of each, and each
+        # The figure laid out for each drawing width (headspace_site/figure/fit.py): a static SVG of each, and each
         # one's layout, which plotly draws with the same data before Python is ready.
         fits = {w: fit(out["figure"], w) for w in WIDTHS}
         # The controls answered from the build (answers.py), each with the step it moves by

@@ -24,7 +24,7 @@ TEMPLATES = Path(__file__).resolve().parent / "reference_templates"
 #: The public modules, in the order a researcher meets them.
 MODULES = ("headspace", "headspace.composition", "headspace.weights", "headspace.model", "headspace.store",
            "headspace.heads", "headspace.causal", "headspace.paths", "headspace.circuits",
-           "headspace.symmetry", "headspace.axioms", "headspace.cli", "headspace.optics")
+           "headspace.symmetry", "headspace.axioms", "headspace.cli", "headspace_site.optics")
 
 
 def _modules() -> tuple[str, ...]:

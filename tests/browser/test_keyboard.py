@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 from support import assert_json_close
 from test_every_demo import AS_PARSED, PUBLIC, READ_PARAMS, article_paths, printed, printed_for
 from test_polarizer import BOOT_MS, output_values, wait_ready

@@ -5,7 +5,7 @@ them, never the models nobody looks at."""
 import pytest
 
 from sitebuild import devserver
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 from support import assert_json_close
 from test_polarizer import output_values, set_control, wait_ready
 

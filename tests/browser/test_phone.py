@@ -5,7 +5,7 @@ visible message, and a vertical swipe that starts on a slider scrolls without mo
 
 import pytest
 
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 from sitebuild.browser import phone_page
 from support import assert_json_close
 from test_polarizer import BOOT_MS, output_values

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 from support import assert_json_close
 
 pytestmark = pytest.mark.browser

@@ -1,6 +1,6 @@
 """The static drawing every figure shows before plotly has loaded, and for good when JavaScript
 is off: with scripts disabled, each figure shows the SVG drawn for the widest of
-headspace.figure.fit.WIDTHS its column holds (container queries in site/assets/css/main.css), visible, uncovered,
+headspace_site.figure.fit.WIDTHS its column holds (container queries in site/assets/css/main.css), visible, uncovered,
 inside its figure, at close to the scale it was drawn for, and saying what the figure says."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from headspace.figure.fit import WIDTHS, drawing_width
+from headspace_site.figure.fit import WIDTHS, drawing_width
 
 pytestmark = pytest.mark.browser
 

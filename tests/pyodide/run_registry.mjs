@@ -37,11 +37,11 @@ if (modelsDir && existsSync(modelsDir)) {
   pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: modelsDir }, "/models");
   pyodide.runPython('import os; os.environ["HEADSPACE_MODELS"] = "/models"');
 }
-// The same entry point as the browser's worker: headspace.runtime.answer(name, params_json) -> JSON,
+// The same entry point as the browser's worker: headspace_site.runtime.answer(name, params_json) -> JSON,
 // a refused parameter given back as data ({"error": {"kind": "parameter", "message"}}).
-const runtime = pyodide.pyimport("headspace.runtime");
+const runtime = pyodide.pyimport("headspace_site.runtime");
 // What the polariser's first figure imports, as the worker runs it (bench/run.py's cold load).
-runtime.import_demos(pyodide.toPy(["headspace.demos.polarizer"]));
+runtime.import_demos(pyodide.toPy(["headspace_site.demos.polarizer"]));
 runtime.answer("polarizer", JSON.stringify({ theta: 31 }), 600);
 const firstFigureModules = pyodide.runPython("import sys; sorted(sys.modules)").toJs();
 function run(name, params) {

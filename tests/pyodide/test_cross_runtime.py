@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from headspace import store
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 from support import assert_json_close, sample_params
 
 pytestmark = pytest.mark.pyodide
@@ -63,7 +63,7 @@ def test_pyodide_runs_the_sites_trimmed_standard_library(pyodide_results):
     assert info["stdlib"] == {"json": True, "traceback": True, "unittest": False, "xml": False}
     tb = info["traceback"]
     assert tb.startswith("Traceback (most recent call last):"), tb
-    assert '/site-packages/headspace/figure/registry.py", line ' in tb, tb
+    assert '/site-packages/headspace_site/figure/registry.py", line ' in tb, tb
     assert tb.rstrip().endswith("ParameterError: Polariser angle θ must be between 0 and 180; got 400"), tb  # a ValueError
 
 
@@ -86,7 +86,7 @@ def test_first_figure_imports_only_what_it_draws(pyodide_results):
     use), nor numpy.random's legacy API (vendor.py's browser copy of numpy), nor the tar and
     metadata machinery of Pyodide's package installer (the worker unpacks the wheels itself)."""
     imported = set(pyodide_results["info"]["firstFigureModules"])
-    assert {"numpy", "numpy.random", "headspace.runtime", "headspace.demos.polarizer"} <= imported
+    assert {"numpy", "numpy.random", "headspace_site.runtime", "headspace_site.demos.polarizer"} <= imported
     unneeded = {"headspace.composition", "headspace.causal", "headspace.model", "headspace.weights",
                 "numpy.random.mtrand", "numpy.random._pickle", "numpy.random._philox", "numpy.random._sfc64",
                 "tarfile", "importlib.metadata"}

@@ -157,13 +157,13 @@ class Controls(HTMLParser):
 
 
 def test_controls_are_what_python_decided(built):
-    """Every control holds its value as Python writes it (``headspace.figure.keys``: a number as
+    """Every control holds its value as Python writes it (``headspace_site.figure.keys``: a number as
     JavaScript prints it, a drop-down's option by its key) and is disabled exactly where
     ``Param.active`` says it does nothing, and a gated control carries exactly Python's table of
     the values that switch it off (``Param.off_when``, which the page looks moves up in): Hugo
     writes what Python decided and decides nothing."""
-    from headspace.demos import REGISTRY
-    from headspace.figure.keys import key
+    from headspace_site.demos import REGISTRY
+    from headspace_site.figure.keys import key
     seen = 0
     for path in sorted(built.rglob("*.html")):
         parser = Controls()
@@ -191,7 +191,7 @@ def test_controls_are_what_python_decided(built):
 def test_runtime_is_self_hosted(built):
     contract = json.loads((SITE / "data" / "contract.json").read_text())
     lock = json.loads((built / contract["lockfile"]).read_text())
-    assert set(lock["packages"]) == {"numpy", "headspace"}
+    assert set(lock["packages"]) == {"numpy", "headspace", "headspace_site"}
     for pkg in lock["packages"].values():
         wheel = (built / contract["pyodide_dir"] / pkg["file_name"]).resolve()
         import hashlib
@@ -296,9 +296,9 @@ def test_bad_shortcodes_fail_the_build_naming_the_page(tmp_path, shortcode, mess
 
 
 def test_the_build_writes_nothing_into_the_package_source():
-    """scripts/test built the site before this runs: no generated file may sit in py/src (git's
-    ignored files there, caches aside), so the package a researcher installs is the committed one."""
-    out = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all", "py/src"],
+    """scripts/test built the site before this runs: no generated file may sit in py/src or
+    site/py/src (git's ignored files there, caches aside), so the packages built are the committed ones."""
+    out = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all", "py/src", "site/py/src"],
                          cwd=ROOT, capture_output=True, text=True, check=True).stdout.splitlines()
     generated = [line[3:] for line in out if line.startswith("!!")
                  and not any(part in line for part in ("__pycache__", ".pytest_cache", ".hypothesis"))]

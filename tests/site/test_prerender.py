@@ -5,7 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 from sitebuild import prerender
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = ROOT / "site" / "public"

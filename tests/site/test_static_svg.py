@@ -1,4 +1,4 @@
-"""The SVG each figure is drawn as (the engine, headspace.figure.svg), read back and checked
+"""The SVG each figure is drawn as (the engine, headspace_site.figure.svg), read back and checked
 against the figure it draws, for every figure the site shows, wide and narrow.
 
 Where things land: the plot areas come from the figure's margins and domains (plotly's
@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from headspace.figure import svg as static_svg
-from headspace.demos import REGISTRY
-from headspace.figure.fit import WIDTHS, fit
+from headspace_site.figure import svg as static_svg
+from headspace_site.demos import REGISTRY
+from headspace_site.figure.fit import WIDTHS, fit
 
 SVG = "{http://www.w3.org/2000/svg}"
 TOL = 0.6  # px: the SVG writes coordinates to 0.1 px

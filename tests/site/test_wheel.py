@@ -1,6 +1,7 @@
 """The wheel a researcher installs: built by scripts/build, installed into a fresh venv outside the
 checkout, it runs the README's example, the command line on a shipped model, and loads a checkpoint,
-with numpy as its only dependency. The browser's copy of the same wheel leaves the models out."""
+with numpy as its only dependency, and carries none of the site's code. The browser's copy of the
+same wheel leaves the models out; the site's own wheel (headspace_site) holds the demos."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ DOWNLOAD = ROOT / "site" / "static" / "download"
 BROWSER = ROOT / "site" / "static" / "pyodide" / "headspace"
 
 
-def the_wheel(where: Path) -> Path:
-    wheels = sorted(where.rglob("headspace-*.whl"))
-    assert len(wheels) == 1, f"expected one headspace wheel under {where} (run scripts/build); found {wheels}"
+def the_wheel(where: Path, name: str = "headspace") -> Path:
+    wheels = sorted(where.rglob(f"{name}-*.whl"))
+    assert len(wheels) == 1, f"expected one {name} wheel under {where} (run scripts/build); found {wheels}"
     return wheels[0]
 
 
@@ -70,13 +71,32 @@ def test_command_line_and_checkpoints_from_the_installed_wheel(venv, tmp_path):
     assert out.splitlines() == ["[0, 0]", "3000"]
 
 
-def test_the_registry_imports_from_the_installed_wheel(venv, tmp_path):
-    """Every figure's function ships too (the identity-paradox table included)."""
-    out = run(venv, "-c", "from headspace.demos import REGISTRY\n"
+def test_the_library_wheel_carries_no_site_code():
+    """Researchers install the library alone: its wheel holds the package ``headspace`` and its
+    metadata, nothing of the site's Python."""
+    names = zipfile.ZipFile(the_wheel(DOWNLOAD)).namelist()
+    assert {n.split("/")[0] for n in names} == {"headspace", "headspace-0.1.0.dist-info"}
+    assert not (DOWNLOAD / "headspace_site").exists() and not list(DOWNLOAD.glob("headspace_site*"))
+
+
+def test_the_registry_imports_from_the_site_wheel(venv, tmp_path):
+    """The site's wheel, installed beside the library, holds every figure's function (the
+    identity-paradox table included) and reads the library from the venv, not this checkout."""
+    site_wheel = the_wheel(BROWSER / plain_folder(), "headspace_site")
+    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
+                          "--disable-pip-version-check", str(site_wheel)], capture_output=True, text=True)
+    assert pip.returncode == 0, pip.stderr[-2000:]
+    out = run(venv, "-c", "from headspace_site.demos import REGISTRY\n"
                           "print(len(REGISTRY), REGISTRY['identity-paradox'].run({'d': 1024})['outputs']['svd_bound'])",
               cwd=tmp_path)
     n, svd = out.split()
     assert int(n) >= 14 and svd == "1.0"
+
+
+def plain_folder() -> str:
+    """The folder (under BROWSER) of the plain runtime set: the wheels as source."""
+    contract = json.loads((ROOT / "site" / "data" / "contract.json").read_text())
+    return Path(contract["plain_lockfile"]).parent.name
 
 
 def site_runtime() -> tuple[dict, Path]:
@@ -92,8 +112,8 @@ def test_browser_wheel_is_the_same_package_without_the_models():
     full = zipfile.ZipFile(the_wheel(DOWNLOAD))
     models = {n for n in full.namelist() if n.startswith("headspace/models/")}
     assert {"headspace/models/manifest.json", "headspace/models/attn-only-2l/weights.npz"} <= models
-    assert "headspace/demos/identity_table.json" in full.namelist()
-    assert "headspace/figure/causal_table.json" in full.namelist()
+    site_names = zipfile.ZipFile(the_wheel(BROWSER / plain_folder(), "headspace_site")).namelist()
+    assert {"headspace_site/demos/identity_table.json", "headspace_site/figure/causal_table.json"} <= set(site_names)
     plain = json.loads((ROOT / "site" / "static" / json.loads((ROOT / "site" / "data" / "contract.json")
                                                               .read_text())["plain_lockfile"]).read_text())
     slim = zipfile.ZipFile(BROWSER / plain["packages"]["headspace"]["file_name"].split("headspace/", 1)[1])
@@ -141,8 +161,8 @@ def test_site_lockfile_pins_what_it_serves():
 
 
 def test_site_lockfile_maps_each_demo_to_its_module():
-    """The worker imports only a page's demos through this map (headspace.runtime.load)."""
-    from headspace.demos import REGISTRY
+    """The worker imports only a page's demos through this map (headspace_site.runtime.load)."""
+    from headspace_site.demos import REGISTRY
     lock, _ = site_runtime()
     assert lock["demos"] == {name: demo.fn.__module__ for name, demo in REGISTRY.items()}
 

@@ -329,7 +329,7 @@ def test_inclusion_swap_smallest_stretch(phi):
 
 def test_counting_score_meets_axiom_4():
     """Formalising: the counting score rank(AB)/rank(A) is unchanged by every change of basis."""
-    from headspace.demos.inclusion_swap import counting
+    from headspace_site.demos.inclusion_swap import counting
 
     rng = np.random.default_rng(1)
     for _ in range(20):

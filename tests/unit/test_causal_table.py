@@ -1,5 +1,5 @@
-"""The shipped path-ablation table (written by ``headspace.figure.causal_table``, read by
-``headspace.figure.shipped.causal_lookup``): it is what the demos would compute, it is used only
+"""The shipped path-ablation table (written by ``headspace_site.figure.causal_table``, read by
+``headspace_site.figure.shipped.causal_lookup``): it is what the demos would compute, it is used only
 for the model files it was computed from, and the demos read it."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 
 from headspace import causal, store
 from headspace.composition import MODES
-from headspace.demos import REGISTRY
-from headspace.figure import causal_table as T
-from headspace.figure import shipped as _shipped
+from headspace_site.demos import REGISTRY
+from headspace_site.figure import causal_table as T
+from headspace_site.figure import shipped as _shipped
 
 
 def _stored() -> dict:

@@ -1,4 +1,4 @@
-"""Colours, read once in Python (``headspace.figure.colour``) and carried in one form.
+"""Colours, read once in Python (``headspace_site.figure.colour``) and carried in one form.
 
 - ``rgba`` reads ``#rgb`` as plotly does (it used to turn it grey, so a
   heatmap with such a scale was grey in the build's drawing and coloured once live), and refuses
@@ -14,9 +14,9 @@ import re
 
 import pytest
 
-from headspace.demos import REGISTRY
-from headspace.figure.colour import canonical, canonical_figure, rgba, scale_colour
-from headspace.figure.style import COLORS
+from headspace_site.demos import REGISTRY
+from headspace_site.figure.colour import canonical, canonical_figure, rgba, scale_colour
+from headspace_site.figure.style import COLORS
 from support import sample_params
 
 CANONICAL = re.compile(r"#[0-9a-f]{6}|rgba\(\d{1,3},\d{1,3},\d{1,3},(0|0?\.\d+|\d(\.\d+)?e-\d+)\)")

@@ -15,9 +15,9 @@ import re
 import pytest
 
 from headspace.composition import METRICS, composition_score
-from headspace.demos import REGISTRY
-from headspace.demos import identity_paradox
-from headspace.figure.registry import ParameterError
+from headspace_site.demos import REGISTRY
+from headspace_site.demos import identity_paradox
+from headspace_site.figure.registry import ParameterError
 
 
 def refused(demo: str, params: dict):
@@ -83,7 +83,7 @@ def test_identity_bad_d():
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from headspace import axioms as axioms_module  # noqa: E402
-from headspace.demos import metric_lab  # noqa: E402
+from headspace_site.demos import metric_lab  # noqa: E402
 
 lab = st.fixed_dictionaries({"angle": st.integers(0, 90), "decay": st.integers(0, 40).map(lambda k: k * 0.05),
                              "order": st.sampled_from(["same", "reversed"]), "rank": st.integers(1, 4),
@@ -156,8 +156,8 @@ def test_lab_bad_params():
 # --- the shipped models: composition-scores and composition-over-training ---------
 
 from headspace.composition import MODES, all_composition_scores  # noqa: E402
-from headspace.figure import shipped as _shipped  # noqa: E402
-from headspace.demos.composition_scores import top_pair  # noqa: E402
+from headspace_site.figure import shipped as _shipped  # noqa: E402
+from headspace_site.demos.composition_scores import top_pair  # noqa: E402
 from headspace.heads import find_pair, head_scores, repeated_tokens  # noqa: E402
 from headspace.model import load  # noqa: E402
 from headspace.store import list_models  # noqa: E402
@@ -338,7 +338,7 @@ def test_copying_fraction_counts_the_diagonal():
 
 
 def test_token_path_bad_params():
-    from headspace.demos.token_path import _check_layers    # the two-layer menus cannot reach it
+    from headspace_site.demos.token_path import _check_layers    # the two-layer menus cannot reach it
     with pytest.raises(ParameterError, match="Later head \\(reads\\) must be in a later layer than the earlier head; "
                                              "got L1H0 writing and L1H1 reading"):
         _check_layers((1, 0), (1, 1))
@@ -371,7 +371,7 @@ def test_agreement_is_the_rank_correlation_of_the_heatmaps():
 # --- colour-bar ticks (composition-scores, token-path) -----------------------------------------
 
 def test_colorbar_ticks_mark_the_ends_at_fixed_places_with_labels_of_one_width():
-    from headspace.figure.style import colorbar_ticks
+    from headspace_site.figure.style import colorbar_ticks
     for lo, hi in [(0, 0.207), (0, 0.236), (-27.7, 27.7), (-173.4, 173.4), (-2.5, 3.1)]:
         t = colorbar_ticks(lo, hi)
         assert t["tickvals"][0] == lo and t["tickvals"][-1] == hi
@@ -390,6 +390,6 @@ def test_colorbar_ticks_mark_the_ends_at_fixed_places_with_labels_of_one_width()
 @pytest.mark.parametrize("lo,hi,n,name", [(1.0, 1.0, 5, "lo"), (2.0, 1.0, 5, "lo"), (0.0, float("nan"), 5, "hi"),
                                           (0.0, 1.0, 1, "n")])
 def test_colorbar_ticks_bad_input_names_the_argument(lo, hi, n, name):
-    from headspace.figure.style import colorbar_ticks
+    from headspace_site.figure.style import colorbar_ticks
     with pytest.raises(ValueError, match=rf"\b{name}\b"):
         colorbar_ticks(lo, hi, n)

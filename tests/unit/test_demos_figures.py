@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from headspace.axioms import axiom_3_as_posed_counterexample, inclusion_swap
 from headspace.composition import composition_score
-from headspace.demos import REGISTRY
-from headspace.demos.inclusion_swap import power
+from headspace_site.demos import REGISTRY
+from headspace_site.demos.inclusion_swap import power
 
 
 def run(name, **params):
@@ -65,7 +65,7 @@ def test_inclusion_swap_ends_swap_the_angles(phi):
 
 
 def test_inclusion_swap_counting_is_the_kernel_share():
-    from headspace.demos.inclusion_swap import counting
+    from headspace_site.demos.inclusion_swap import counting
     e1, e2 = np.eye(2)
     assert counting(np.outer(e1, e1), np.outer(e2, e2)) == 0.0        # the writer lies in the kernel
     assert counting(np.eye(3), np.diag([1.0, 1.0, 0.0])) == pytest.approx(2 / 3)
@@ -128,7 +128,7 @@ def test_rank_drop_figure_marks_the_limits_and_the_choice():
 @settings(max_examples=40, deadline=None)
 def test_singular_routes_against_the_svds(turn, decay, order):
     """M_ij = sigma_i tau_j cos(v_i, u_j) from each head's own SVD, entry by entry; ||M|| = ||AB||."""
-    from headspace.demos.singular_routes import heads
+    from headspace_site.demos.singular_routes import heads
     got = run("singular-routes", turn=turn, decay=decay, order=order)
     out = got["outputs"]
     A, B, *_ = heads(turn, decay, order)
@@ -162,7 +162,7 @@ def test_singular_routes_bound_reached_only_when_matched_and_ordered():
 @pytest.mark.parametrize("shared,n,k,seed", [(0, 128, 4, 0), (2, 128, 16, 3), (4, 256, 4, 9), (1, 128, 64, 5)])
 def test_random_subspaces_mean_is_the_subspace_score(shared, n, k, seed):
     """mean cos^2 equals the library's subspace score of a writer writing W and a reader reading R."""
-    from headspace.demos.random_subspaces import spaces
+    from headspace_site.demos.random_subspaces import spaces
     out = run("random-subspaces", shared=shared, n=n, k=k, seed=seed)["outputs"]
     W, R = spaces(n, k, shared, seed)
     rng = np.random.default_rng(1)

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from headspace.demos import REGISTRY
-from headspace.figure.registry import ParameterError
-from headspace.demos.communication import principal_angles, unit
-from headspace.demos.hidden_symmetry import basis_change
+from headspace_site.demos import REGISTRY
+from headspace_site.figure.registry import ParameterError
+from headspace_site.demos.communication import principal_angles, unit
+from headspace_site.demos.hidden_symmetry import basis_change
 
 angle = st.integers(0, 180)
 weight = st.floats(-3, 3, allow_nan=False)
@@ -39,7 +39,7 @@ def test_projection_down_matrix_is_the_params(w1, w2, orient, t):
 
 def test_projection_down_plots_w_times_x():
     """The 1-D panel shows W x for the cloud at frame t, whichever way the 2-D view is turned."""
-    from headspace.demos.projection import points_at
+    from headspace_site.demos.projection import points_at
     for orient in (False, True):
         fig = REGISTRY["projection-2d-1d"].run({"w1": 1.3, "w2": -0.4, "t": 17, "orient": orient})["figure"]
         one_d = next(tr for tr in fig["data"] if tr["name"] == "y = W x")
@@ -53,7 +53,7 @@ def test_projection_down_orient_lays_the_line_flat():
 
 
 def test_projection_down_wiggle_loops_and_is_deterministic():
-    from headspace.demos.projection import STEPS, points_at
+    from headspace_site.demos.projection import STEPS, points_at
     np.testing.assert_array_equal(points_at(0), points_at(STEPS))
     a = REGISTRY["projection-2d-1d"].run({"t": 5})
     assert a == REGISTRY["projection-2d-1d"].run({"t": 5})

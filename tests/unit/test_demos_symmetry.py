@@ -7,10 +7,10 @@ import pytest
 from headspace import symmetry as S
 from headspace.axioms import ordering_flips
 from headspace.causal import path_ablation
-from headspace.demos import REGISTRY
-from headspace.figure import shipped as _shipped
-from headspace.demos import norm_symmetry as NS
-from headspace.demos.residual_basis import basis_change, mean_loss, ranks
+from headspace_site.demos import REGISTRY
+from headspace_site.figure import shipped as _shipped
+from headspace_site.demos import norm_symmetry as NS
+from headspace_site.demos.residual_basis import basis_change, mean_loss, ranks
 
 _later, model_scores = _shipped.later_pairs, _shipped.model_scores
 
@@ -131,7 +131,7 @@ def test_norm_symmetry_first_reorder_is_where_the_top_pair_changes():
     assert c is not None and 1 < c <= 100
     m = _shipped.weights(RMS, None)
     d = m.config["d_model"]
-    top = lambda cond: np.argmax(_later(NS._frobenius(m, NS.stretch_matrix(d, "shrink one direction", cond, 0), "K")))
+    top = lambda cond: np.argmax(_later(NS.frobenius_after(m, NS.stretch_matrix(d, "shrink one direction", cond, 0), "K")))
     assert top(c) != top(1.0)
     assert top(c / 10 ** 0.01) == top(1.0)
     # the scores shown are frobenius of the fully transformed model (the readers' global scale cancels)
@@ -153,7 +153,7 @@ def test_transform_rules_fixed_products():
     out = REGISTRY["transform-rules"].run({"rotation": 30, "scale": 3.0, "shear": 1.0, "flip": True})["outputs"]
     T = np.array(out["T"])
     Ti = np.linalg.inv(T)
-    from headspace.demos.transform_rules import W_E, W_OV, W_QK
+    from headspace_site.demos.transform_rules import W_E, W_OV, W_QK
     np.testing.assert_allclose(out["ov_after"], T @ W_OV @ Ti, atol=1e-12)
     np.testing.assert_allclose(out["composite_after"], Ti.T @ W_QK @ W_OV @ Ti, atol=1e-12)
     assert out["token_change"] < 1e-12
@@ -215,7 +215,7 @@ def test_basis_change_is_the_product_of_the_symmetry_factors_to_the_last_bit(kw)
 def test_residual_basis_scores_equal_those_of_the_whole_moved_model_to_the_last_bit(model, kw):
     """The demo moves only the weights a score reads (``_Readers``); every weight-based score and
     cond T are exactly what ``symmetry.transform_model`` and ``np.linalg.cond`` give."""
-    from headspace.demos import residual_basis as RB
+    from headspace_site.demos import residual_basis as RB
     basis = _basis_key(model, kw)
     m = _shipped.weights(model, None)
     T = basis_change(m.config["d_model"], *basis[1:])
@@ -236,7 +236,7 @@ def test_residual_basis_loss_after_is_the_moved_models_forward_pass_or_an_exact_
     """With RMSNorm the loss, logits and path ablation after come from the moved model, to the last
     bit; without a norm the change is an exact symmetry, taken as such: the forward pass in the new
     basis differs only by rounding, under 1e-10 in a logit (printed as 0)."""
-    from headspace.demos import residual_basis as RB
+    from headspace_site.demos import residual_basis as RB
     for model in (PLAIN, RMS):
         m = _shipped.weights(model, None)
         moved = S.transform_model(m, basis_change(m.config["d_model"], *_basis_key(model, kw)[1:]))
@@ -253,7 +253,7 @@ def test_residual_basis_loss_after_is_the_moved_models_forward_pass_or_an_exact_
 
 
 def test_residual_basis_causal_scores_after_are_path_ablation_of_the_moved_model():
-    from headspace.demos import residual_basis as RB
+    from headspace_site.demos import residual_basis as RB
     kw = dict(rotation=60, log_condition=2.0, shear=-1.5)
     for model in (PLAIN, RMS):
         out = REGISTRY["residual-basis"].run({"model": model, "metric": "causal", "mode": "Q", **kw})["outputs"]
@@ -276,7 +276,7 @@ def test_a_stretch_rebreaks_the_tie_in_the_previous_token_heads_row():
     for seed in range(10):
         tops = []
         for lc in NS.FINE:
-            s = NS._frobenius(m, NS.stretch_matrix(d, "all directions", 10.0 ** lc, seed), "K")
+            s = NS.frobenius_after(m, NS.stretch_matrix(d, "all directions", 10.0 ** lc, seed), "K")
             tops.append(np.unravel_index(int(np.argmax(s)), s.shape))
         assert all(t[:2] == (l1, h1) and t[2] == 1 for t in tops), (seed, sorted(set(tops)))
         moved += len(set(tops)) > 1

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from headspace.demos import REGISTRY
-from headspace.figure.fit import STRIP, WIDTHS, fit
-from headspace.figure.outputs import METRIC_NAMES, head
-from headspace.figure.registry import Param
+from headspace_site.demos import REGISTRY
+from headspace_site.figure.fit import STRIP, WIDTHS, fit
+from headspace_site.figure.outputs import METRIC_NAMES, head
+from headspace_site.figure.registry import Param
 
 #: Code names a reader must never see in a figure, a control or an output.
 CODE_NAMES = ("frobenius_baseline", "svd_bound", "frobenius_unfolded", "svd_component", "projection_kernel",

@@ -10,7 +10,7 @@ import pytest
 from headspace import composition as C
 from headspace import _random_baseline as RB
 from headspace import head_pairs as HP
-from headspace._validate import _first_nonfinite, as_array
+from headspace.validate import _first_nonfinite, as_array
 from headspace.composition import all_composition_scores, composition_score
 
 METRICS = ("frobenius", "frobenius_baseline", "svd_bound", "subspace", "token", "whitened")
@@ -199,7 +199,7 @@ def test_other_libraries_take_the_array_api_path():
 
 
 def test_finiteness_is_checked_in_chunks_with_the_full_index(monkeypatch):
-    import headspace._validate as V
+    import headspace.validate as V
     monkeypatch.setattr(V, "_CHUNK", 7)
     x = np.zeros((3, 4, 5))
     x[2, 1, 3] = np.nan

@@ -1,4 +1,4 @@
-"""A parameter value's key (``headspace.figure.keys``), the one rule of "the same setting".
+"""A parameter value's key (``headspace_site.figure.keys``), the one rule of "the same setting".
 
 - ``key`` writes a value as the page's ``JSON.stringify`` does, checked against Node itself on the
   numbers where Python's and JavaScript's printing differ (whole floats, tiny and huge numbers).
@@ -17,8 +17,8 @@ import subprocess
 
 import pytest
 
-from headspace.demos import REGISTRY
-from headspace.figure.keys import key, number, same
+from headspace_site.demos import REGISTRY
+from headspace_site.figure.keys import key, number, same
 from support import sample_params
 
 NUMBERS = [0, 1, -1, 30.0, 0.5, -0.0, 0.1 + 0.2, 1 / 3, 1e-6, 1.5e-7, 1e-7, 123456.789, 1e20, 1e21, 2.5e21,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from headspace import optics
+from headspace_site import optics
 
 angles = st.floats(-720, 720, allow_nan=False, allow_infinity=False)
 

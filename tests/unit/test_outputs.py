@@ -3,7 +3,7 @@
 - Every output of every demo is declared (a label in words, one sentence on what it is, a kind)
   and prints readably at its defaults and at random valid parameters: no Python list brackets,
   no underscores in a label, no ``1e-05``, at most a few significant digits.
-- The printing itself (``headspace.figure.outputs``) against hand-written expectations: a matrix
+- The printing itself (``headspace_site.figure.outputs``) against hand-written expectations: a matrix
   as aligned rows, a head pair as ``L0H1 → L1H2``, units, a true minus sign, escaped text.
 - A control the registry declares inactive in a state (``Param.active_when``) really does nothing
   there: moving it leaves the figure and the outputs exactly as they were; declarations name
@@ -20,9 +20,9 @@ from html.parser import HTMLParser
 import pytest
 from hypothesis import given, strategies as st
 
-from headspace.demos import REGISTRY, Output, Param, format_outputs
-from headspace.figure.outputs import column, escape, number, path_label
-from headspace.figure.registry import Demo
+from headspace_site.demos import REGISTRY, Output, Param, format_outputs
+from headspace_site.figure.outputs import column, escape, number, path_label
+from headspace_site.figure.registry import Demo
 from support import sample_params
 
 

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from headspace import circuits, paths
-from headspace.demos import REGISTRY
-from headspace.figure import shipped as _shipped
+from headspace.weights import embedding_read
+from headspace_site.demos import REGISTRY
+from headspace_site.figure import shipped as _shipped
 from headspace.heads import repeated_span, repeated_tokens, sequence_scores
 from headspace.model import cross_entropy, load
 
@@ -98,7 +99,7 @@ def test_the_induction_pairs_virtual_head_matters_most_on_the_plain_model():
 @pytest.mark.parametrize("name", MODELS)
 def test_copying_score_equals_a_dense_eigenvalue_reference(name):
     m = _shipped.weights(name, None)
-    W_E = _shipped.embedding_seen(m)
+    W_E = embedding_read(m.W_E, m.config.get("normalization_type"), m.eps)
     for l, h in itertools.product(range(2), range(4)):
         dense = np.linalg.eigvals(W_E @ m.W_V[l, h] @ m.W_O[l, h] @ m.W_U)   # [d_vocab] eigenvalues
         want = dense.sum().real / np.abs(dense).sum()
@@ -128,7 +129,7 @@ def test_circuit_errors_name_the_argument():
 
 def test_diag_ranks_count_tokens_whose_own_entry_wins():
     m = _shipped.weights("attn-only-2l", None)
-    W_E = _shipped.embedding_seen(m)
+    W_E = embedding_read(m.W_E, m.config.get("normalization_type"), m.eps)
     (l, h) = _shipped.roles("attn-only-2l")[1]
     ov = W_E @ m.W_V[l, h] @ m.W_O[l, h] @ m.W_U
     qk = W_E @ m.W_Q[l, h] @ m.W_K[l, h].T @ W_E.T
@@ -161,7 +162,7 @@ def test_circuits_eigenvalues_are_drawn_over_the_largest_size_which_the_title_st
         fig = REGISTRY["circuits"].run({"head": f"L{l}H{h}", "model": name})["figure"]
         eig = next(t for t in fig["data"] if t["name"] == "eigenvalue")
         m = _shipped.weights(name, None)
-        want = circuits.ov_eigenvalues(_shipped.embedding_seen(m), m.W_V[l, h], m.W_O[l, h], m.W_U)
+        want = circuits.ov_eigenvalues(embedding_read(m.W_E, m.config.get("normalization_type"), m.eps), m.W_V[l, h], m.W_O[l, h], m.W_U)
         got = np.array(eig["customdata"]) @ [1, 1j]          # the hover: each eigenvalue itself
         np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(want), atol=1e-4)
         largest = np.abs(want).max()
@@ -174,7 +175,7 @@ def test_circuits_eigenvalues_are_drawn_over_the_largest_size_which_the_title_st
 def test_circuits_texts_keep_their_lines_from_head_to_head():
     """Every head's figure has the same lines of text (title and notes), so a move between heads
     keeps the drawing's elements and is written into it in place (figure/draw.js) at every drawing width."""
-    from headspace.figure.fit import WIDTHS, fit
+    from headspace_site.figure.fit import WIDTHS, fit
     for width in WIDTHS:
         lines = {h: [t.count("<br>") for t in [f["layout"]["title"]["text"]] + [a["text"] for a in f["layout"]["annotations"]]]
                  for h in REGISTRY["circuits"].params[0].options
@@ -189,7 +190,7 @@ def test_circuits_layer_0_head_has_a_blank_path_panel_and_says_why():
     assert fig["layout"]["annotations"][0]["text"] == "layer 0:<br>no earlier<br>head to read"
     fig = REGISTRY["circuits"].run({"head": "L1H2", "writer": "L0H1", "mode": "K"})["figure"]
     path = next(t for t in fig["data"] if t["name"] == "token path")
-    from headspace.demos.token_path import map_scale, path_matrix
+    from headspace_site.demos.token_path import map_scale, path_matrix
     shown = path_matrix("attn-only-2l", None, "K", (0, 1), (1, 2))[:32, :32]   # drawn over its scale, as titled
     np.testing.assert_allclose(path["z"], np.round(shown / map_scale(shown), 3))
     assert f"path scale {map_scale(shown):.3g}" in " ".join(a["text"] for a in fig["layout"]["annotations"])

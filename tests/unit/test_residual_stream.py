@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from headspace.composition import all_composition_scores
-from headspace.demos import REGISTRY
-from headspace.figure import shipped as _shipped
-from headspace.demos import residual_stream as rs
-from headspace.figure.registry import ParameterError
+from headspace_site.demos import REGISTRY
+from headspace_site.figure import shipped as _shipped
+from headspace_site.demos import residual_stream as rs
+from headspace_site.figure.registry import ParameterError
 
 MODEL = _shipped.DEFAULT_MODEL
 

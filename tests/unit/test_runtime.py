@@ -1,4 +1,4 @@
-"""headspace.runtime.load(modules): a page's first render imports only its own demos, and any other
+"""headspace_site.runtime.load(modules): a page's first render imports only its own demos, and any other
 call still finds every demo. Each case runs in a fresh interpreter (the import state is the point)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 
 
 def fresh(code: str) -> dict:
@@ -19,12 +19,12 @@ def fresh(code: str) -> dict:
 def test_a_partial_load_imports_only_the_listed_demos_then_the_rest_on_demand():
     out = fresh("""
 import json, sys
-from headspace import runtime
-first = sorted(runtime.load(["headspace.demos.polarizer"]))
-other_imported = "headspace.demos.metric_lab" in sys.modules
+from headspace_site import runtime
+first = sorted(runtime.load(["headspace_site.demos.polarizer"]))
+other_imported = "headspace_site.demos.metric_lab" in sys.modules
 polarizer = json.loads(runtime.call("polarizer", '{"theta": 90}'))["outputs"]["transmission"]
 lab = sorted(json.loads(runtime.call("metric-lab", "{}"))["outputs"])
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 print(json.dumps({"first": first, "other": other_imported, "polarizer": polarizer, "lab": lab,
                   "all": sorted(runtime.load()), "package": sorted(REGISTRY)}))
 """)
@@ -37,9 +37,9 @@ print(json.dumps({"first": first, "other": other_imported, "polarizer": polarize
 def test_a_full_load_after_a_partial_one_registers_each_demo_once():
     out = fresh("""
 import json
-from headspace import runtime
-runtime.load(["headspace.demos.projection", "headspace.demos.polarizer"])
-partial = sorted(runtime.load(["headspace.demos.projection"]))
+from headspace_site import runtime
+runtime.load(["headspace_site.demos.projection", "headspace_site.demos.polarizer"])
+partial = sorted(runtime.load(["headspace_site.demos.projection"]))
 print(json.dumps({"partial": partial, "all": sorted(runtime.load())}))
 """)
     assert out["partial"] == ["polarizer", "projection-1d-2d", "projection-2d-1d"]

@@ -36,8 +36,24 @@ def test_spearman_matches_a_hand_loop_with_ties(seed):
 
 
 def test_ranks_are_average_ranks():
-    assert stats._ranks(np.array([3.0, 1.0, 3.0, 2.0, 3.0])).tolist() == [4.0, 1.0, 4.0, 2.0, 4.0]
-    assert stats._ranks(np.array([5.0, 5.0])).tolist() == [1.5, 1.5]
+    assert stats.ranks(np.array([3.0, 1.0, 3.0, 2.0, 3.0])).tolist() == [4.0, 1.0, 4.0, 2.0, 4.0]
+    assert stats.ranks(np.array([5.0, 5.0])).tolist() == [1.5, 1.5]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_ranks_and_spearman_along_rows_equal_the_hand_loop(seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 4, (3, 1, 9)).astype(float)                     # ties, and constant rows sometimes
+    b = rng.normal(size=(1, 5, 9))
+    assert stats.ranks(a[:, 0]).tolist() == [slow_ranks(row) for row in a[:, 0].tolist()]
+    got = stats.spearman_along(a, b)
+    assert got.shape == (3, 5)
+    for i in range(3):
+        for j in range(5):
+            if len(set(a[i, 0])) < 2:
+                assert np.isnan(got[i, j])
+            else:
+                assert got[i, j] == pytest.approx(slow_spearman(a[i, 0], b[0, j]), abs=1e-12)
 
 
 def test_spearman_invariants():
@@ -152,7 +168,7 @@ def test_vectorised_spearman_equals_the_generic_bootstrap(seed):
 
 def test_row_ranks_with_ties():
     m = np.array([[3.0, 1.0, 3.0, 2.0], [1.0, 1.0, 1.0, 2.0]])
-    assert stats._row_ranks(m).tolist() == [slow_ranks(row) for row in m.tolist()]
+    assert stats.ranks(m).tolist() == [slow_ranks(row) for row in m.tolist()]
 
 
 @pytest.mark.parametrize("args, words", [

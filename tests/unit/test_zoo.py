@@ -134,7 +134,7 @@ def test_ground_truths_on_file_are_what_the_code_computes():
 
 def test_the_shipped_table_holds_the_zoos_scores_and_ground_truths():
     table = benchmark.read_table()
-    from headspace.demos import score_benchmark as demo
+    from headspace_site.demos import score_benchmark as demo
     assert tuple(table["families"]) == benchmark.FAMILIES
     assert tuple(table["scores"]) == demo.SCORES and tuple(table["ground_truths"]) == demo.GROUND_TRUTHS
     assert set(table["tasks"]) == set(demo.GROUPS[1:5])
@@ -142,7 +142,7 @@ def test_the_shipped_table_holds_the_zoos_scores_and_ground_truths():
     gts = benchmark.read_ground_truth(ZOO)
     for m in table["models"][:: max(len(MODELS) // 5, 1)]:
         model = benchmark.load_zoo_model(ZOO, m["name"])
-        idx = benchmark._pair_index(m["n_layers"], m["n_heads"])
+        idx = benchmark.later_pairs(m["n_layers"], m["n_heads"])
         for s in ("frobenius", "token_diagonal", "svd_component"):
             fresh = np.stack([SCORES[s](model, mode).ravel()[idx] for mode in MODES])
             np.testing.assert_allclose(m["scores"][s], fresh, atol=1e-5)
@@ -172,7 +172,7 @@ def test_cli_bench_says_which_scores_are_distinguishable(capsys):
     frobenius_baseline, subspace and projection_kernel, token and whitened."""
     table = benchmark.read_table()
     assert cli.main(["bench", "--group", "induction-none-attn-2l"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    lines = capsys.readouterr().out.split("\n\n")[0].splitlines()
     matrix = next(m for g, mo, gt, m in table["comparisons"] if (g, mo, gt) == ("induction-none-attn-2l", "task",
                                                                                "mean-circuit"))
     twins = [{"frobenius", "frobenius_baseline"}, {"subspace", "projection_kernel"}, {"token", "whitened"}]
@@ -198,7 +198,7 @@ def test_twins_rank_alike_in_every_row_and_count_once():
     table = benchmark.read_table()
     by = {tuple(r[:4]): r[4] for r in table["rows"]}
     for a, b, where in benchmark.TWINS:
-        rows = [k for k in by if k[3] == a and benchmark._modes(table, k[0], k[1]) <= set(where)]
+        rows = [k for k in by if k[3] == a and benchmark.modes_read(table, k[0], k[1]) <= set(where)]
         assert rows and all(by[k] == by[k[:3] + (b,)] for k in rows), (a, b)
     assert benchmark.twin_classes(table["scores"], "V") == benchmark.twin_classes(table["scores"], "KV")
     assert ["token", "whitened"] in benchmark.twin_classes(table["scores"], "QK")
@@ -247,12 +247,53 @@ def test_cli_bench_scores_a_researchers_function(tmp_path, capsys, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     assert cli.main(["bench", "--zoo", str(ZOO), "--score", "my_scores:constant_plus_frobenius",
                      "--resamples", "20"]) == 0
-    out = capsys.readouterr().out
+    out = capsys.readouterr().out.split("\n\n")[0]                 # the table; the scorecard follows
     lines = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
     # a shifted Frobenius score ranks exactly as Frobenius: the same Spearman
     assert lines["my_scores:constant_plus_frobenius"][1] == lines["frobenius"][1]
     assert cli.main(["bench", "--score", "no_such_module:f", "--zoo", str(ZOO)]) == 2
     assert "could not be imported" in capsys.readouterr().err
+
+
+def test_cli_bench_prints_the_scorecard_and_its_held_out_halves(tmp_path, capsys):
+    """The issue's "Done means": python -m headspace bench prints the new statistics with intervals, --held-out
+    the held-out halves, and the CSV carries them (a .scorecard.csv beside the table's)."""
+    assert cli.main(["bench", "--csv", str(tmp_path / "b.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "scorecard, whole zoo" in out and "partial|norm_product" in out and "Holm:" in out
+    rows = list(csv.reader(open(tmp_path / "b.scorecard.csv")))
+    assert rows[0] == ["part", "ground_truth", "mode", "models", "statistic", "score", "estimate", "lo", "hi"]
+    assert {r[4] for r in rows[1:]} >= {"spearman", "partial_norm_product", "partial_product_norm", "auroc", "top1",
+                                         "precision_at_k"}
+    assert cli.main(["bench", "--held-out", "--csv", str(tmp_path / "h.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "scorecard, half A" in out and "scorecard, half B" in out and out.count("rule: the best") == 2
+    assert {r[0].split(" (")[0] for r in list(csv.reader(open(tmp_path / "h.scorecard.csv")))[1:]} == {"half A", "half B"}
+    assert cli.main(["bench", "--mode", "largest", "--ground-truth", "excess-circuit"]) == 0
+    assert "against excess-circuit" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_cli_bench_gives_a_seeded_noise_score_intervals_that_cover_no_effect(tmp_path, capsys, monkeypatch):
+    """A researcher's score of seeded noise, through the CLI: its Spearman and partial Spearman intervals
+    cover 0 and its AUROC interval covers 1/2, on the whole zoo and on each held-out half."""
+    (tmp_path / "noise_score.py").write_text(
+        "import numpy as np\n"
+        "def noise(w, mode):\n"
+        "    seed = int(abs(w.W_Q).sum() * 1e6) % 2**32 + 'QKV'.index(mode)\n"
+        "    return np.random.default_rng(seed).normal(size=w.W_Q.shape[:2] * 2)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for extra in ([], ["--held-out"]):
+        assert cli.main(["bench", "--zoo", str(ZOO), "--score", "noise_score:noise", "--resamples", "400",
+                         "--csv", str(tmp_path / "n.csv"), *extra]) == 0
+        capsys.readouterr()
+        rows = [r for r in csv.reader(open(tmp_path / "n.scorecard.csv")) if r[5] == "noise_score:noise" and r[3] == "formed"]
+        parts = {r[0] for r in rows}
+        assert len(parts) == (2 if extra else 1)
+        for r in rows:
+            null = {"spearman": 0.0, "partial_norm_product": 0.0, "partial_product_norm": 0.0, "auroc": 0.5}.get(r[4])
+            if null is not None:
+                assert float(r[7]) <= null <= float(r[8]), r
 
 
 # -- the next zoo (zoo-next/, not used by the build yet: docs/decisions/0004-zoo-mechanisms.md) ------------

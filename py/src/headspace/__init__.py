@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 # Each public name's module, imported on first use (PEP 562): the browser's first figure imports
-# only what its demo needs (headspace.runtime and a polariser import none of these), and
+# only what its demo needs (headspace_site.runtime and a polariser import none of these), and
 # ``from headspace import load`` works as before.
 _HOME = {
     "path_ablation": "causal",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from headspace._linalg import _EPS, _T, _factor, _gram_rows
-from headspace._validate import as_array
+from headspace.validate import as_array
 
 #: Metric names, in the order demos list them.
 METRICS = ("frobenius", "frobenius_baseline", "svd_bound", "subspace", "token", "whitened")

@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from headspace._linalg import _T, _factor, _gram, _mm, _sq_norm
-from headspace._validate import as_number
+from headspace.validate import as_number
 
 __all__ = ["random_baseline"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from headspace._validate import as_array
+from headspace.validate import as_array
 
 #: The normalisation types a model may have (TransformerLens's ``normalization_type``).
 NORMS = (None, "LN", "LNPre", "RMS", "RMSPre")

@@ -35,7 +35,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from headspace._validate import as_number
+from headspace.validate import as_number
 from headspace.composition import METRICS, composition_score
 from headspace.symmetry import adversarial_basis
 

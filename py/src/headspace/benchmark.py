@@ -35,7 +35,7 @@ towards 0, and an estimate on all the data tends to sit in the upper part of its
 
 Files: ``zoo/ground_truth.npz`` (``compute_ground_truth``: per model ``[4 ground truths, 20
 batches, 3 modes, L, H, L, H]``, minutes of numpy), then ``benchmark_table`` (seconds), which
-``python -m headspace.benchmark`` writes to ``headspace/demos/benchmark_table.json`` for the
+``python -m headspace.benchmark`` writes to ``headspace/models/benchmark.json`` (``TABLE``) for the
 site, and ``python -m headspace bench`` prints.
 """
 
@@ -52,13 +52,16 @@ import numpy as np
 from headspace import store
 from headspace.composition import MODES
 from headspace.ground_truth import GROUND_TRUTHS, ground_truth, path_effects
+from headspace.head_pairs import later_mask
 from headspace.model import Model
-from headspace.pair_scores import SCORES
+from headspace.pair_scores import SCORES, weights_of
+from headspace.stats import spearman_along
 from headspace.tasks import MODE_OF_TASK
 
 __all__ = ["FAMILIES", "read_table", "zoo_dir", "zoo_models", "load_zoo_model", "compute_ground_truth", "read_ground_truth",
            "score_zoo", "benchmark_table", "auroc", "RESAMPLES", "MIN_EFFECT", "REL_EFFECT", "GT_NAMES",
-           "SOLVED_LOSS", "CIRCUIT_EFFECT", "solves", "circuit_present", "TWINS", "twin_classes", "separation", "n_classes"]
+           "SOLVED_LOSS", "CIRCUIT_EFFECT", "solves", "circuit_present", "TWINS", "twin_classes", "separation", "n_classes", "later_pairs",
+           "modes_read", "positives", "eval_batches", "model_ground_truth"]
 
 #: The zoo's configurations (scripts/train_zoo.py's CONFIGS), by family name: task, normalisation,
 #: attention only or with MLPs, layers. The demo declares its choices from this list, before the
@@ -182,14 +185,19 @@ def read_ground_truth(zoo) -> dict[str, np.ndarray]:
 
 
 def score_zoo(zoo, scores=None) -> dict[str, dict[str, np.ndarray]]:
-    """``{model: {score: [3 modes, L, H, L, H]}}`` for ``scores`` (``{name: fn(model, mode)}``; default all)."""
+    """``{model: {score: [3 modes, L, H, L, H]}}`` for ``scores`` (``{name: fn(weights, mode)}``; default all).
+
+    Every score is called as ``fn(pair_scores.weights_of(model), mode)``: a ``Weights`` with norm
+    scales folded in (and the stored ones beside), as ``python -m headspace bench --score`` does.
+    """
     scores = SCORES if scores is None else scores
     out = {}
     for name in zoo_models(zoo):
         model = load_zoo_model(zoo, name)
+        w = weights_of(model)
         out[name] = {}
         for s, fn in scores.items():
-            arr = np.stack([np.asarray(fn(model, m), dtype=float) for m in MODES])
+            arr = np.stack([np.asarray(fn(w, m), dtype=float) for m in MODES])
             L, H = model.config["n_layers"], model.config["n_heads"]
             if arr.shape != (3, L, H, L, H) or not np.all(np.isfinite(arr)):
                 raise ValueError(f"score {s!r} must return a finite [n_layers, n_heads, n_layers, n_heads] = "
@@ -200,51 +208,16 @@ def score_zoo(zoo, scores=None) -> dict[str, dict[str, np.ndarray]]:
 
 # --------------------------------------------------------------------------- statistics
 
-def _pair_index(n_layers: int, n_heads: int) -> np.ndarray:
-    """Flat indices into ``[L, H, L, H]`` of every pair with ``l2 > l1``."""
-    L, H = n_layers, n_heads
-    idx = [((l1 * H + h1) * L + l2) * H + h2 for l1 in range(L) for h1 in range(H)
-           for l2 in range(l1 + 1, L) for h2 in range(H)]
-    return np.array(idx)
+def later_pairs(n_layers: int, n_heads: int) -> np.ndarray:
+    """Flat indices into ``[n_layers, n_heads, n_layers, n_heads]`` of the pairs that can compose.
 
+    ``head_pairs.later_mask``'s True entries in C order (``l1, h1, l2, h2``, the reader's layer
+    after the writer's): the order of every per-pair list in the table.
 
-def _ranks(x: np.ndarray) -> np.ndarray:
-    """Average ranks along the last axis (ties share the mean of their ranks)."""
-    x = np.asarray(x, dtype=float)
-    order = np.argsort(x, axis=-1, kind="stable")
-    xs = np.take_along_axis(x, order, -1)
-    n = x.shape[-1]
-    pos = np.broadcast_to(np.arange(n, dtype=float), x.shape).copy()
-    # average ties: for each run of equal sorted values, replace positions by their mean
-    new_run = np.concatenate([np.ones(x.shape[:-1] + (1,), bool), xs[..., 1:] != xs[..., :-1]], -1)
-    run_id = np.cumsum(new_run, -1) - 1
-    flat_id = run_id + (np.arange(int(np.prod(x.shape[:-1]))).reshape(x.shape[:-1] + (1,)) * n)
-    sums = np.bincount(flat_id.ravel(), pos.ravel(), minlength=flat_id.size)
-    counts = np.bincount(flat_id.ravel(), minlength=flat_id.size)
-    mean = (sums / np.maximum(counts, 1))[flat_id]
-    ranks = np.empty_like(pos)
-    np.put_along_axis(ranks, order, mean, -1)
-    return ranks
-
-
-def _spearman_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Spearman of every row of ``a [S, P]`` with every row of ``b [R, P]``: ``[R, S]`` (NaN if constant)."""
-    ra, rb = _ranks(a), _ranks(b)
-    ra = ra - ra.mean(-1, keepdims=True)
-    rb = rb - rb.mean(-1, keepdims=True)
-    den = np.sqrt((rb ** 2).sum(-1))[:, None] * np.sqrt((ra ** 2).sum(-1))[None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (rb @ ra.T) / np.where(den > 0, den, 1), np.nan)
-
-
-def _spearman_paired(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Spearman of each row of ``a [R, P]`` with the same row of ``b [R, P]``: ``[R]`` (NaN if constant)."""
-    ra, rb = _ranks(a), _ranks(b)
-    ra = ra - ra.mean(-1, keepdims=True)
-    rb = rb - rb.mean(-1, keepdims=True)
-    den = np.sqrt((ra ** 2).sum(-1) * (rb ** 2).sum(-1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (ra * rb).sum(-1) / np.where(den > 0, den, 1), np.nan)
+    >>> later_pairs(2, 2).tolist()           # writers L0H0, L0H1 into readers L1H0, L1H1
+    [2, 3, 6, 7]
+    """
+    return np.flatnonzero(later_mask((n_layers, n_heads, n_layers, n_heads)))
 
 
 def auroc(score, positive) -> float:
@@ -296,7 +269,7 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
                     ground_truths=None) -> dict:
     """Scores, ground truths and statistics of the whole zoo, as a JSON-ready dict.
 
-    ``scores``: ``{name: fn(model, mode)}`` (default ``pair_scores.SCORES``); ``ground_truths``:
+    ``scores``: ``{name: fn(weights, mode)}`` (default ``pair_scores.SCORES``; see ``score_zoo``); ``ground_truths``:
     ``read_ground_truth(zoo)`` unless given. See the module docstring for the statistics.
     """
     zoo = zoo_dir(zoo)
@@ -315,7 +288,7 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
     for k, name in enumerate(names):
         e = entries[name]
         cfg = store.read_config(zoo / name)
-        idx = _pair_index(cfg["n_layers"], cfg["n_heads"])
+        idx = later_pairs(cfg["n_layers"], cfg["n_heads"])
         gt = gts[name].reshape(G, gts[name].shape[1], 3, -1)[..., idx]          # [G, B, 3, P]
         n_b = gt.shape[1]
         draws = rng.integers(0, n_b, (R, n_b))
@@ -331,12 +304,12 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
         for mi, mode in enumerate(MODES):
             boot = np.einsum("rb,gbp->grp", weights, gt[:, :, mi])                 # [G, R+1, P]
             for g in range(G):
-                rho[k, mi, g] = _spearman_rows(sc[mi], boot[g])
+                rho[k, mi, g] = spearman_along(sc[mi][None], boot[g][:, None])
                 roc[k, mi, g] = _auroc_rows(sc[mi], boot[g])
             # agreement of the ground truths with each other: spearman over pairs, batch bootstrap
             for a in range(G):
                 for b in range(a + 1, G):
-                    r = _spearman_paired(boot[a], boot[b])
+                    r = spearman_along(boot[a], boot[b])
                     agree[f"{mode}:{GT_NAMES[a]}|{GT_NAMES[b]}"] = [round(float(r[0]), 4),
                                                                    *[round(x, 4) for x in _interval(r[1:])]]
                     if mi == own:
@@ -435,7 +408,7 @@ def separation(table: dict, group: str, mode: str, ground_truth: str, score: str
         raise ValueError(f"group, mode and ground_truth must name a row of the table; got {group!r}, {mode!r}, "
                          f"{ground_truth!r}")
     index = {s: i for i, s in enumerate(table["scores"])}
-    classes = twin_classes(table["scores"], _modes(table, group, mode))
+    classes = twin_classes(table["scores"], modes_read(table, group, mode))
     own = next(c for c in classes if score in c)
     apart = [c for c in classes if c is not own and not all(matrix[index[score]][index[s]] for s in c)]
     return [s for s in own if s != score], apart
@@ -443,11 +416,17 @@ def separation(table: dict, group: str, mode: str, ground_truth: str, score: str
 
 def n_classes(table: dict, group: str, mode: str) -> int:
     """How many classes of twins the table's scores form for ``group`` read in ``mode``."""
-    return len(twin_classes(table["scores"], _modes(table, group, mode)))
+    return len(twin_classes(table["scores"], modes_read(table, group, mode)))
 
 
-def _modes(table: dict, group: str, mode: str) -> set[str]:
-    """The modes ``group``'s models are read in under the table's ``mode`` (``task``: each its task's)."""
+def modes_read(table: dict, group: str, mode: str) -> set[str]:
+    """The modes ``group``'s models are read in under the table's ``mode`` (``task``: each its task's).
+
+    >>> t = {"mode_of_task": {"induction": "K", "reverse": "V"},
+    ...      "models": [{"task": "induction", "family": "i"}, {"task": "reverse", "family": "r"}]}
+    >>> sorted(modes_read(t, "all", "task")), modes_read(t, "r", "Q")
+    (['K', 'V'], {'Q'})
+    """
     if mode != "task":
         return {mode}
     return {table["mode_of_task"][m["task"]] for m in table["models"] if group in ("all", m["task"], m["family"])}

@@ -27,12 +27,23 @@ from __future__ import annotations
 import numpy as np
 
 from headspace.composition import MODES
+from headspace.head_pairs import later_mask
 from headspace.model import cross_entropy
+from headspace.stats import spearman_along
 
-__all__ = ["path_ablation", "rank_correlation"]
+__all__ = ["path_ablation", "rank_correlation", "parse_modes"]
 
 
-def _modes(mode):
+def parse_modes(mode) -> tuple[tuple[str, ...], bool]:
+    """``(modes, single)``: ``mode`` as a tuple of ``"Q" "K" "V"``, and whether one mode was named.
+
+    Why: every function over path ablations takes one mode (and returns one array) or a sequence
+    of them such as ``"QKV"`` (and stacks one array per mode); this is the one reading of that
+    argument.
+
+    >>> parse_modes("K"), parse_modes("QV")
+    ((('K',), True), (('Q', 'V'), False))
+    """
     if isinstance(mode, str) and mode in MODES:
         return (mode,), True
     if isinstance(mode, (str, list, tuple)) and len(mode) > 0 and all(m in MODES for m in mode):
@@ -50,8 +61,8 @@ def path_ablation(model, tokens, mode, positions=None) -> np.ndarray:
     picks where the loss is averaged, for example the repeated half of an induction probe.
     Cost: one clean forward pass, then per pair one head and the layers after it.
     """
-    modes, single = _modes(mode)
-    toks, one = model._check_tokens(tokens)
+    modes, single = parse_modes(mode)
+    toks, one = model.check_tokens(tokens)
     if one or toks.shape[-1] < 2:
         raise ValueError(f"tokens must have shape [batch, seq] with seq >= 2 (a next token to predict); "
                          f"got {list(np.shape(tokens))}")
@@ -68,25 +79,23 @@ def path_ablation(model, tokens, mode, positions=None) -> np.ndarray:
     where = slice(None) if positions is None else positions
     clean = float(cross_entropy(model.unembed(resid[L]), toks)[:, where].mean())
     effect = np.zeros((len(modes), L, H, L, H))
-    for l1 in range(L - 1):
-        for h1 in range(H):
-            o = outs[l1][:, h1]
-            shift = o.mean(axis=(0, 1)) - o                     # ablated stream = stream + shift
-            for l2 in range(l1 + 1, L):
-                ablated = model.layer_input(resid[l2] + shift, l2)
-                x = inputs[l2]
-                for i, m in enumerate(modes):
-                    xq, xk, xv = (ablated if m == s else x for s in "QKV")
-                    _, new = model.attend(l2, xq, xk, xv)           # every reader of layer l2 at once
-                    # one stream per reader h2: only that reader's output changed [n_heads, batch, seq, d]
-                    mid = resid[l2] + outs[l2].sum(axis=1) + model.b_O[l2]
-                    r = mid[None] + np.moveaxis(new - outs[l2], 1, 0)
-                    r = model.mlp(r.reshape((H * toks.shape[0],) + r.shape[2:]), l2)
-                    for l in range(l2 + 1, L):                  # later layers see the changed stream
-                        y = model.layer_input(r, l)
-                        r = model.mlp(r + model.attend(l, y, y, y)[1].sum(axis=1) + model.b_O[l], l)
-                    loss = cross_entropy(model.unembed(r), np.tile(toks, (H, 1)))
-                    effect[i, l1, h1, l2] = loss[:, where].reshape(H, -1).mean(axis=1) - clean
+    for l1, h1, l2 in np.argwhere(later_mask((L, H, L, 1))[..., 0]):
+        o = outs[l1][:, h1]
+        shift = o.mean(axis=(0, 1)) - o                     # ablated stream = stream + shift
+        ablated = model.layer_input(resid[l2] + shift, l2)
+        x = inputs[l2]
+        for i, m in enumerate(modes):
+            xq, xk, xv = (ablated if m == s else x for s in "QKV")
+            _, new = model.attend(l2, xq, xk, xv)           # every reader of layer l2 at once
+            # one stream per reader h2: only that reader's output changed [n_heads, batch, seq, d]
+            mid = resid[l2] + outs[l2].sum(axis=1) + model.b_O[l2]
+            r = mid[None] + np.moveaxis(new - outs[l2], 1, 0)
+            r = model.mlp(r.reshape((H * toks.shape[0],) + r.shape[2:]), l2)
+            for l in range(l2 + 1, L):                  # later layers see the changed stream
+                y = model.layer_input(r, l)
+                r = model.mlp(r + model.attend(l, y, y, y)[1].sum(axis=1) + model.b_O[l], l)
+            loss = cross_entropy(model.unembed(r), np.tile(toks, (H, 1)))
+            effect[i, l1, h1, l2] = loss[:, where].reshape(H, -1).mean(axis=1) - clean
     return effect[0] if single else effect
 
 
@@ -94,6 +103,8 @@ def rank_correlation(x, y) -> float:
     """Spearman's rank correlation of two equal-length sequences (ties get their average rank).
 
     Pearson's correlation of the ranks; 0 when either sequence is constant (no order to agree with).
+    The site's figures read it; it is ``headspace.stats.spearman_along`` (the package's one rank
+    correlation) with that convention for a constant.
 
     >>> rank_correlation([1, 2, 3, 4], [10, 20, 30, 40]), rank_correlation([1, 2, 3], [3, 2, 1])
     (1.0, -1.0)
@@ -103,18 +114,5 @@ def rank_correlation(x, y) -> float:
         raise ValueError(f"x and y must be sequences of the same length >= 2; got lengths {x.size} and {y.size}")
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
         raise ValueError("x and y must be finite")
-    rx, ry = _ranks(x), _ranks(y)
-    rx, ry = rx - rx.mean(), ry - ry.mean()
-    den = np.sqrt((rx * rx).sum() * (ry * ry).sum())
-    return float(np.clip((rx * ry).sum() / den, -1.0, 1.0)) if den > 0 else 0.0
-
-
-def _ranks(v: np.ndarray) -> np.ndarray:
-    order = np.argsort(v, kind="stable")
-    ranks = np.empty(len(v))
-    ranks[order] = np.arange(len(v), dtype=float)
-    values, counts = np.unique(v, return_counts=True)
-    for value in values[counts > 1]:           # ties: the mean of their ranks (only tied values loop)
-        tie = v == value
-        ranks[tie] = ranks[tie].mean()
-    return ranks
+    r = float(spearman_along(x, y))
+    return 0.0 if r != r else r

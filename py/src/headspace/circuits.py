@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from headspace._validate import as_array
+from headspace.validate import as_array
 
 __all__ = ["full_ov_circuit", "full_qk_circuit", "ov_eigenvalues", "copying_score", "diagonal_top_fraction"]
 

@@ -2,7 +2,7 @@
 
     python -m headspace scores MODEL [--mode Q,K,V] [--metric frobenius,whitened,...] [--out scores.csv] [--top N]
     python -m headspace heads MODEL [--batch N] [--seed S]
-    python -m headspace bench [--ground-truth G] [--group G] [--mode M] [--csv FILE]
+    python -m headspace bench [--ground-truth G] [--group G] [--mode M] [--csv FILE] [--held-out]
                               [--score module:function ...] [--zoo DIR] [--resamples N] [--agreement]
 
 ``MODEL`` is the name of a shipped model (``attn-only-2l``), a model directory
@@ -32,6 +32,15 @@ difference of their Spearman excludes 0), and the last line names those the firs
 that rank every pair alike by construction (``headspace.benchmark.TWINS``: ``frobenius_baseline``
 and ``frobenius``, ``projection_kernel`` and ``subspace``, and for Q and K ``token`` and
 ``whitened``) can never be separated, so they count once.
+After the table (group ``all``), ``bench`` prints the scorecard (``headspace.scorecard``): per score,
+over the models whose circuit formed, Spearman, partial Spearman controlling for ``norm_product``
+and for ``product_norm``, AUROC, top-1 hit rate and precision within the top k, each with a 95%
+interval over configurations, seeds and batches; the models without a circuit apart; and the
+comparisons that hold after Holm's correction. ``--mode largest`` reads each model in the mode of
+its largest path; ``--ground-truth excess-circuit`` uses the controlled ground truth
+(``headspace.controlled``). ``--held-out`` prints the scorecard of each half of the configurations
+and the rule (best by ``--held-out-statistic``) chosen on one half and tested on the other.
+``--csv FILE`` also writes ``FILE`` with the suffix ``.scorecard.csv``.
 ``--agreement`` prints, before any score, how well the four ground truths agree with each other
 on each model of ``--group``: Spearman over the model's pairs, with its interval over batches.
 
@@ -56,6 +65,7 @@ import numpy as np
 from headspace import heads as _heads
 from headspace import store, weights
 from headspace.composition import METRICS, MODES
+from headspace.head_pairs import later_mask
 from headspace.model import Model
 
 __all__ = ["main"]
@@ -99,12 +109,18 @@ def _parser() -> argparse.ArgumentParser:
                    help="mean-all, mean-circuit, resample-all or resample-circuit (default: mean-circuit)")
     b.add_argument("--group", default="all", help="all, a task (induction, reverse, lookup, text) or a family "
                                                   "(default: all)")
-    b.add_argument("--mode", default="task", help="Q, K, V, or task: each model in its task's mode (default)")
+    b.add_argument("--mode", default="task", help="Q, K, V, task: each model in its task's mode (default), or "
+                                                  "largest: in the mode of its largest path (scorecard only)")
     b.add_argument("--score", action="append", default=[], metavar="MODULE:FUNCTION",
                    help="your own score, fn(weights, mode) -> [n_layers, n_heads, n_layers, n_heads]; repeatable")
     b.add_argument("--zoo", help="the zoo directory (for --score; default $HEADSPACE_ZOO)")
     b.add_argument("--resamples", type=int, default=None, help="bootstrap draws when recomputing (default 1000)")
     b.add_argument("--csv", type=Path, help="write every row of the table (all groups, modes, ground truths)")
+    b.add_argument("--held-out", action="store_true",
+                   help="print the scorecard of each half of the configurations and the rule chosen on one half, "
+                        "tested on the other")
+    b.add_argument("--held-out-statistic", default="precision_at_k",
+                   help="the statistic the held-out rule picks its score by (default precision_at_k)")
     b.add_argument("--agreement", action="store_true",
                    help="print how well the ground truths agree with each other on each model of --group instead")
     b.set_defaults(run=_bench)
@@ -156,9 +172,8 @@ def _scores(args) -> int:
         if bar:
             bar.close()
     L, H = w.W_Q.shape[:2]
-    rows = [(m, l1, h1, l2, h2, [float(scores[k][i, l1, h1, l2, h2]) for k in metrics])
-            for i, m in enumerate(modes) for l1 in range(L) for h1 in range(H)
-            for l2 in range(l1 + 1, L) for h2 in range(H)]
+    pairs = [tuple(int(i) for i in p) for p in np.argwhere(later_mask((L, H, L, H)))]
+    rows = [(m, *p, [float(scores[k][(i, *p)]) for k in metrics]) for i, m in enumerate(modes) for p in pairs]
     if args.out:
         with open(args.out, "w", newline="") as f:
             out = csv.writer(f)
@@ -201,7 +216,7 @@ def _table(header: list[str], rows: list[list[str]]) -> None:
 # --------------------------------------------------------------------------- bench
 
 def _researcher_score(spec: str):
-    """``module:function`` imported, wrapped as the benchmark's ``fn(model, mode)``."""
+    """``module:function`` imported: the benchmark calls it as it calls its own, ``fn(weights, mode)``."""
     import importlib
     module, _, name = spec.partition(":")
     if not module or not name:
@@ -212,15 +227,19 @@ def _researcher_score(spec: str):
         raise ValueError(f"--score {spec!r} could not be imported: {exc}") from None
     if not callable(fn):
         raise ValueError(f"--score {spec!r} must name a function; got {type(fn).__name__}")
-
-    def score(model, mode):
-        return fn(weights.from_model(model), mode)
-    return score
+    return fn
 
 
 def _bench(args) -> int:
     from headspace import benchmark
     from headspace.pair_scores import SCORES
+    from headspace import scorecard
+    if args.ground_truth not in (*benchmark.GT_NAMES, *scorecard.REPORT_GROUND_TRUTHS):
+        raise ValueError(f"--ground-truth must be one of {', '.join(dict.fromkeys((*benchmark.GT_NAMES, *scorecard.REPORT_GROUND_TRUTHS)))}; "
+                         f"got {args.ground_truth!r}")
+    if args.ground_truth not in benchmark.GT_NAMES or args.mode == "largest" or args.held_out:
+        # statistics the benchmark table does not hold: the scorecard alone
+        return _scorecard_section(args)
     if args.score or args.resamples is not None:
         scores = dict(SCORES)
         for spec in args.score:
@@ -268,12 +287,104 @@ def _bench(args) -> int:
           f"alike by construction ({_twin_words(table, args.group, args.mode)}).")
     print(f"Not separated from {first}: {', '.join('/'.join(c) for c in ties) or 'none'}"
           + (f" (and its twin {', '.join(twins)})" if twins else ""))
+    if args.group != "all":
+        return 0
+    print()
+    return _scorecard_section(args)
+
+
+_STAT_HEAD = {"spearman": "Spearman", "partial_norm_product": "partial|norm_product",
+              "partial_product_norm": "partial|product_norm", "auroc": "AUROC", "top1": "top-1 hit",
+              "precision_at_k": "precision@k"}
+
+
+def _scorecard_section(args) -> int:
+    """The scorecard (headspace.scorecard): shipped, or recomputed on ``--zoo`` with ``--score``; with
+    ``--held-out``, the held-out halves instead. ``--csv`` gets a ``.scorecard.csv`` beside it."""
+    from headspace import scorecard
+    from headspace.pair_scores import SCORES
+    gt, mode = args.ground_truth, args.mode
+    if mode not in scorecard.SCORECARD_MODES:
+        raise ValueError(f"--mode must be one of {', '.join(scorecard.SCORECARD_MODES)}; got {mode!r}")
+    stat = args.held_out_statistic
+    if stat not in scorecard.STATISTICS:
+        raise ValueError(f"--held-out-statistic must be one of {', '.join(scorecard.STATISTICS)}; got {stat!r}")
+    if args.score or args.resamples is not None or mode in "QKV":
+        scores = dict(SCORES)
+        for spec in args.score:
+            scores[spec] = _researcher_score(spec)
+        n = scorecard.RESAMPLES if args.resamples is None else args.resamples
+        from headspace import benchmark, controlled
+        extra = {}
+        if gt == controlled.CONTROLLED:
+            extra[gt] = controlled.read_zoo(args.zoo)[gt]
+        data = scorecard.zoo_data(args.zoo, scores, extra)
+        if gt not in data.ground_truths:
+            raise ValueError(f"--ground-truth must be one of {', '.join(data.ground_truths)}; got {gt!r}")
+        cards = {"whole zoo": scorecard.scorecard(data, gt, mode, n)}
+        held = scorecard.held_out(data, stat, gt, mode, n) if args.held_out else None
+    else:
+        report = scorecard.read_report()
+        key = f"{gt}|{mode}"
+        if key not in report["scorecards"]:
+            raise ValueError(f"--ground-truth and --mode must be among the shipped scorecard's "
+                             f"{sorted(report['scorecards'])} without --zoo; got {key!r}")
+        cards = {"whole zoo": report["scorecards"][key]}
+        held = report["held_out"].get(f"{key}|{stat}") if args.held_out else None
+        if args.held_out and held is None:
+            raise ValueError(f"the shipped scorecard has no held-out split for {key}|{stat}")
+    if held is not None:
+        cards = {f"half {h} ({', '.join(held['halves'][h])})": c for h, c in held["scorecards"].items()}
+    for title, card in cards.items():
+        _print_card(title, card, gt, mode)
+    if held is not None:
+        for v in held["verdict"]:
+            est, lo, hi = v["on_chosen_half"]
+            e2, l2, h2 = v["on_held_out_half"]
+            print(f"rule: the best {_STAT_HEAD[stat]} on half {v['chosen_on']} is {v['chosen']} "
+                  f"({_f(est)} [{_f(lo)}, {_f(hi)}]); on held-out half {v['tested_on']}: {_f(e2)} [{_f(l2)}, {_f(h2)}], "
+                  f"rank {v['rank_on_held_out_half']} (best there: {v['best_on_held_out_half']})")
+    if args.csv:
+        path = args.csv.with_suffix(".scorecard.csv")
+        with open(path, "w", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(["part", "ground_truth", "mode", "models", "statistic", "score", "estimate", "lo", "hi"])
+            for title, card in cards.items():
+                for part, key in (("formed", "stats"), ("circuitless", "circuitless")):
+                    for st, by in card.get(key, {}).items():
+                        for sc, (e, lo, hi) in by.items():
+                            out.writerow([title, gt, mode, part, st, sc, e, lo, hi])
+        print(f"wrote the scorecard to {path}", file=sys.stderr)
     return 0
+
+
+def _f(x) -> str:
+    return "  -  " if x is None else f"{x:.2f}"
+
+
+def _print_card(title: str, card: dict, gt: str, mode: str) -> None:
+    stats_ = card["stats"]
+    order = sorted(stats_["spearman"], key=lambda s: -(stats_["spearman"][s][0] if stats_["spearman"][s][0] is not None else -9))
+    print(f"scorecard, {title}: {len(card['models'])} models whose circuit formed, {mode} mode, against {gt}; "
+          f"95% intervals over configurations, seeds and batches (widened for few configurations)")
+    _table(["score", *(_STAT_HEAD[s] for s in stats_)],
+           [[s, *(f"{_f(stats_[st][s][0])} [{_f(stats_[st][s][1])}, {_f(stats_[st][s][2])}]" for st in stats_)]
+            for s in order])
+    if card.get("circuitless_models"):
+        sp = card["circuitless"]["spearman"]
+        print(f"apart, {len(card['circuitless_models'])} models without a circuit ({', '.join(card['circuitless_models'])}): "
+              f"Spearman " + ", ".join(f"{s} {_f(sp[s][0])}" for s in order[:4]))
+    comps = card.get("comparisons", [])
+    held = [c for c in comps if c[7] is not None and c[7] < 0.05]
+    print(f"Holm: {len(comps)} comparisons (each score against norm_product and product_norm on Spearman, AUROC, "
+          f"top-1 and precision@k, and each partial Spearman against 0); {len(held)} hold at 5% after correction:")
+    for c in held:
+        print(f"  {c[0]} - {c[1]} on {_STAT_HEAD[c[2]]}: {c[3]:+.2f} [{_f(c[4])}, {_f(c[5])}], Holm p {c[7]:.3g}")
 
 
 def _twin_words(table: dict, group: str, mode: str) -> str:
     from headspace import benchmark
-    classes = [c for c in benchmark.twin_classes(table["scores"], benchmark._modes(table, group, mode)) if len(c) > 1]
+    classes = [c for c in benchmark.twin_classes(table["scores"], benchmark.modes_read(table, group, mode)) if len(c) > 1]
     return "; ".join(" = ".join(c) for c in classes) or "none here"
 
 

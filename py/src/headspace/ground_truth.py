@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from headspace.causal import _modes
+from headspace.causal import parse_modes
+from headspace.head_pairs import later_mask
 from headspace.model import cross_entropy
 
 __all__ = ["ABLATIONS", "GROUND_TRUTHS", "path_effects", "ground_truth"]
@@ -58,10 +59,10 @@ def path_effects(model, tokens, mode, ablation: str = "mean") -> np.ndarray:
     leading ``len(mode)`` axis for a sequence of modes such as ``"QKV"``. ``ablation`` is
     ``"mean"`` or ``"resample"`` (see the module docstring; resampling needs ``batch >= 2``).
     """
-    modes, single = _modes(mode)
+    modes, single = parse_modes(mode)
     if ablation not in ABLATIONS:
         raise ValueError(f"ablation must be one of {list(ABLATIONS)}; got {ablation!r}")
-    toks, one = model._check_tokens(tokens)
+    toks, one = model.check_tokens(tokens)
     if one or toks.shape[-1] < 2:
         raise ValueError(f"tokens must have shape [batch, seq] with seq >= 2 (a next token to predict); "
                          f"got {list(np.shape(tokens))}")
@@ -82,23 +83,21 @@ def path_effects(model, tokens, mode, ablation: str = "mean") -> np.ndarray:
     clean = cross_entropy(model.unembed(resid[L]), toks)              # [batch, seq-1]
     other = np.roll(np.arange(B), -1)
     effect = np.zeros((len(modes), L, H, L, H, B, S - 1))
-    for l1 in range(L - 1):
-        for h1 in range(H):
-            o = outs[l1][:, h1]
-            shift = (o.mean(axis=(0, 1)) if ablation == "mean" else o[other]) - o
-            for l2 in range(l1 + 1, L):
-                ablated = model.layer_input(resid[l2] + shift, l2)
-                x = inputs[l2]
-                for i, m in enumerate(modes):
-                    xq, xk, xv = (ablated if m == s else x for s in "QKV")
-                    _, new = model.attend(l2, xq, xk, xv)
-                    r = mids[l2][None] + np.moveaxis(new - outs[l2], 1, 0)    # [n_heads, batch, seq, d]
-                    r = model.mlp(r.reshape((H * B,) + r.shape[2:]), l2)
-                    for l in range(l2 + 1, L):
-                        y = model.layer_input(r, l)
-                        r = model.mlp(r + model.attend(l, y, y, y)[1].sum(axis=1) + model.b_O[l], l)
-                    loss = cross_entropy(model.unembed(r), np.tile(toks, (H, 1))).reshape(H, B, S - 1)
-                    effect[i, l1, h1, l2] = loss - clean
+    for l1, h1, l2 in np.argwhere(later_mask((L, H, L, 1))[..., 0]):
+        o = outs[l1][:, h1]
+        shift = (o.mean(axis=(0, 1)) if ablation == "mean" else o[other]) - o
+        ablated = model.layer_input(resid[l2] + shift, l2)
+        x = inputs[l2]
+        for i, m in enumerate(modes):
+            xq, xk, xv = (ablated if m == s else x for s in "QKV")
+            _, new = model.attend(l2, xq, xk, xv)
+            r = mids[l2][None] + np.moveaxis(new - outs[l2], 1, 0)    # [n_heads, batch, seq, d]
+            r = model.mlp(r.reshape((H * B,) + r.shape[2:]), l2)
+            for l in range(l2 + 1, L):
+                y = model.layer_input(r, l)
+                r = model.mlp(r + model.attend(l, y, y, y)[1].sum(axis=1) + model.b_O[l], l)
+            loss = cross_entropy(model.unembed(r), np.tile(toks, (H, 1))).reshape(H, B, S - 1)
+            effect[i, l1, h1, l2] = loss - clean
     return effect[0] if single else effect
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from headspace._validate import as_number
+from headspace.validate import as_number
 
 __all__ = ["repeated_tokens", "repeated_span", "head_scores", "probe_scores", "sequence_scores", "previous_token_head", "induction_head", "find_pair"]
 

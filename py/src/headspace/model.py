@@ -153,7 +153,7 @@ class Model:
 
     def run(self, tokens) -> tuple[np.ndarray, np.ndarray]:
         """``(logits, attention_patterns)`` from one forward pass; see those methods for shapes."""
-        toks, single = self._check_tokens(tokens)
+        toks, single = self.check_tokens(tokens)
         resid = self.embed(toks)
         patterns = []
         for l in range(self.config["n_layers"]):
@@ -224,7 +224,7 @@ class Model:
 
     def loss_per_token(self, tokens) -> np.ndarray:
         """Cross-entropy (nats) of predicting ``tokens[..., t+1]`` at position ``t``: shape ``[..., seq-1]``."""
-        toks, _ = self._check_tokens(tokens)
+        toks, _ = self.check_tokens(tokens)
         return cross_entropy(self.logits(tokens), np.asarray(tokens))
 
     def fold_norm(self) -> "Model":
@@ -270,7 +270,7 @@ class Model:
         x = x if w is None else x * w
         return x if b is None else x + b
 
-    def _check_tokens(self, tokens) -> tuple[np.ndarray, bool]:
+    def check_tokens(self, tokens) -> tuple[np.ndarray, bool]:
         """``tokens`` as int64 ``[batch, seq]``, and whether a single ``[seq]`` sequence came in."""
         if isinstance(tokens, (str, bytes)):
             raise ValueError(f"tokens must be integer token ids; got a string {tokens!r}")

@@ -62,7 +62,7 @@ def path_terms(model, tokens) -> dict[str, np.ndarray]:
     Cost: one forward pass, then ``(1 + n_heads) ** n_layers`` residual-stream fields.
     """
     model = model.fold_norm()
-    toks, single = model._check_tokens(tokens)
+    toks, single = model.check_tokens(tokens)
     L, H = model.config["n_layers"], model.config["n_heads"]
     if (1 + H) ** L > MAX_PATHS:
         raise ValueError(f"model must have at most {MAX_PATHS} paths ((1 + n_heads) ** n_layers); got "
@@ -105,7 +105,7 @@ def ablated_losses(model, tokens, positions=None, terms=None) -> dict[str, float
     >>> losses["0.1>1.2"] > losses["none"]        # the induction circuit's virtual head matters here
     True
     """
-    toks, _ = model._check_tokens(tokens)
+    toks, _ = model.check_tokens(tokens)
     if toks.shape[-1] < 2:
         raise ValueError(f"tokens must have at least 2 positions (a next token to predict); got seq={toks.shape[-1]}")
     terms = path_terms(model, tokens) if terms is None else terms

@@ -23,13 +23,15 @@ True
 
 from __future__ import annotations
 
+import math
 from typing import Callable, NamedTuple
 
 import numpy as np
 
-from headspace._validate import as_array
+from headspace.validate import as_array
 
-__all__ = ["spearman", "bootstrap", "interval", "paired_difference", "distinguishable", "Interval",
+__all__ = ["ranks", "spearman", "spearman_along", "partial_spearman", "precision_at_k", "holm", "p_value",
+           "cluster_draws", "distinct_draws", "expanded_interval", "bootstrap", "interval", "paired_difference", "distinguishable", "Interval",
            "spearman_interval", "spearman_difference"]
 
 #: Resamples per bootstrap unless asked otherwise: the 2.5% and 97.5% percentiles of 2000 draws
@@ -53,28 +55,60 @@ class Interval(NamedTuple):
         return bool(self.lo <= value <= self.hi)
 
 
-def _ranks(v: np.ndarray) -> np.ndarray:
-    """Ranks 1..n of ``v``, ties given the mean of the ranks they span (average ranks)."""
-    order = np.argsort(v, kind="stable")
-    sorted_v = v[order]
-    new = np.empty(v.size, dtype=bool)
-    new[0] = True
-    np.not_equal(sorted_v[1:], sorted_v[:-1], out=new[1:])
-    ranks = np.empty(v.size)
-    if new.all():                                          # no ties: the inverse permutation
-        ranks[order] = np.arange(1.0, v.size + 1)
-        return ranks
-    starts = np.flatnonzero(new)                           # each run of equal values: first position
-    ends = np.append(starts[1:], v.size)
-    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)   # mean of start+1 .. end
-    return ranks
+def ranks(x) -> np.ndarray:
+    """Average ranks 1..n along the last axis of ``x`` (ties share the mean of the ranks they span).
+
+    Why one function: every rank correlation in the package (``spearman``, ``spearman_along``, the
+    benchmark's tables, ``causal.rank_correlation``) ranks here, so ties are treated alike
+    everywhere. Sorting, not pairwise comparison: O(n log n) per row.
+
+    >>> ranks([3.0, 1.0, 3.0, 2.0, 3.0]).tolist()           # the three 3s share ranks 3, 4, 5
+    [4.0, 1.0, 4.0, 2.0, 4.0]
+    >>> ranks([[2.0, 1.0], [5.0, 5.0]]).tolist()           # row by row
+    [[2.0, 1.0], [1.5, 1.5]]
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 0 or x.shape[-1] == 0:
+        raise ValueError(f"x must have at least one item on its last axis; got shape {list(x.shape)}")
+    order = np.argsort(x, axis=-1, kind="stable")
+    xs = np.take_along_axis(x, order, -1)
+    n = x.shape[-1]
+    rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+    xs2 = xs.reshape(rows, n)
+    new_run = np.ones((rows, n), dtype=bool)
+    np.not_equal(xs2[:, 1:], xs2[:, :-1], out=new_run[:, 1:])
+    run = np.cumsum(new_run, axis=1) - 1 + (np.arange(rows) * n)[:, None]     # a global id per run of ties
+    pos = np.broadcast_to(np.arange(1.0, n + 1), (rows, n))
+    sums = np.bincount(run.ravel(), pos.ravel(), minlength=rows * n)
+    counts = np.bincount(run.ravel(), minlength=rows * n)
+    mean = (sums / np.maximum(counts, 1))[run].reshape(x.shape)
+    out = np.empty_like(mean)
+    np.put_along_axis(out, order, mean, -1)
+    return out
 
 
-def _row_ranks(m: np.ndarray) -> np.ndarray:
-    """Average ranks of each row of ``m`` [rows, n]: 1 + how many are smaller + half the others equal."""
-    below = (m[:, None, :] < m[:, :, None]).sum(-1)
-    equal = (m[:, None, :] == m[:, :, None]).sum(-1)
-    return 1.0 + below + (equal - 1) / 2.0
+def spearman_along(x, y) -> np.ndarray:
+    """Spearman's rank correlation along the last axis, leading axes broadcast; NaN where either is constant.
+
+    Why: a table correlates many scores with many resampled ground truths at once
+    (``x [S, 1, n]`` against ``y [1, R, n]`` gives ``[S, R]``); ranks are computed once per row
+    before broadcasting. A constant row has no order: its correlation is undefined (NaN), which
+    callers average over with ``nanmean`` or report. ``spearman`` is the checked one-pair form.
+
+    >>> import numpy as np
+    >>> spearman_along(np.array([[1, 2, 3], [3, 2, 1], [1, 1, 1]]), np.array([1, 2, 4])).tolist()
+    [1.0, -1.0, nan]
+    """
+    rx, ry = ranks(x), ranks(y)
+    if rx.shape[-1] != ry.shape[-1]:
+        raise ValueError(f"x and y must have the same length on their last axis; got shapes {list(rx.shape)} "
+                         f"and {list(ry.shape)}")
+    rx = rx - rx.mean(-1, keepdims=True)
+    ry = ry - ry.mean(-1, keepdims=True)
+    num = np.einsum("...i,...i->...", *np.broadcast_arrays(rx, ry))
+    den = np.broadcast_to(np.sqrt((rx * rx).sum(-1) * (ry * ry).sum(-1)), num.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, np.clip(num / np.where(den > 0, den, 1.0), -1.0, 1.0), np.nan)
 
 
 def spearman(x, y) -> float:
@@ -97,9 +131,7 @@ def spearman(x, y) -> float:
         if np.all(v == v[0]):
             raise ValueError(f"{name} must not be constant (a constant has no ranks to correlate); "
                              f"got every value equal to {v[0]}")
-    rx, ry = _ranks(x), _ranks(y)
-    rx, ry = rx - rx.mean(), ry - ry.mean()
-    return float(np.clip((rx @ ry) / np.sqrt((rx @ rx) * (ry @ ry)), -1.0, 1.0))
+    return float(spearman_along(x, y))
 
 
 def _mean(per_batch: np.ndarray) -> float:
@@ -230,7 +262,7 @@ def _spearman_draws(xs: list[np.ndarray], per_batch, resamples: int, seed: int, 
         if np.all(x == x[0]):
             raise ValueError(f"{name} must not be constant (a constant has no ranks to correlate); "
                              f"got every value equal to {x[0]}")
-        r = _ranks(x)
+        r = ranks(x)
         centred.append(r - r.mean())
     means = arr[_draws(arr.shape[0], resamples, seed)].mean(axis=1)
     return np.stack(centred), arr.mean(axis=0), means
@@ -238,13 +270,13 @@ def _spearman_draws(xs: list[np.ndarray], per_batch, resamples: int, seed: int, 
 
 def _spearman_rows(centred: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Spearman of each rank-centred x [k, n] with each row of ``rows`` [r, n]: [r, k]."""
-    ranks = _row_ranks(rows)
-    ranks -= ranks.mean(axis=1, keepdims=True)
-    norms = np.sqrt((ranks * ranks).sum(axis=1))
+    r = ranks(rows)
+    r -= r.mean(axis=1, keepdims=True)
+    norms = np.sqrt((r * r).sum(axis=1))
     if np.any(norms == 0):
         raise ValueError("per_batch must not average to a constant on any resample (no ranks to correlate); "
                          "got a constant mean")
-    return np.clip((ranks @ centred.T) / norms[:, None] / np.sqrt((centred * centred).sum(axis=1)), -1.0, 1.0)
+    return np.clip((r @ centred.T) / norms[:, None] / np.sqrt((centred * centred).sum(axis=1)), -1.0, 1.0)
 
 
 def spearman_interval(x, per_batch, level: float = 0.95, resamples: int = RESAMPLES, seed: int = 0) -> Interval:
@@ -252,7 +284,7 @@ def spearman_interval(x, per_batch, level: float = 0.95, resamples: int = RESAMP
 
     Why: the common case of the articles, a weight score (fixed) against path ablation measured on
     each batch. It equals ``interval(per_batch, lambda b: spearman(x, b.mean(0)), ...)`` on the
-    same resamples, computed for all of them at once (ranks by comparison counts), which is
+    same resamples, computed for all of them at once (one ``ranks`` call), which is
     about a hundred times faster than a loop of ``spearman`` calls.
 
     >>> import numpy as np
@@ -285,3 +317,171 @@ def spearman_difference(x_a, x_b, per_batch, level: float = 0.95, resamples: int
     est = _spearman_rows(centred, whole[None])[0]
     per = _spearman_rows(centred, means)
     return Interval(float(est[0] - est[1]), *_percentiles(per[:, 0] - per[:, 1], level))
+
+
+# --------------------------------------------------------------------------- the benchmark's questions
+
+def partial_spearman(x, y, z) -> np.ndarray:
+    """Spearman of ``x`` and ``y`` with ``z``'s ranks partialled out, along the last axis (broadcast).
+
+    Why: a score that correlates with a ground truth only because both grow with the heads' size
+    adds nothing to size. The partial rank correlation asks what ``x`` says about ``y`` beyond
+    what ``z`` (a size score such as ``norm_product``) already says: the correlation of the parts
+    of their ranks that a straight line in ``z``'s ranks does not explain,
+    ``(r_xy - r_xz r_yz) / sqrt((1 - r_xz^2)(1 - r_yz^2))`` (Spearman's r throughout). NaN where
+    ``x`` or ``y`` is constant or a copy of ``z``'s order (nothing left to correlate).
+
+    >>> import numpy as np
+    >>> size = np.arange(10.0)
+    >>> signal = np.array([0, 1, 0, 1, 0, 1, 0, 1, 0, 1.0])
+    >>> truth = size + 5 * signal
+    >>> round(float(spearman_along(signal, truth)), 2), round(float(partial_spearman(signal, truth, size)), 2)
+    (0.74, 0.98)
+    >>> bool(np.isnan(partial_spearman(size, truth, size)))      # size itself adds nothing to size
+    True
+    """
+    r_xy, r_xz, r_yz = spearman_along(x, y), spearman_along(x, z), spearman_along(y, z)
+    den = np.sqrt(np.clip((1 - r_xz ** 2) * (1 - r_yz ** 2), 0, None))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(den > 1e-12, (r_xy - r_xz * r_yz) / np.where(den > 1e-12, den, 1.0), np.nan)
+    return np.clip(out, -1.0, 1.0)
+
+
+def precision_at_k(score, positive, k) -> np.ndarray:
+    """Expected share of positives among the ``k`` highest ``score`` items, ties broken at random.
+
+    Why: a researcher shortlists the top pairs of a score and inspects them; the question is how
+    many of the shortlisted are real. ``k = 1`` is the top-1 hit rate. Ties at the cut count in
+    proportion (an item tied with ``t`` others for the last ``j`` places is in with probability
+    ``j / t``), so a constant score gets the base rate, not an artefact of sort order. ``score``
+    ``[..., n]`` and ``positive`` ``[..., n]`` (bool) broadcast; ``k`` an integer or an array of
+    the leading shape; NaN where ``k < 1``.
+
+    >>> precision_at_k([0.9, 0.8, 0.1, 0.3], [True, False, True, False], 2)
+    0.5
+    >>> precision_at_k([1.0, 1.0, 1.0, 1.0], [True, False, False, False], 1)   # the base rate
+    0.25
+    """
+    s = np.asarray(score, dtype=float)
+    p = np.asarray(positive, dtype=bool)
+    above = (s[..., None, :] > s[..., :, None]).sum(-1)                  # how many score strictly higher
+    tied = (s[..., None, :] == s[..., :, None]).sum(-1)                  # how many equal, itself included
+    k = np.asarray(k, dtype=float)
+    kk = k[..., None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        inside = np.clip((kk - above) / tied, 0.0, 1.0)                  # P(item in the top k)
+        out = (inside * p).sum(-1) / k
+    out = np.where(k >= 1, out, np.nan)
+    return float(out) if out.ndim == 0 else out
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjustment of ``p_values`` for a family of comparisons (any shape).
+
+    Why: a table that makes many comparisons will show some at 5% by chance; Holm (1979) keeps
+    the chance of any false claim in the family under the level, with no assumption on how the
+    comparisons depend on each other, and is never less powerful than Bonferroni. The adjusted
+    p of the i-th smallest of m is ``max_{j<=i} min(1, (m - j + 1) p_(j))``. NaN entries are left
+    out of the family and stay NaN.
+
+    >>> holm([0.01, 0.04, 0.03, 0.5]).tolist()
+    [0.04, 0.09, 0.09, 0.5]
+    """
+    p = np.asarray(p_values, dtype=float)
+    flat = p.ravel()
+    ok = np.flatnonzero(np.isfinite(flat))
+    if np.any((flat[ok] < 0) | (flat[ok] > 1)):
+        raise ValueError(f"p_values must lie in [0, 1]; got {flat[ok].min()} to {flat[ok].max()}")
+    out = np.full(flat.shape, np.nan)
+    m = ok.size
+    order = ok[np.argsort(flat[ok], kind="stable")]
+    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * flat[order]))
+    out[order] = adjusted
+    return out.reshape(p.shape)
+
+
+def p_value(draws, estimate: float, null: float = 0.0) -> float:
+    """Two-sided p-value that a statistic equals ``null``, from its bootstrap ``draws`` (normal approximation).
+
+    Why normal: a percentile p-value cannot go below ``1 / len(draws)``, too coarse for a Holm
+    family of dozens of comparisons; ``|estimate - null| / sd(draws)`` against the normal law
+    can. NaN when the draws have no spread.
+
+    >>> import numpy as np
+    >>> round(p_value(np.random.default_rng(0).normal(0.0, 1.0, 4000), 1.96), 3)
+    0.05
+    """
+    d = np.asarray(draws, dtype=float)
+    d = d[np.isfinite(d)]
+    sd = float(d.std(ddof=1)) if d.size > 1 else 0.0
+    if not np.isfinite(estimate) or sd == 0:
+        return float("nan")
+    return float(math.erfc(abs(estimate - null) / sd / math.sqrt(2)))
+
+
+def cluster_draws(groups, resamples: int, seed: int = 0) -> np.ndarray:
+    """``[resamples + 1, n_items]`` counts: how often each item enters each draw of a two-level bootstrap.
+
+    Why two levels: the zoo's models are seeds of configurations; a claim about "models like
+    these" must resample the configurations as well as the seeds within each, or it treats the
+    configurations as fixed. ``groups`` gives each item's group (a configuration); each draw picks
+    as many groups as there are, with replacement, then within each picked group as many of its
+    items as it has, with replacement. Row 0 counts every item once (the estimate on all the data).
+
+    >>> cluster_draws(["a", "a", "b"], 2, seed=1).tolist()    # draw 2: group a twice, its items twice each
+    [[1, 1, 1], [0, 2, 1], [2, 2, 0]]
+    """
+    labels = list(groups)
+    if not labels:
+        raise ValueError("groups must name at least one item's group; got none")
+    if isinstance(resamples, bool) or not isinstance(resamples, (int, np.integer)) or resamples < 1:
+        raise ValueError(f"resamples must be an integer >= 1; got {resamples!r}")
+    names = list(dict.fromkeys(labels))
+    members = [np.flatnonzero(np.array([g == n for g in labels])) for n in names]
+    rng = np.random.default_rng(seed)
+    out = np.zeros((resamples + 1, len(labels)), dtype=np.int64)
+    out[0] = 1
+    for r in range(1, resamples + 1):
+        for g in rng.integers(0, len(names), len(names)):
+            np.add.at(out[r], members[g][rng.integers(0, len(members[g]), len(members[g]))], 1)
+    return out
+
+
+def distinct_draws(n: int) -> int:
+    """How many different multisets a bootstrap draw of ``n`` items from ``n`` can give: C(2n-1, n).
+
+    Why: with few items the bootstrap has few distinct values to make an interval of: three seeds
+    give ten draws, eight configurations 6,435.
+
+    >>> distinct_draws(3), distinct_draws(8)
+    (10, 6435)
+    """
+    return math.comb(2 * n - 1, n)
+
+
+def expanded_interval(draws, estimate: float, n: int, level: float = 0.95) -> Interval:
+    """The percentile interval of ``draws``, widened by ``sqrt(n / (n - 1))`` about their median.
+
+    Why: resampling ``n`` items estimates the variance of a mean as ``(n - 1) / n`` of the
+    usual unbiased estimate (a third too small for three items, an eighth for eight); widening
+    the interval by the square root of the inverse restores it (the "expanded" percentile
+    bootstrap, Hesterberg 2015). ``n`` is the number of top-level units resampled. NaN draws
+    (a draw where the statistic is undefined) are left out.
+
+    >>> import numpy as np
+    >>> d = np.random.default_rng(0).normal(0, 1, 4000)
+    >>> r = expanded_interval(d, 0.0, 3)
+    >>> mid = float(np.median(d))
+    >>> round((r.hi - mid) / (float(np.quantile(d, 0.975)) - mid), 3)      # sqrt(3 / 2)
+    1.225
+    """
+    d = np.asarray(draws, dtype=float)
+    d = d[np.isfinite(d)]
+    if d.size == 0:
+        return Interval(float(estimate), float("nan"), float("nan"))
+    if not (isinstance(n, (int, np.integer)) and n >= 2):
+        raise ValueError(f"n must be an integer >= 2 (the units resampled); got {n!r}")
+    lo, hi = _percentiles(d, level)
+    mid = float(np.median(d))
+    f = math.sqrt(n / (n - 1))
+    return Interval(float(estimate), mid + f * (lo - mid), mid + f * (hi - mid))

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from headspace._validate import as_array, as_number
+from headspace.validate import as_array, as_number
 
 __all__ = ["random_orthogonal", "scale_directions", "shear", "adversarial_basis", "invert",
            "change_residual_basis", "transform_model", "rotation", "permutation", "stretch", "transform_ov", "transform_qk", "ov_hidden_basis", "qk_hidden_basis",

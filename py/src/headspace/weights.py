@@ -40,9 +40,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from headspace._state_dict import FOLDED, NORMS, Reader, fold, norm_type, positive_ints
-from headspace._validate import as_array
+from headspace.validate import as_array
 
-__all__ = ["Weights", "from_transformer_lens", "from_state_dict", "from_model"]
+__all__ = ["Weights", "from_transformer_lens", "from_state_dict", "from_model", "embedding_read"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Weights:
     ``W_E [d_vocab, d_model]``, ``W_pos [n_ctx, d_model]`` (None for rotary and
     other non-learned positions), ``W_Q, W_K, W_V [n_layers, n_heads, d_model,
     d_head]``, ``W_O [n_layers, n_heads, d_head, d_model]``, ``W_U [d_model,
-    d_vocab]``, and the normalisation type after folding.
+    d_vocab]``, the normalisation type after folding and the norm's ``eps``.
     """
     W_E: np.ndarray
     W_pos: np.ndarray | None
@@ -62,13 +62,18 @@ class Weights:
     W_O: np.ndarray
     W_U: np.ndarray
     normalization_type: str | None = None
+    eps: float = 1e-5
+
+    def embedding_read(self) -> np.ndarray:
+        """``W_E`` as the first layer's heads read it: ``embedding_read`` with this model's norm."""
+        return embedding_read(self.W_E, self.normalization_type, self.eps)
 
     def composition_scores(self, mode, metric: str = "frobenius", **kw) -> np.ndarray:
         """``headspace.composition.all_composition_scores`` on these weights; ``token`` and
-        ``whitened`` get ``W_E`` (and ``W_U`` for V) from here unless given."""
+        ``whitened`` get ``W_E`` (``embedding_read``) and, for V, ``W_U`` from here unless given."""
         from headspace.composition import all_composition_scores
         if metric in ("token", "whitened") and "gram" not in kw:
-            kw.setdefault("W_E", self.W_E)
+            kw.setdefault("W_E", self.embedding_read())
         if metric == "token":
             kw.setdefault("W_U", self.W_U)
         return all_composition_scores(self.W_Q, self.W_K, self.W_V, self.W_O, mode, metric, **kw)
@@ -77,7 +82,7 @@ class Weights:
 def from_model(model) -> Weights:
     """The weights of a ``headspace.model.Model`` (shipped or loaded from a directory), folded."""
     m = model.fold_norm()
-    return Weights(m.W_E, m.W_pos, m.W_Q, m.W_K, m.W_V, m.W_O, m.W_U, m.config.get("normalization_type"))
+    return Weights(m.W_E, m.W_pos, m.W_Q, m.W_K, m.W_V, m.W_O, m.W_U, m.config.get("normalization_type"), m.eps)
 
 
 def from_transformer_lens(model) -> Weights:
@@ -109,7 +114,7 @@ def from_transformer_lens(model) -> Weights:
     W_Q = get("W_Q")
     W_K, W_V = (_per_query_head(n, get(n), W_Q.shape[1]) for n in ("W_K", "W_V"))
     return _fold(get("W_E"), W_pos, W_Q, W_K, W_V, get("W_O"), get("W_U"),
-                 norm, ln1, ln_final, bool(getattr(cfg, "rmsnorm_uses_offset", False)))
+                 norm, ln1, ln_final, bool(getattr(cfg, "rmsnorm_uses_offset", False)), float(getattr(cfg, "eps", 1e-5)))
 
 
 def from_state_dict(state: dict, config: dict) -> Weights:
@@ -140,16 +145,42 @@ def from_state_dict(state: dict, config: dict) -> Weights:
         ln1 = read.stack("ln1.w", (M,))
         ln_final = read.get("ln_final.w", (M,))
     return _fold(W_E, W_pos, stack("W_Q", (M, D)), stack("W_K", (M, D), True), stack("W_V", (M, D), True),
-                 stack("W_O", (D, M)), W_U, norm, ln1, ln_final, bool(config.get("rmsnorm_uses_offset", False)))
+                 stack("W_O", (D, M)), W_U, norm, ln1, ln_final, bool(config.get("rmsnorm_uses_offset", False)),
+                 float(config.get("eps", 1e-5)))
+
+
+def embedding_read(W_E, normalization_type: str | None, eps: float = 1e-5) -> np.ndarray:
+    """``W_E [d_vocab, d_model]`` as the first layer's heads read it: each token's row divided by
+    the scale the model's norm divides it by (``RMS``/``RMSPre``: its root mean square;
+    ``LN``/``LNPre``: the root mean square of its centred copy; None: as stored), the learned
+    scale being folded into the readers. A LayerNorm row keeps its mean: every reader of such a
+    model is centred, so none reads it, and the ``whitened`` metric needs an embedding of full rank.
+
+    The ``token`` and ``whitened`` metrics measure token space through this embedding, for the site
+    and for researchers alike (docs/decisions/0007-embedding-read.md): on a normalised model the raw
+    ``W_E`` is not what any head reads. Positions are left out: token space has none.
+
+    >>> embedding_read(np.array([[3.0, 4.0]]), "RMSPre", eps=0.0).round(4)   # RMS of [3, 4]: sqrt(12.5)
+    array([[0.8485, 1.1314]])
+    >>> embedding_read(np.array([[3.0, 4.0]]), None)                          # no norm: as stored
+    array([[3., 4.]])
+    """
+    E = as_array("W_E", W_E, ndim=2, dtype=None)
+    if normalization_type not in NORMS:
+        raise ValueError(f"normalization_type must be one of {list(NORMS)}; got {normalization_type!r}")
+    if normalization_type is None:
+        return E
+    seen = E - E.mean(axis=-1, keepdims=True) if normalization_type in ("LN", "LNPre") else E
+    return E / np.sqrt((seen * seen).mean(axis=-1, keepdims=True) + eps)
 
 
 # --------------------------------------------------------------------------- private
 
-def _fold(W_E, W_pos, W_Q, W_K, W_V, W_O, W_U, norm, ln1, ln_final, offset) -> Weights:
+def _fold(W_E, W_pos, W_Q, W_K, W_V, W_O, W_U, norm, ln1, ln_final, offset, eps) -> Weights:
     """Scale the readers by the norms' weights and centre them for LayerNorm, as ``fold_ln``."""
     r, folded = fold(norm, {"W_Q": W_Q, "W_K": W_K, "W_V": W_V, "W_U": W_U}, {"ln1": ln1, "ln_final": ln_final},
                      offset=offset)
-    return Weights(W_E, W_pos, r["W_Q"], r["W_K"], r["W_V"], W_O, r["W_U"], folded)
+    return Weights(W_E, W_pos, r["W_Q"], r["W_K"], r["W_V"], W_O, r["W_U"], folded, eps)
 
 
 def _per_query_head(name: str, W: np.ndarray, n_heads: int) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 
 
 # GPT-2 small's shape (Radford et al. 2019; TransformerLens's "gpt2" config): an input, not a result.

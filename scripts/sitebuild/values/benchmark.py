@@ -22,9 +22,9 @@ _ROWS: dict = {}
 def _next(t: dict, group: str, gt: str, first: str) -> str:
     """The score with the next highest Spearman after ``first`` in ``group`` (each its task's mode), twins
     counted once: the one the paired bootstrap has the best chance of not telling apart from it."""
-    from headspace.benchmark import _modes, twin_classes
+    from headspace.benchmark import modes_read, twin_classes
     rho = {s: _bench_row(t, group, "task", gt, s)["spearman"] for s in t["scores"]}
-    others = [c[0] for c in twin_classes(t["scores"], _modes(t, group, "task")) if first not in c]
+    others = [c[0] for c in twin_classes(t["scores"], modes_read(t, group, "task")) if first not in c]
     return max(others, key=rho.get)
 
 
@@ -215,12 +215,12 @@ def benchmark(t: dict | None = None, checked: bool = False) -> dict:
     # projection_kernel is d_head times subspace minus a constant when every head has full rank;
     # token is whitened for Q and K). headspace.benchmark.TWINS lists them; the separation counts
     # count each set of twins once, so this holds them to it: equal in every row where they are twins
-    from headspace.benchmark import TWINS, _modes
+    from headspace.benchmark import TWINS, modes_read
     fields = t["row_fields"]
     by = {(r["group"], r["mode"], r["ground_truth"], r["score"]): r["spearman"]
           for r in (dict(zip(fields, r_)) for r_ in t["rows"])}
     for a, b, where in TWINS:
-        pairs = [(v, by[k[:3] + (b,)]) for k, v in by.items() if k[3] == a and _modes(t, k[0], k[1]) <= set(where)]
+        pairs = [(v, by[k[:3] + (b,)]) for k, v in by.items() if k[3] == a and modes_read(t, k[0], k[1]) <= set(where)]
         _holds(pairs and all(x == y for x, y in pairs), f"{a} ranks as {b} in every row of the benchmark in {where}")
     # the families whose circuit formed in every seed: the plain induction models get the article's
     # second table; the two- and three-layer RMSNorm induction models, the reverse-copy models with
@@ -311,7 +311,7 @@ def benchmark(t: dict | None = None, checked: bool = False) -> dict:
     # zoo and on the lookup models: the built-in score with the highest point estimate, and on the whole
     # zoo how many classes of built-in scores the paired bootstrap puts above norm_product (0 on bootstrap
     # seeds 0 to 3; the words about it are tests in tests/site/test_claims.py)
-    from headspace.benchmark import separation, twin_classes, _modes as modes_of
+    from headspace.benchmark import modes_read, separation, twin_classes
     for tag, group in (("all", "all"), ("lookup", "lookup-rms-attn-2l")):
         rows = {s_: _bench_row(t, group, "task", "mean-circuit", s_) for s_ in t["scores"]}
         builtin = [s_ for s_ in t["scores"] if s_ not in BASELINES]
@@ -324,7 +324,7 @@ def benchmark(t: dict | None = None, checked: bool = False) -> dict:
             out[f"base_{tag}_{b_}_lo"], out[f"base_{tag}_{b_}_hi"] = rows[b_]["spearman_lo"], rows[b_]["spearman_hi"]
         if tag == "all":       # (on lookup, how many is a count one draw can move: not stated)
             apart = separation(t, group, "task", "mean-circuit", "norm_product")[1]
-            classes = twin_classes(builtin, modes_of(t, group, "task"))
+            classes = twin_classes(builtin, modes_read(t, group, "task"))
             out["base_all_n_builtin"] = len(classes)
             out["base_all_n_above_norm_product"] = sum(
                 c not in apart and rows[c[0]]["spearman"] > rows["norm_product"]["spearman"] for c in classes)

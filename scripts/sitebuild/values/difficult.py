@@ -7,8 +7,8 @@ import functools
 
 import numpy as np
 
-from headspace.demos import REGISTRY
-from headspace.figure.outputs import head
+from headspace_site.demos import REGISTRY
+from headspace_site.figure.outputs import head
 
 from ._shared import _holds, _outputs, _power_of_ten
 
@@ -32,7 +32,7 @@ LEVEL = 0.95
 def batch_effects(name: str, mode: str = "K") -> np.ndarray:
     """``[EVAL_BATCHES, n_pairs]``: path ablation of shipped model ``name`` on each batch, later pairs."""
     from headspace.causal import path_ablation
-    from headspace.figure import shipped as _shipped
+    from headspace_site.figure import shipped as _shipped
     from headspace.heads import repeated_tokens
 
     m = _shipped.weights(name, None)
@@ -69,10 +69,10 @@ def activation_whitened(m, mode: str = "K") -> np.ndarray:
     """``whitened`` for every later pair of the folded model ``m``, with ``gram`` the covariance of
     what layer 1's heads read (the residual stream after layer 0, through the norm if the model has
     one) over every position of the evaluation batch: the runtime-statistics way out."""
-    from headspace.figure import shipped as _shipped
+    from headspace_site.figure import shipped as _shipped
     from headspace.head_pairs import all_composition_scores
 
-    toks = _shipped._eval_batch(m.config["d_vocab"], m.config["n_ctx"])      # the evaluation batch
+    toks = _shipped.eval_tokens(m.config["d_vocab"], m.config["n_ctx"])      # the evaluation batch
     resid = m.embed(toks)
     x = m.layer_input(resid, 0)
     _, out = m.attend(0, x, x, x)
@@ -86,10 +86,10 @@ def difficult() -> dict:
     from headspace import symmetry
     from headspace.axioms import ordering_flips
     from headspace.causal import path_ablation
-    from headspace.figure import shipped as _shipped
-    from headspace.demos import norm_symmetry as ns
-    from headspace.demos import residual_basis as rbasis
-    from headspace.demos.residual_basis import mean_loss
+    from headspace_site.figure import shipped as _shipped
+    from headspace_site.demos import norm_symmetry as ns
+    from headspace_site.demos import residual_basis as rbasis
+    from headspace_site.demos.residual_basis import mean_loss
     from headspace.heads import repeated_tokens
     from headspace.model import cross_entropy
     from headspace.stats import spearman, spearman_difference, spearman_interval
@@ -115,7 +115,7 @@ def difficult() -> dict:
     m = _shipped.weights(plain, None)
     d = cfg["d_model"]
     (_, h1), _ = _shipped.roles(plain)
-    plain_curves = [np.stack([_shipped.later_pairs(ns._frobenius(m, ns.stretch_matrix(d, "all directions", 10.0 ** lc, s), "K"))
+    plain_curves = [np.stack([_shipped.later_pairs(ns.frobenius_after(m, ns.stretch_matrix(d, "all directions", 10.0 ** lc, s), "K"))
                               for lc in ns.FINE]) for s in SYMMETRY_SEEDS]
     plain_first = [ns.first_reorder(c) for c in plain_curves]
     plain_moved = [c for c in plain_first if c is not None]
@@ -192,7 +192,7 @@ def difficult() -> dict:
     def shrunk(cond):
         rhos, drops = [], 0
         for s in SYMMETRY_SEEDS:
-            sc = _shipped.later_pairs(ns._frobenius(r, ns.stretch_matrix(d, "shrink one direction", cond, s), "K"))
+            sc = _shipped.later_pairs(ns.frobenius_after(r, ns.stretch_matrix(d, "shrink one direction", cond, s), "K"))
             rhos.append(spearman_interval(sc, eff_rms, level=LEVEL))
             drops += spearman_difference(sc, rms_fro, eff_rms, level=LEVEL).hi < 0
         return rhos, drops

@@ -8,7 +8,8 @@ import math
 
 import numpy as np
 
-from headspace.demos import REGISTRY
+from headspace.weights import embedding_read
+from headspace_site.demos import REGISTRY
 
 from ._shared import _holds, _outputs, _power_of_ten, _the_same
 
@@ -49,8 +50,8 @@ def formalising() -> dict:
     """site/content/posts/formalising-composition.md"""
     from headspace.axioms import axiom_3_as_posed_counterexample, axiom_4, axiom_table, inclusion_swap
     from headspace.composition import METRICS, composition_score
-    from headspace.figure import shipped as _shipped
-    from headspace.demos.metric_lab import D_MODEL
+    from headspace_site.figure import shipped as _shipped
+    from headspace_site.demos.metric_lab import D_MODEL
 
     out = {}
     # the axiom table (drawn in the article by the axiom-table shortcode from the metric lab's output)
@@ -106,7 +107,7 @@ def formalising() -> dict:
     W = np.linalg.svd(A)[2][: cfg["d_head"]]                          # rows: the write space
     kernel = np.eye(cfg["d_model"]) - W.T @ W
     B = kernel @ (m.W_Q[l2, h2] @ m.W_K[l2, h2].T)                     # reads only what A cannot write
-    E, U = _shipped.embedding_seen(m), m.W_U
+    E, U = embedding_read(m.W_E, m.config.get("normalization_type"), m.eps), m.W_U
     old_writer, old_reader = E @ A @ U, E @ B @ E.T                    # the old formula, written out
     out["trap_product_order"] = _power_of_ten(np.linalg.norm(A @ B) / (np.linalg.norm(A) * np.linalg.norm(B)))
     out["trap_old_token"] = float(np.linalg.norm(old_writer @ old_reader)

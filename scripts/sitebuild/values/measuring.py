@@ -8,8 +8,8 @@ import inspect
 
 import numpy as np
 
-from headspace.demos import REGISTRY
-from headspace.figure.outputs import head
+from headspace_site.demos import REGISTRY
+from headspace_site.figure.outputs import head
 
 from ._shared import GPT2_SMALL, _outputs
 
@@ -68,8 +68,8 @@ def _training_demand(spec_index: int = 0) -> np.ndarray:
 def measuring() -> dict:
     """site/content/posts/measuring-composition.md"""
     from headspace.composition import METRICS, random_baseline
-    from headspace.figure import shipped as _shipped
-    from headspace.demos.metric_agreement import agreement
+    from headspace_site.figure import shipped as _shipped
+    from headspace_site.demos.metric_agreement import agreement
     from headspace.heads import head_scores
 
     plain, rms = _shipped.MODEL_NAMES

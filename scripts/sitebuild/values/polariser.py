@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from headspace.demos import REGISTRY
+from headspace_site.demos import REGISTRY
 
 from ._shared import _outputs, _the_same
 

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from headspace.figure.outputs import head, path_label
+from headspace_site.figure.outputs import head, path_label
 
 from ._shared import _holds, _outputs, _power_of_ten
 
@@ -17,7 +17,7 @@ def virtual_head_effects(name: str) -> dict:
     the repeated-half loss with every term in place (``"none"``), and the increase when each term,
     or all virtual-head terms together (``"all virtual"``), is removed, patterns held fixed.
     tests/unit/test_paths.py checks the same numbers."""
-    from headspace.figure import shipped as _shipped
+    from headspace_site.figure import shipped as _shipped
     from headspace.model import cross_entropy
     from headspace.paths import VIRTUAL, ablated_losses, path_terms
 
@@ -37,8 +37,8 @@ def primer() -> dict:
     """site/content/posts/transformer-circuits-primer.md"""
     from headspace.causal import path_ablation
     from headspace.circuits import diagonal_top_fraction
-    from headspace.figure import shipped as _shipped
-    from headspace.demos.token_path import path_matrix
+    from headspace_site.figure import shipped as _shipped
+    from headspace_site.demos.token_path import path_matrix
     from headspace.heads import head_scores
     from headspace.model import cross_entropy
     from headspace.paths import BIAS, DIRECT, VIRTUAL, path_terms
@@ -143,8 +143,8 @@ def primer() -> dict:
 
 def _stream(name: str) -> dict:
     """The residual-stream schematic at the top of the primer: what the induction head reads through its key."""
-    from headspace.figure import shipped as _shipped
-    from headspace.demos.residual_stream import head_name
+    from headspace_site.figure import shipped as _shipped
+    from headspace_site.demos.residual_stream import head_name
 
     (l1, h1), (l2, h2) = _shipped.roles(name)
     prev, ind = head_name(l1, h1), head_name(l2, h2)

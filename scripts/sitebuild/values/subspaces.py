@@ -7,8 +7,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from headspace import axioms, optics
-from headspace.demos import REGISTRY
+from headspace import axioms
+from headspace_site import optics
+from headspace_site.demos import REGISTRY
 
 from ._shared import GPT2_SMALL, _holds, _outputs, _power_of_ten, _the_same
 

@@ -118,7 +118,7 @@ export function pythonSnippet(name, params) {
   const wheel = new URL(script.dataset.wheel, location.href).href;
   return [
     `# pip install ${wheel}`,
-    "from headspace.demos import REGISTRY",
+    "from headspace_site.demos import REGISTRY",
     "",
     `result = REGISTRY[${pyLiteral(name)}].run(${pyLiteral(params)})`,
     'print(result["outputs"])',

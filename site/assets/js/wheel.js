@@ -61,8 +61,8 @@ export async function unpackWheel(FS, bytes, dir) {
   return libraries;
 }
 
-// The packages of the site lockfile, in the order they are installed (numpy first: headspace needs it).
-export const WHEELS = ["numpy", "headspace"];
+// The packages of the site lockfile, in the order they are installed (each after what it needs: numpy, the library, the site's Python).
+export const WHEELS = ["numpy", "headspace", "headspace_site"];
 
 /** Install a wheel (its bytes, already checked) as Pyodide's loadPackage does, minus the Python:
  * its files written into site-packages and its shared libraries linked, by Pyodide's own folder

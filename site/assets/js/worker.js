@@ -71,7 +71,7 @@ function copyModelFile(pyodide, rel) {
   return copied.get(rel);
 }
 
-// Run a Python call (headspace.runtime.answer); each time it answers that a model file is missing
+// Run a Python call (headspace_site.runtime.answer); each time it answers that a model file is missing
 // (as data: {"error": {"kind": "missing-model", "path"}}), copy the file and run it again. Returns
 // the answer's JSON: a result, or {"error": {...}} for the page.
 async function withModelFiles({ pyodide }, run) {
@@ -304,10 +304,10 @@ async function boot({ indexURL, lockFileURL }) {
   const scope = pyodide.toPy({}); // its own globals: nothing is left in __main__
   pyodide.runPython(FILES_ADDED, { globals: scope });
   scope.destroy();
-  // headspace.runtime: call(name, params_json) -> JSON, as in every runtime. The registry reads the
+  // headspace_site.runtime: call(name, params_json) -> JSON, as in every runtime. The registry reads the
   // models' manifest on import, so it is loaded after the models are in place (ready(), below),
   // and forgotten if they arrive later (a SharedWorker may serve a page without model demos first).
-  const runtime = pyodide.pyimport("headspace.runtime"); // a PyProxy, kept in this file
+  const runtime = pyodide.pyimport("headspace_site.runtime"); // a PyProxy, kept in this file
   return {
     pyodide, callDemo: runtime.answer, useModels: runtime.use_models,
     // the path (under the models' root) of the file whose absence stopped the last import
@@ -392,8 +392,8 @@ yielder.port1.onmessage = async () => {
   yielder.port2.postMessage(null);
 };
 
-// headspace.runtime.answer's arguments (call's, with refusals as data); a width lays the figure out for the page's drawing width
-// (headspace.figure.fit), none leaves Python's own layout. ``figure``: whether the answer carries the
+// headspace_site.runtime.answer's arguments (call's, with refusals as data); a width lays the figure out for the page's drawing width
+// (headspace_site.figure.fit), none leaves Python's own layout. ``figure``: whether the answer carries the
 // figure's data (plotly's, for a pointer) besides its drawing.
 function callArgs(name, params, width, figure) {
   return [name, JSON.stringify(params), ...(width ? [width, figure] : [])];

@@ -28,7 +28,7 @@ function themed(layout) {
 const PLOT_CONFIG = { responsive: false, displayModeBar: false, scrollZoom: false, doubleClick: false };
 
 // ---------- the width a figure is drawn at ----------
-// Python lays each figure out for one of a few widths (headspace.figure.fit.WIDTHS): the widest
+// Python lays each figure out for one of a few widths (headspace_site.figure.fit.WIDTHS): the widest
 // that fits the figure's column. The build drew a static SVG at each and kept each one's layout;
 // CSS shows the SVG this column takes, and plotly draws Python's figure at the same width.
 export function prerender(state) {
@@ -83,7 +83,7 @@ function reword(node, before, html) {
   return true;
 }
 
-// ---------- the drawings: one engine (headspace.figure.svg) for the build's and Python's ----------
+// ---------- the drawings: one engine (headspace_site.figure.svg) for the build's and Python's ----------
 // The build drew the page's first figures and its answers; Python in the worker draws every other
 // setting with the same code, at this column's drawing width. A move shows the new drawing by
 // writing into the one on screen only what differs (a slider moves numbers, not elements), so it

@@ -20,6 +20,6 @@ export const saveData = Boolean(navigator.connection && navigator.connection.sav
 const memoryGB = navigator.deviceMemory || (matchMedia("(pointer: coarse)").matches ? 2 : 8);
 export const ANSWER_CHARS = Math.min(32e6, memoryGB * 2e6); // about 2 MB of answers per GB, 32 MB at most
 // A control's value's key is its JSON: Python writes the keys the page compares with
-// (headspace.figure.keys: each option's data-value, the keys of data-off-when).
+// (headspace_site.figure.keys: each option's data-value, the keys of data-off-when).
 export const key = (value) => JSON.stringify(value);
 export const same = (a, b) => key(a) === key(b);

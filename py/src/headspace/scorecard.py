@@ -1,0 +1,482 @@
+"""A score's scorecard on the zoo: the questions a researcher asks of it, each with an interval.
+
+Why: the benchmark table (``headspace.benchmark``) gives one number per score, the mean Spearman
+with a ground truth, and a review of it (issue 47) found that number answers none of the
+questions a researcher brings: does the score say anything beyond how large the heads are; if I
+shortlist its top pairs, how many are real; does it hold on models it was not chosen on. This
+module answers those, for the built-in scores and a researcher's own, on any zoo folder.
+
+Per model, over its pairs of an earlier and a later head, in one mode (``MODES``: each model in
+its task's mode, in the mode of its largest path, or all in Q, K or V):
+
+* ``spearman``: rank correlation of the score with the ground truth;
+* ``partial_norm_product``, ``partial_product_norm``: the same with a size score's ranks
+  partialled out (``stats.partial_spearman``): what the score adds to size;
+* ``auroc``: how well it separates the causal pairs (``causal_pairs``) from the rest;
+* ``top1``: whether its top pair is causal; ``precision_at_k``: the share of causal pairs among
+  its top k, k the model's number of causal pairs (``stats.precision_at_k``, ties shared).
+
+Each statistic is averaged over the models *whose circuit formed* (their largest path in the mode
+costs at least ``circuit_effect`` nats by the reference ground truth, ``FORMED_BY``); the models
+without one are reported apart (a score cannot be rewarded for ranking pairs where nothing is).
+
+Intervals: a three-level bootstrap (``stats.cluster_draws``): configurations (the zoo's families)
+with replacement, then seeds within each, then each drawn model's evaluation batches (the ground
+truth recomputed on them). Few units: eight configurations give 6,435 distinct draws, three seeds
+ten, so each interval is the percentile interval widened by ``sqrt(n / (n - 1))`` for the ``n``
+configurations resampled (``stats.expanded_interval``), which undoes the bootstrap's
+``(n - 1) / n`` shrinkage of the variance at the top level; resampling seeds and batches as well
+makes it, if anything, wider than that. Comparisons: every score against each size score on each
+statistic, and every partial Spearman against 0, form one family; their p-values (from the
+bootstrap's standard error, ``stats.p_value``) are Holm-adjusted (``stats.holm``) and the family's
+size is reported.
+
+Rules are chosen and tested on different models: ``held_out`` splits the configurations in two
+(stratified by task), picks the best score on one half and reports it, with intervals, on both.
+``sensitivity`` recomputes the verdicts with each threshold varied.
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> data = ZooData.synthetic(rng, n_families=4, n_seeds=3)          # a toy zoo, see ZooData.synthetic
+>>> card = scorecard(data, resamples=200)
+>>> est, lo, hi = card["stats"]["auroc"]["signal"]
+>>> bool(lo > 0.8), card["n_models"], card["n_configurations"]       # a real signal is found
+(True, 12, 4)
+>>> est, lo, hi = card["stats"]["auroc"]["noise"]
+>>> bool(lo < 0.5 < hi)                                              # noise is not
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from headspace import stats
+from headspace.composition import MODES
+
+__all__ = ["ZooData", "zoo_data", "scorecard", "held_out", "sensitivity", "causal_pairs", "split_configurations",
+           "STATISTICS", "THRESHOLDS", "SIZE_SCORES", "FORMED_BY", "SCORECARD_MODES", "LEVEL", "RESAMPLES", "zoo_report",
+           "read_report", "REPORT_GROUND_TRUTHS", "REPORT_MODES", "SENSITIVITY", "RANGE"]
+
+#: The statistics of a scorecard, in the order it prints them.
+STATISTICS = ("spearman", "partial_norm_product", "partial_product_norm", "auroc", "top1", "precision_at_k")
+#: The thresholds (nats, share of the largest, nats): a pair is causal when its effect is at least
+#: ``min_effect`` and ``rel_effect`` of the model's largest in the mode; a model's circuit formed
+#: when its largest path reaches ``circuit_effect`` (the benchmark's MIN_EFFECT, REL_EFFECT,
+#: CIRCUIT_EFFECT).
+THRESHOLDS = {"min_effect": 0.02, "rel_effect": 0.2, "circuit_effect": 0.1}
+#: The size scores other scores are compared with and partialled on.
+SIZE_SCORES = ("norm_product", "product_norm")
+#: The ground truth that decides whether a model's circuit formed, whichever one is scored.
+FORMED_BY = "mean-circuit"
+#: "task": each model in its task's mode; "largest": in the mode of its largest path; or one mode.
+SCORECARD_MODES = ("task", "largest") + MODES
+LEVEL = 0.95
+RESAMPLES = 1000
+#: Each statistic's range, to which a widened interval is clipped.
+RANGE = {"spearman": (-1, 1), "partial_norm_product": (-1, 1), "partial_product_norm": (-1, 1), "auroc": (0, 1),
+         "top1": (0, 1), "precision_at_k": (0, 1)}
+
+
+@dataclass
+class ZooData:
+    """What a scorecard reads: per model its configuration, scores and ground truths over its later pairs.
+
+    ``names``, ``families``, ``tasks``: one per model. ``scores``: ``{score: [array [3 modes, P]
+    per model]}``; ``ground_truths``: ``{name: [array [n_batches, 3 modes, P] per model]}`` (P the
+    model's pairs with a later reader, ``benchmark.later_pairs`` order). ``task_mode``: per model
+    its task's mode (``"Q" "K" "V"``).
+    """
+    names: list
+    families: list
+    tasks: list
+    task_mode: list
+    scores: dict
+    ground_truths: dict = field(default_factory=dict)
+
+    def subset(self, keep) -> "ZooData":
+        """The same data for the models at indices ``keep``."""
+        keep = list(keep)
+        pick = lambda xs: [xs[i] for i in keep]  # noqa: E731
+        return ZooData(pick(self.names), pick(self.families), pick(self.tasks), pick(self.task_mode),
+                       {s: pick(v) for s, v in self.scores.items()},
+                       {g: pick(v) for g, v in self.ground_truths.items()})
+
+    def with_score(self, name: str, per_model) -> "ZooData":
+        """A copy with one more score (``[3, P]`` per model)."""
+        scores = dict(self.scores)
+        scores[name] = [np.asarray(a, dtype=float) for a in per_model]
+        return ZooData(self.names, self.families, self.tasks, self.task_mode, scores, self.ground_truths)
+
+    @staticmethod
+    def synthetic(rng, n_families: int = 4, n_seeds: int = 3, n_pairs: int = 16, n_batches: int = 8) -> "ZooData":
+        """A toy zoo for examples and tests: a ground truth ``mean-circuit`` made of a size term and
+        a signal term on a few causal pairs; scores ``norm_product`` and ``product_norm`` (size),
+        ``signal`` (the signal, noisy), ``noise`` (seeded noise)."""
+        names, fams, scores, gts = [], [], {s: [] for s in ("norm_product", "product_norm", "signal", "noise")}, []
+        for f in range(n_families):
+            for s in range(n_seeds):
+                size = rng.gamma(2.0, 1.0, (3, n_pairs))
+                causal = np.zeros((3, n_pairs))
+                causal[:, rng.choice(n_pairs, 3, replace=False)] = 1.0
+                truth = 0.01 * size + 0.3 * causal
+                gts.append(truth[None] + rng.normal(0, 0.02, (n_batches, 3, n_pairs)))
+                scores["norm_product"].append(size)
+                scores["product_norm"].append(size * rng.uniform(0.8, 1.0, size.shape))
+                scores["signal"].append(causal + rng.normal(0, 0.5, size.shape))
+                scores["noise"].append(rng.normal(size=size.shape))
+                names.append(f"f{f}-s{s}")
+                fams.append(f"f{f}")
+        n = len(names)
+        return ZooData(names, fams, ["induction"] * n, ["K"] * n, scores, {"mean-circuit": gts})
+
+
+def zoo_data(zoo, scores=None, ground_truths=None) -> ZooData:
+    """Read a zoo folder (``benchmark.zoo_dir``): its manifest, ``scores`` (``{name: fn(weights, mode)}``,
+    default ``pair_scores.SCORES``) on every model, and its ground truths (``benchmark.read_ground_truth``,
+    plus those of ``ground_truths`` if given: ``{name: {model: [n_batches, 3, L, H, L, H]}}``)."""
+    from headspace import benchmark, store
+    from headspace.tasks import MODE_OF_TASK
+    zoo = benchmark.zoo_dir(zoo)
+    entries = benchmark.zoo_models(zoo)
+    scored = benchmark.score_zoo(zoo, scores)
+    gts = benchmark.read_ground_truth(zoo)
+    names = list(entries)
+    score_names = list(next(iter(scored.values())))
+    out_scores = {s: [] for s in score_names}
+    out_gts = {g: [] for g in benchmark.GT_NAMES}
+    for g in (ground_truths or {}):
+        out_gts[g] = []
+    for name in names:
+        cfg = store.read_config(zoo / name)
+        idx = benchmark.later_pairs(cfg["n_layers"], cfg["n_heads"])
+        for s in score_names:
+            out_scores[s].append(scored[name][s].reshape(3, -1)[:, idx])
+        g4 = gts[name]
+        for i, g in enumerate(benchmark.GT_NAMES):
+            out_gts[g].append(g4[i].reshape(g4.shape[1], 3, -1)[..., idx])
+        for g, per_model in (ground_truths or {}).items():
+            a = np.asarray(per_model[name], dtype=float)
+            out_gts[g].append(a.reshape(a.shape[0], 3, -1)[..., idx])
+    return ZooData(names, [entries[n]["family"] for n in names], [entries[n]["task"] for n in names],
+                   [MODE_OF_TASK[entries[n]["task"]] for n in names], out_scores, out_gts)
+
+
+def causal_pairs(effect, min_effect: float = THRESHOLDS["min_effect"],
+                 rel_effect: float = THRESHOLDS["rel_effect"]) -> np.ndarray:
+    """Which pairs are causal: effect at least ``min_effect`` nats and ``rel_effect`` of the largest (last axis).
+
+    >>> causal_pairs(np.array([0.5, 0.3, 0.01, 0.09, 0.11])).tolist()
+    [True, True, False, False, True]
+    """
+    e = np.asarray(effect, dtype=float)
+    return (e >= min_effect) & (e >= rel_effect * e.max(axis=-1, keepdims=True))
+
+
+def _auroc(sc: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """AUROC of every score ``[S, P]`` for every positives row ``[D, P]``: ``[D, S]`` (NaN without both kinds)."""
+    p = pos.astype(float)
+    n = 1.0 - p
+    d = sc[:, :, None] - sc[:, None, :]
+    C = (d > 0) + 0.5 * (d == 0)
+    num = np.einsum("ri,sij,rj->rs", p, C, n, optimize=True)
+    den = (p.sum(-1) * n.sum(-1))[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def _model_mode(data: ZooData, mode: str, reference: str) -> np.ndarray:
+    """Per model, the index of the mode it is read in."""
+    if mode in MODES:
+        return np.full(len(data.names), MODES.index(mode))
+    if mode == "task":
+        return np.array([MODES.index(m) for m in data.task_mode])
+    if mode == "largest":
+        return np.array([int(np.argmax(g.mean(0).max(-1))) for g in data.ground_truths[reference]])
+    raise ValueError(f"mode must be one of {list(SCORECARD_MODES)}; got {mode!r}")
+
+
+def _per_model(sc, gt, weights, thresholds, size_idx) -> dict:
+    """Every statistic of one model: ``{statistic: [D, S]}`` for ``D`` batch draws (rows of ``weights``)."""
+    g = weights @ gt                                                          # [D, P]
+    rho = stats.spearman_along(sc[None], g[:, None])                          # [D, S]
+    out = {"spearman": rho}
+    for name, k in zip(SIZE_SCORES, size_idx):
+        out[f"partial_{name}"] = stats.partial_spearman(sc[None], g[:, None], sc[k][None, None])
+    pos = causal_pairs(g, thresholds["min_effect"], thresholds["rel_effect"])  # [D, P]
+    out["auroc"] = _auroc(sc, pos)
+    n_pos = pos.sum(-1)
+    kk = np.where(n_pos > 0, n_pos, 0)[:, None]
+    out["top1"] = stats.precision_at_k(sc[None], pos[:, None], np.where(n_pos > 0, 1, 0)[:, None])
+    out["precision_at_k"] = stats.precision_at_k(sc[None], pos[:, None], kk)
+    return out
+
+
+def scorecard(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", resamples: int = RESAMPLES,
+              seed: int = 0, thresholds: dict | None = None, level: float = LEVEL) -> dict:
+    """Every statistic of every score of ``data`` against ``ground_truth``, with intervals and Holm-adjusted comparisons.
+
+    Returns a JSON-ready dict: ``stats`` (``{statistic: {score: [estimate, lo, hi]}}`` over the
+    models whose circuit formed), ``circuitless`` (the same over the others, or empty),
+    ``comparisons`` (one row per comparison of the Holm family: score, against, statistic,
+    difference with its interval, p and Holm-adjusted p), the models of each kind, the numbers
+    of configurations and distinct draws, and the thresholds. See the module docstring.
+    """
+    th = dict(THRESHOLDS, **(thresholds or {}))
+    if ground_truth not in data.ground_truths:
+        raise ValueError(f"ground_truth must be one of {list(data.ground_truths)}; got {ground_truth!r}")
+    missing = [s for s in SIZE_SCORES if s not in data.scores]
+    if missing:
+        raise ValueError(f"data.scores must hold the size scores {list(SIZE_SCORES)}; got no {missing}")
+    reference = FORMED_BY if FORMED_BY in data.ground_truths else ground_truth
+    modes = _model_mode(data, mode, reference)
+    score_names = list(data.scores)
+    size_idx = [score_names.index(s) for s in SIZE_SCORES]
+    n_models = len(data.names)
+    formed = np.array([data.ground_truths[reference][m].mean(0)[modes[m]].max() >= th["circuit_effect"]
+                       for m in range(n_models)])
+    rng = np.random.default_rng(seed)
+    per = {s: np.full((n_models, resamples + 1, len(score_names)), np.nan) for s in STATISTICS}
+    for m in range(n_models):
+        gt = data.ground_truths[ground_truth][m][:, modes[m]]                 # [B, P]
+        B = gt.shape[0]
+        w = np.zeros((resamples + 1, B))
+        w[0] = 1.0 / B
+        draws = rng.integers(0, B, (resamples, B))
+        np.add.at(w, (np.repeat(np.arange(1, resamples + 1), B), draws.ravel()), 1.0 / B)
+        sc = np.stack([data.scores[s][m][modes[m]] for s in score_names])    # [S, P]
+        for s, v in _per_model(sc, gt, w, th, size_idx).items():
+            per[s][m] = v
+    counts = stats.cluster_draws(data.families, resamples, seed + 1).astype(float)   # [D, n_models]
+
+    def aggregate(keep):
+        """``{statistic: [D, S]}``: the draws' means over the models of ``keep`` (bool per model)."""
+        c = counts * keep[None]
+        out = {}
+        for s, v in per.items():
+            ok = np.isfinite(v)
+            num = np.einsum("dm,mds->ds", c, np.where(ok, v, 0.0))
+            den = np.einsum("dm,mds->ds", c, ok.astype(float))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[s] = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+        return out
+
+    def n_units(keep):
+        fams = {f for f, k in zip(data.families, keep) if k}
+        if len(fams) >= 2:
+            return len(fams)
+        return max(int(np.sum(keep)), 2)
+
+    def table(agg, keep):
+        n = n_units(keep)
+        return {s: {name: _rounded(stats.expanded_interval(v[1:, i], v[0, i], n, level), RANGE[s])
+                    for i, name in enumerate(score_names)} for s, v in agg.items()}
+
+    main = aggregate(formed)
+    out = {"ground_truth": ground_truth, "mode": mode, "thresholds": th, "level": level, "resamples": resamples,
+           "scores": score_names, "statistics": list(STATISTICS),
+           "models": [n for n, f in zip(data.names, formed) if f],
+           "circuitless_models": [n for n, f in zip(data.names, formed) if not f],
+           "n_models": int(formed.sum()),
+           "n_configurations": len({f for f, k in zip(data.families, formed) if k}),
+           "model_modes": {n: MODES[i] for n, i in zip(data.names, modes)},
+           "stats": table(main, formed),
+           "circuitless": table(aggregate(~formed), ~formed) if (~formed).any() else {}}
+    out["distinct_draws"] = {"configurations": stats.distinct_draws(out["n_configurations"]) if out["n_configurations"] else 0,
+                             "seeds_per_configuration": sorted({stats.distinct_draws(data.families.count(f))
+                                                                for f in set(data.families)})}
+    # the Holm family: every other score against each size score on each statistic, and each partial > 0
+    rows, ps = [], []
+    n = n_units(formed)
+    for s_i, name in enumerate(score_names):
+        for base in SIZE_SCORES:                      # does the score add to size? its partial against 0
+            if name == base:
+                continue
+            d = main[f"partial_{base}"][:, s_i]
+            iv = stats.expanded_interval(d[1:], d[0], n, level)
+            rows.append([name, "0", f"partial_{base}", *_rounded(iv)])
+            ps.append(stats.p_value(d[1:], d[0]))
+        if name in SIZE_SCORES:
+            continue
+        for base in SIZE_SCORES:
+            b_i = score_names.index(base)
+            for stat in ("spearman", "auroc", "top1", "precision_at_k"):
+                d = main[stat][:, s_i] - main[stat][:, b_i]
+                iv = stats.expanded_interval(d[1:], d[0], n, level)
+                rows.append([name, base, stat, *_rounded(iv)])
+                ps.append(stats.p_value(d[1:], d[0]))
+    adjusted = stats.holm(ps)
+    out["comparison_fields"] = ["score", "against", "statistic", "difference", "lo", "hi", "p", "p_holm"]
+    out["comparisons"] = [r + [_round(p), _round(a)] for r, p, a in zip(rows, ps, adjusted)]
+    out["n_comparisons"] = int(np.isfinite(np.asarray(ps, dtype=float)).sum())
+    return out
+
+
+def split_configurations(data: ZooData, seed: int = 0) -> tuple[list, list]:
+    """The zoo's configurations in two halves, stratified by task: ``(half_a, half_b)`` family names.
+
+    Why stratified: a half without induction models, say, would test a rule on another question.
+    Within each task the families are shuffled (seeded) and dealt alternately, the first to the
+    half that has fewer so far, so the halves differ in size by at most one.
+
+    >>> d = ZooData(["a", "b", "c", "d"], ["f1", "f2", "f3", "f4"], ["x", "x", "x", "y"], ["K"] * 4, {})
+    >>> a, b = split_configurations(d)
+    >>> sorted(a + b), abs(len(a) - len(b)) <= 1
+    (['f1', 'f2', 'f3', 'f4'], True)
+    """
+    rng = np.random.default_rng(seed)
+    fams = list(dict.fromkeys(data.families))
+    task_of = {f: t for f, t in zip(data.families, data.tasks)}
+    halves = ([], [])
+    for task in dict.fromkeys(task_of[f] for f in fams):
+        members = [f for f in fams if task_of[f] == task]
+        for f in rng.permutation(members).tolist():
+            halves[0 if len(halves[0]) <= len(halves[1]) else 1].append(f)
+    return halves
+
+
+def held_out(data: ZooData, statistic: str = "precision_at_k", ground_truth: str = FORMED_BY, mode: str = "task",
+             resamples: int = RESAMPLES, seed: int = 0, thresholds: dict | None = None,
+             candidates=None) -> dict:
+    """Choose the best score by ``statistic`` on one half of the configurations, test it on the other.
+
+    Why: a score recommended because it won on the zoo has been fitted to the zoo; only a half it
+    was not chosen on says whether the win carries over. Both directions are run (choose on A,
+    test on B; choose on B, test on A), each half's full scorecard is returned, and the rule's
+    ``verdict`` lists, per direction, the chosen score's statistic on both halves and its
+    difference from each size score on the half it was not chosen on, with intervals.
+    ``candidates``: the scores the rule may choose (default all).
+    """
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {list(STATISTICS)}; got {statistic!r}")
+    a, b = split_configurations(data, seed)
+    halves = {"A": a, "B": b}
+    cards = {}
+    for h, fams in halves.items():
+        keep = [i for i, f in enumerate(data.families) if f in fams]
+        cards[h] = scorecard(data.subset(keep), ground_truth, mode, resamples, seed, thresholds)
+    cand = list(candidates) if candidates is not None else list(data.scores)
+    verdict = []
+    for chosen_on, tested_on in (("A", "B"), ("B", "A")):
+        st = cards[chosen_on]["stats"][statistic]
+        best = max((s for s in cand if st[s][0] is not None), key=lambda s: st[s][0])
+        test = cards[tested_on]
+        diffs = {c[1]: c[3:6] for c in test["comparisons"] if c[0] == best and c[2] == statistic}
+        rank = sorted((s for s in data.scores if test["stats"][statistic][s][0] is not None),
+                      key=lambda s: -test["stats"][statistic][s][0])
+        verdict.append({"chosen_on": chosen_on, "tested_on": tested_on, "chosen": best,
+                        "on_chosen_half": st[best], "on_held_out_half": test["stats"][statistic][best],
+                        "rank_on_held_out_half": rank.index(best) + 1 if best in rank else None,
+                        "best_on_held_out_half": rank[0] if rank else None,
+                        "against_size_on_held_out_half": diffs})
+    return {"statistic": statistic, "ground_truth": ground_truth, "mode": mode, "halves": halves,
+            "scorecards": cards, "verdict": verdict}
+
+
+#: The thresholds ``sensitivity`` tries, one at a time, the others at their defaults.
+SENSITIVITY = {"min_effect": (0.01, 0.02, 0.05), "rel_effect": (0.1, 0.2, 0.4), "circuit_effect": (0.05, 0.1, 0.2)}
+
+
+def sensitivity(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", resamples: int = 200,
+                seed: int = 0, grid: dict | None = None) -> list[dict]:
+    """The scorecard's verdicts with each threshold varied (``SENSITIVITY``), one row per setting.
+
+    Why: "causal" (0.02 nats and 20% of the largest) and "formed" (0.1 nats) are choices; a
+    conclusion that flips when one moves by a factor of two is a conclusion about the threshold.
+    Each row: the setting, the number of models whose circuit formed, and per statistic the
+    leading score and ``{score: [estimate, lo, hi]}``.
+    """
+    grid = SENSITIVITY if grid is None else grid
+    rows = []
+    for key, values in grid.items():
+        if key not in THRESHOLDS:
+            raise ValueError(f"grid keys must be among {list(THRESHOLDS)}; got {key!r}")
+        for v in values:
+            card = scorecard(data, ground_truth, mode, resamples, seed, {key: v})
+            lead = {}
+            for stat, by_score in card["stats"].items():
+                ok = [s for s in by_score if by_score[s][0] is not None]
+                lead[stat] = max(ok, key=lambda s: by_score[s][0]) if ok else None
+            rows.append({"threshold": key, "value": v, "n_models": card["n_models"], "leader": lead,
+                         "stats": card["stats"], "comparisons": card["comparisons"]})
+    return rows
+
+
+def _round(x, digits: int = 4):
+    return None if x is None or not np.isfinite(x) else round(float(x), digits)
+
+
+def _rounded(iv, bounds=(-np.inf, np.inf)) -> list:
+    """``[estimate, lo, hi]`` rounded, the interval clipped to the statistic's range (the widening can pass it)."""
+    lo, hi = (np.clip(x, *bounds) if np.isfinite(x) else x for x in (iv.lo, iv.hi))
+    return [_round(iv.estimate), _round(lo), _round(hi)]
+
+
+#: The report the CLI prints without a zoo at hand: shipped with the models' data, as the benchmark table.
+def _report_path():
+    from headspace import store
+    return store.SHIPPED / "scorecard.json"
+
+
+#: The ground truths and modes the shipped report covers.
+REPORT_GROUND_TRUTHS = ("mean-circuit", "resample-circuit", "excess-circuit")
+REPORT_MODES = ("task", "largest")
+
+
+def zoo_report(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0, sensitivity_resamples: int = 200) -> dict:
+    """Every scorecard, held-out split and threshold sensitivity of a zoo folder, JSON-ready.
+
+    The controlled ground truth (``headspace.controlled``, ``excess-circuit``) is included when
+    the zoo holds its file. Keys: ``scorecards`` (``"<ground truth>|<mode>"``), ``held_out``
+    (``"<ground truth>|<mode>|<statistic>"``), ``sensitivity`` (``"<ground truth>|task"``).
+    """
+    from headspace import benchmark, controlled
+    extra = {}
+    if (benchmark.zoo_dir(zoo) / controlled.FILE).is_file():
+        extra[controlled.CONTROLLED] = controlled.read_zoo(zoo)[controlled.CONTROLLED]
+    data = zoo_data(zoo, scores, extra)
+    gts = [g for g in REPORT_GROUND_TRUTHS if g in data.ground_truths]
+    out = {"format_version": 1, "scores": list(data.scores), "ground_truths": gts, "modes": list(REPORT_MODES),
+           "statistics": list(STATISTICS), "thresholds": THRESHOLDS, "resamples": resamples,
+           "scorecards": {}, "held_out": {}, "sensitivity": {}}
+    for g in gts:
+        for mode in REPORT_MODES:
+            out["scorecards"][f"{g}|{mode}"] = scorecard(data, g, mode, resamples, seed)
+            for stat in ("spearman", "partial_norm_product", "precision_at_k", "top1"):
+                h = held_out(data, stat, g, mode, resamples, seed)
+                h["scorecards"] = {k: {"stats": v["stats"], "models": v["models"], "comparisons": v["comparisons"]}
+                                   for k, v in h["scorecards"].items()}
+                out["held_out"][f"{g}|{mode}|{stat}"] = h
+        out["sensitivity"][f"{g}|task"] = [{k: r[k] for k in ("threshold", "value", "n_models", "leader", "stats")}
+                                           for r in sensitivity(data, g, "task", sensitivity_resamples, seed)]
+    return out
+
+
+def read_report(path=None) -> dict:
+    """The scorecard report shipped with the package, or the one at ``path``."""
+    import json
+    from pathlib import Path
+    from headspace import store
+    p = Path(path) if path is not None else store.models_dir() / "scorecard.json"
+    try:
+        return json.loads(p.read_bytes())
+    except FileNotFoundError:
+        raise ValueError(f"model file {p} is missing (python -m headspace.scorecard --zoo DIR writes it)") from None
+
+
+if __name__ == "__main__":   # pragma: no cover
+    import argparse
+    import json
+    import time
+    from pathlib import Path
+    ap = argparse.ArgumentParser(description="Write the zoo's scorecard report (read by python -m headspace bench).")
+    ap.add_argument("--zoo", help="the zoo directory (default $HEADSPACE_ZOO)")
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    report = zoo_report(args.zoo)
+    out = args.out or _report_path()
+    out.write_text(json.dumps(report, separators=(",", ":")) + "\n")
+    print(f"wrote {out} ({out.stat().st_size / 1e3:.0f} kB) in {time.perf_counter() - t0:.1f} s")

@@ -1,0 +1,35 @@
+"""A single polariser acting on unpolarised light (a cloud of random field vectors)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import optics
+from headspace_site.figure.style import COLORS, figure, line_through, point_cloud, scatter
+from headspace_site.figure.registry import Output, Param, register
+
+_LIGHT = point_cloud(200, seed=4)
+
+
+@register(
+    "polarizer", "A polariser is a rank-1 projection",
+    key='Dots "light in": polarised every way; dots "light out": all along the polariser\'s axis, the dashed line.',
+    params=[Param("theta", "Polariser angle θ", "range", 30, min=0, max=180, step=1, unit="°")],
+    outputs=[
+        Output("jones", "Jones matrix", "matrix",
+               "the 2 × 2 matrix the filter applies to a field (<i>E</i><sub>x</sub>, <i>E</i><sub>y</sub>): a projection onto its axis"),
+        Output("transmission", "transmitted fraction", "number",
+               "the share of unpolarised light's intensity that gets through"),
+    ],
+)
+def polarizer(theta: float) -> dict:
+    jones = optics.jones_polarizer(theta)
+    after = jones @ _LIGHT
+    fig = figure([
+        scatter(*_LIGHT, name="light in (unpolarised)", color=COLORS["muted"], size=4, opacity=0.6),
+        scatter(*after, name="light out", color=COLORS["blue"], size=5),
+        line_through(theta, 3.5, f"polariser axis θ = {theta:g}°", COLORS["orange"], dash="dash"),
+    ], equal_axes=True, extent=3.5, xaxis={"title": {"text": "E<sub>x</sub>"}},
+        yaxis={"title": {"text": "E<sub>y</sub>"}})
+    return {"figure": fig, "outputs": {"jones": jones,
+                                       "transmission": optics.transmission([jones])}}
