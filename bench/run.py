@@ -14,6 +14,8 @@ Writes bench/results/bench.json and prints each figure with its ratio:
   its own venv when scripts/bench could set it up);
 - all-pair scores at Llama-2-7B shapes: time, memory beyond the inputs, and the
   bare-matmul floor (bench/scale.py; --skip-scale leaves it out);
+- the zoos' training time per model, recorded and a short run timed now (bench/training.py;
+  --skip-training leaves it out);
 - the phone (bench/phone.py; --phone alone, --skip-phone leaves it out): every article cold on an
   emulated phone through slow and fast 4G, first paint to the first figure answering a touch,
   every figure, Python live, bytes before each (also in bench/results/phone.json).
@@ -352,6 +354,10 @@ def main() -> None:
     parser.add_argument("--skip-score-benchmark", action="store_true",
                         help="skip timing the composition-score benchmark on the zoo (about a minute)")
     parser.add_argument("--skip-scale", action="store_true", help="skip the 7B-shape composition run (about 6 min)")
+    parser.add_argument("--skip-training", action="store_true",
+                        help="skip the zoos' training time per model (bench/training.py)")
+    parser.add_argument("--train-steps", type=int, default=100,
+                        help="steps of each next-zoo configuration to time now (0: only the recorded times)")
     parser.add_argument("--skip-embeds", action="store_true", help="skip the four-embeds host page (about 3 min)")
     parser.add_argument("--embeds-only", action="store_true", help="measure only the four-embeds host page")
     parser.add_argument("--cold-only", action="store_true", help="measure only the cold loads (ours against the plain page)")
@@ -465,6 +471,9 @@ def main() -> None:
     if not args.skip_score_benchmark and not args.python_calls:
         report["score_benchmark"] = score_benchmark_run()
         report["attribution"] = attribution_bench()
+    if not args.skip_training and not args.python_calls:
+        from training import training_bench  # bench/training.py: the zoos' training time per model
+        report["training"] = training_bench(args.train_steps)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1))

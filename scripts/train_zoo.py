@@ -17,6 +17,11 @@ benchmark's ground truths run on (``tokens [n_batches, batch, seq]``, ``mask``).
 
     python scripts/train_zoo.py                  # train every model (tens of minutes)
     python scripts/train_zoo.py --only induction-ln  --steps 300   # a quick trial
+    python scripts/train_zoo.py --next           # the next zoo (NEXT_CONFIGS, five seeds) into zoo-next/
+
+After training, ``headspace.mechanisms`` measures what each model does (attention to the positions
+the task names, path effects of the designed path) and records it in the manifest
+(``python -m headspace.mechanisms --zoo zoo --write``); ``main`` runs it at the end.
 """
 
 from __future__ import annotations
@@ -34,10 +39,11 @@ from pathlib import Path
 import numpy as np
 
 from headspace import store
-from headspace.tasks import SHAPES, encode_text, task_batch
+from headspace.tasks import CORPUS_TASKS, SHAPES, encode_text, task_batch
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "zoo"
+NEXT_OUT = ROOT / "zoo-next"
 N_EVAL_BATCHES, EVAL_BATCH = 20, 16
 
 
@@ -88,6 +94,23 @@ SEEDS = (0, 1, 2)
 from headspace.benchmark import FAMILIES  # noqa: E402
 assert tuple(c.family for c in CONFIGS) == FAMILIES, (tuple(c.family for c in CONFIGS), FAMILIES)
 
+#: The next zoo (zoo-next/, docs/decisions/0004-zoo-mechanisms.md): five seeds each; V-composition
+#: forced by ``recall`` (with a one-layer control that cannot solve it), lookup trained longer, and
+#: word-level text. Its family list is ``headspace.mechanisms.NEXT_FAMILIES``.
+NEXT_CONFIGS = [
+    Config("recall", None, False, 2, steps=2000, pos_init="sinusoidal"),
+    Config("recall", None, False, 1, steps=2000, pos_init="sinusoidal"),
+    Config("lookup", "RMS", False, 2, steps=6000, pos_init="sinusoidal"),
+    Config("words", None, False, 2, steps=2500, d_model=64, n_heads=4, d_head=16, batch=16, all_weight=0.1,
+           pos_init="sinusoidal"),
+]
+NEXT_SEEDS = (0, 1, 2, 3, 4)
+#: families of the next zoo trained from fewer seeds (what one core allowed; the issue's minimum for text)
+NEXT_FEWER_SEEDS = {"words-none-attn-2l": (0, 1, 2)}
+from headspace.mechanisms import NEXT_FAMILIES  # noqa: E402
+assert tuple(c.family for c in NEXT_CONFIGS) == NEXT_FAMILIES, (tuple(c.family for c in NEXT_CONFIGS),
+                                                                NEXT_FAMILIES)
+
 
 def config_fields(c: Config, name: str, seed: int) -> dict:
     d_vocab, n_ctx = SHAPES[c.task]
@@ -115,9 +138,28 @@ def text_corpus() -> tuple[np.ndarray, np.ndarray]:
     return encode_text("\n".join(train)), encode_text("\n".join(held))
 
 
+def words_corpus() -> tuple[np.ndarray, np.ndarray]:
+    """(train, held-out) word ids of the same files as ``text_corpus`` (``headspace.tasks.WordVocab``,
+    its vocabulary counted on the training files only)."""
+    from headspace.tasks import WordVocab
+    files = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))
+    train = "\n".join(f.read_text(errors="replace") for i, f in enumerate(files) if i % 5)
+    held = "\n".join(f.read_text(errors="replace") for i, f in enumerate(files) if i % 5 == 0)
+    vocab = WordVocab.fit(train)
+    return vocab.encode(train), vocab.encode(held)
+
+
+CORPORA = {"text": text_corpus, "words": words_corpus}
+
+
+def corpora_for(tasks) -> dict:
+    """``{task: (train, held-out)}`` for the corpus tasks among ``tasks``."""
+    return {t: CORPORA[t]() for t in dict.fromkeys(tasks) if t in CORPUS_TASKS}
+
+
 def batches(task, seed, which, corpora):
     rng = np.random.default_rng([seed, {"train": 0, "probe": 1, "eval": 2}[which], 34])
-    corpus = corpora[0 if which == "train" else 1] if task == "text" else None
+    corpus = corpora[task][0 if which == "train" else 1] if task in CORPUS_TASKS else None
     return rng, corpus
 
 
@@ -253,8 +295,12 @@ def lr_factor(c: Config, step: int) -> float:
 
 
 def seed_of(c: Config, s: int) -> int:
-    """The torch and data seed of seed ``s`` of ``c``'s configuration (its family's place in CONFIGS)."""
-    return 1000 * ([x.family for x in CONFIGS].index(c.family) + 1) + s
+    """The torch and data seed of seed ``s`` of ``c``'s configuration (its family's place in CONFIGS, or
+    in NEXT_CONFIGS after the first 100 places)."""
+    families = [x.family for x in CONFIGS]
+    if c.family in families:
+        return 1000 * (families.index(c.family) + 1) + s
+    return 1000 * ([x.family for x in NEXT_CONFIGS].index(c.family) + 101) + s
 
 
 def train(c: Config, seeds, corpora, steps=None, lr=None) -> list[dict]:
@@ -317,7 +363,8 @@ def train(c: Config, seeds, corpora, steps=None, lr=None) -> list[dict]:
     seconds = time.perf_counter() - started
     versions = {"torch": torch.__version__, "numpy": np.__version__, "python": sys.version.split()[0]}
     return [{"final": model.state_dict_tl(i), "curve": curves[i], "seconds": round(seconds / len(seeds), 1),
-             "seed": full[i], "config": c, "versions": versions} for i in range(len(seeds))]
+             "stack_seconds": round(seconds, 1), "seed": full[i], "config": c, "versions": versions}
+            for i in range(len(seeds))]
 
 
 _CORPORA = None
@@ -326,16 +373,16 @@ _CORPORA = None
 def _train_job(job):
     """One configuration's seeds in a worker process (the corpus is read once per process)."""
     global _CORPORA
-    if _CORPORA is None:
-        _CORPORA = text_corpus()
     c, seeds, steps, lr = job
+    if _CORPORA is None or (c.task in CORPUS_TASKS and c.task not in _CORPORA):
+        _CORPORA = corpora_for(["text", c.task])
     return train(c, seeds, _CORPORA, steps, lr)
 
 
-def write_eval(out: Path, corpora) -> None:
+def write_eval(out: Path, corpora, configs=CONFIGS) -> None:
     """The held-out evaluation batches of every task (the same for every model of a task)."""
     (out / "eval").mkdir(parents=True, exist_ok=True)
-    for task in dict.fromkeys(c.task for c in CONFIGS):
+    for task in dict.fromkeys(c.task for c in configs):
         rng, corpus = batches(task, 7, "eval", corpora)
         pairs = [task_batch(task, rng, EVAL_BATCH, corpus) for _ in range(N_EVAL_BATCHES)]
         store.save_npz(out / "eval" / f"{task}.npz", {"tokens": np.stack([p[0] for p in pairs]),
@@ -357,24 +404,34 @@ def with_fields(c: Config, settings: list[str]) -> Config:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--next", action="store_true", help="the next zoo: NEXT_CONFIGS, seeds NEXT_SEEDS, "
+                                                         "into zoo-next/ (unless --out)")
+    ap.add_argument("--out", type=Path)
     ap.add_argument("--only", help="train only the configurations whose family name starts with one of these "
                                    "(comma-separated)")
     ap.add_argument("--jobs", type=int, default=1, help="processes training side by side (one thread each)")
     ap.add_argument("--steps", type=int, help="override the number of steps (quick trials)")
-    ap.add_argument("--seeds", type=int, nargs="*", default=list(SEEDS))
+    ap.add_argument("--seeds", type=int, nargs="*")
     ap.add_argument("--lr", type=float, help="override the learning rate (quick trials)")
+    ap.add_argument("--no-mechanisms", action="store_true", help="skip measuring and recording each model's "
+                                                                  "mechanism (headspace.mechanisms) at the end")
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                     help="override a field of the chosen configurations' Config (trials), e.g. --set warmup=1000")
     args = ap.parse_args(argv)
-    corpora = text_corpus()
+    configs, seeds_all = (NEXT_CONFIGS, NEXT_SEEDS) if args.next else (CONFIGS, SEEDS)
+    args.out = args.out or (NEXT_OUT if args.next else OUT)
+    fewer = NEXT_FEWER_SEEDS if args.next else {}
+    seeds_of = {c.family: tuple(args.seeds) if args.seeds is not None else fewer.get(c.family, tuple(seeds_all))
+                for c in configs}
+    corpora = corpora_for(["text"] + [c.task for c in configs])
     args.out.mkdir(parents=True, exist_ok=True)
-    write_eval(args.out, corpora)
-    jobs = [(with_fields(c, args.set), tuple(args.seeds), args.steps, args.lr) for c in CONFIGS
+    write_eval(args.out, corpora, configs)
+    jobs = [(with_fields(c, args.set), seeds_of[c.family], args.steps, args.lr) for c in configs
             if not args.only or c.family.startswith(tuple(args.only.split(",")))]
     # the slowest to learn first, so that a failure shows early
-    first = ("reverse", "lookup", "text", "induction")
-    jobs.sort(key=lambda j: (first.index(j[0].task), FAMILIES.index(j[0].family)))
+    first = ("reverse", "recall", "lookup", "text", "induction", "words")
+    families = [c.family for c in configs]
+    jobs.sort(key=lambda j: (first.index(j[0].task), families.index(j[0].family)))
     with mp.get_context("spawn").Pool(args.jobs) as pool:
         for (c, seeds, _, _), results in zip(jobs, pool.imap(_train_job, jobs)):
             for s, r in zip(seeds, results):
@@ -382,7 +439,13 @@ def main(argv=None) -> None:
                 cu = r["curve"]
                 store.write_model(
                     args.out, name, config_fields(r["config"], name, r["seed"]), r["final"],
-                    training_curve={"model": name, "seconds": r["seconds"], "training": dataclasses.asdict(r["config"]),
+                    # the next zoo also says how the seconds were measured: the seeds of a configuration
+                    # train side by side as one stacked model, and "seconds" is the stack's wall time
+                    # divided by its seeds
+                    training_curve={"model": name, "seconds": r["seconds"],
+                                    **({"stack_seconds": r["stack_seconds"], "stack_seeds": len(seeds)}
+                                       if args.next else {}),
+                                    "training": dataclasses.asdict(r["config"]),
                                     "probe": "128 held-out sequences of the task; heldout_circuit_loss averages the "
                                              "positions of the task's mask (headspace.tasks)", **cu},
                     description=f"{c.task} task, normalisation {c.norm or 'none'}, "
@@ -395,10 +458,15 @@ def main(argv=None) -> None:
 
     # the manifest in configuration order, whatever order the models finished in
     manifest = store.read_manifest(args.out)
-    order = {f"{c.family}-s{s}": i for i, (c, s) in enumerate((c, s) for c in CONFIGS for s in SEEDS)}
+    order = {f"{c.family}-s{s}": i for i, (c, s) in enumerate((c, s) for c in configs for s in seeds_all)}
     manifest["models"] = dict(sorted(manifest["models"].items(), key=lambda kv: order.get(kv[0], len(order))))
-    manifest["description"] = "The benchmark zoo: trained by scripts/train_zoo.py (scripts/train_models --zoo)."
+    manifest["description"] = ("The next benchmark zoo: trained by scripts/train_zoo.py --next (scripts/train_models "
+                               "--zoo-next); not used by the build yet (README.md)." if args.next else
+                               "The benchmark zoo: trained by scripts/train_zoo.py (scripts/train_models --zoo).")
     (args.out / store.MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    if not args.no_mechanisms:
+        from headspace import mechanisms
+        mechanisms.record(args.out, progress=print)
 
 
 if __name__ == "__main__":

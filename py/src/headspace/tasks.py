@@ -36,6 +36,26 @@ the next token is random (or, for text, ordinary language). numpy only, seeded.
 * ``text``: characters of source code (``encode_text``); the mask marks positions whose
   current two characters occurred earlier in the sequence (where copying can help).
 
+The next zoo (``zoo-next/``, docs/decisions/0004-zoo-mechanisms.md) adds two tasks, in ``NEXT_TASKS``:
+
+* ``recall`` (V-composition, redesigned so that the answer's position cannot be found by its
+  keys): a context of 10 pairs ``value key`` (10 distinct keys of 16, values of 16 drawn with
+  replacement), then 6 questions ``ask(key) value``, 6 of the 10 keys in random order. At
+  ``ask(k)`` the next token is the value that came just *before* ``k``. The value's position
+  cannot know the key that follows it (causal mask), so no key there can match the question;
+  and the ask token is not the key token, so it never matches itself (nor an earlier question's
+  answer). The short route is a previous-token head writing "my predecessor was v" at every key,
+  and a later head that attends from ``ask(k)`` to ``k`` and reads ``v`` through its *values*.
+  A one-layer model can only guess among the context's values not asked yet (about 2 nats;
+  asking all the keys let such a guess reach ln 8! / 8 = 1.33 nats with 8 pairs). The other
+  route (docs/decisions/0004-zoo-mechanisms.md): a first-layer head at ``ask(k)`` copies the
+  *position* of ``k`` into the question, and a later head's query shifts it by one.
+* ``words``: word-level tokens of source code (``WordVocab``; an identifier is one token, so a
+  repeated stretch of code is a repeated stretch of a few tokens), in windows of 96 words, each
+  batch the more repetitive half of twice as many windows (ranked by their masked positions);
+  the mask marks positions whose current two words occurred earlier in the window (where
+  copying can help).
+
 >>> toks, mask = task_batch("reverse", np.random.default_rng(0), batch=2)
 >>> toks.shape, mask.shape, toks.dtype
 ((2, 32), (2, 31), dtype('int64'))
@@ -47,15 +67,20 @@ True
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-__all__ = ["TASKS", "MODE_OF_TASK", "task_batch", "encode_text", "decode_text", "TEXT_VOCAB", "text_mask",
-           "LOOKUP_VOCAB", "latin_square", "PARTNER"]
+__all__ = ["TASKS", "NEXT_TASKS", "MODE_OF_TASK", "task_batch", "encode_text", "decode_text", "TEXT_VOCAB", "text_mask",
+           "LOOKUP_VOCAB", "latin_square", "PARTNER",
+           "WordVocab", "split_words"]
 
 #: Task names, in the order the benchmark lists them.
 TASKS = ("induction", "reverse", "lookup", "text")
+#: Tasks of the next zoo (zoo-next/): V-composition forced, and text as word-level tokens.
+NEXT_TASKS = ("recall", "words")
 #: The kind of composition each task is built to need (text: none is forced; induction is expected).
-MODE_OF_TASK = {"induction": "K", "reverse": "V", "lookup": "Q", "text": "K"}
+MODE_OF_TASK = {"induction": "K", "reverse": "V", "lookup": "Q", "text": "K", "recall": "V", "words": "K"}
 
 #: Character vocabulary of the text task: newline, printable ASCII 32..126, and one id for anything else.
 _CHARS = "\n" + "".join(chr(c) for c in range(32, 127))
@@ -70,7 +95,16 @@ PARTNER = 32
 COLOUR_CUE, SHAPE_CUE, ANSWER = 64, 68, 72
 LOOKUP_VOCAB = 76
 
-SHAPES = {"induction": (64, 32), "reverse": (64, 32), "lookup": (LOOKUP_VOCAB, 40), "text": (TEXT_VOCAB, 64)}
+#: Recall's vocabulary: 16 values, 16 keys, 16 ask tokens (``ask(k) = k + RECALL_ASK - RECALL_KEY``).
+RECALL_KEY, RECALL_ASK = 16, 32
+RECALL_VOCAB, RECALL_PAIRS, RECALL_QUESTIONS = 48, 10, 6
+#: Words: the vocabulary size (the most frequent words of the training text, then one unknown id).
+WORDS_VOCAB = 1024
+
+SHAPES = {"induction": (64, 32), "reverse": (64, 32), "lookup": (LOOKUP_VOCAB, 40), "text": (TEXT_VOCAB, 64),
+          "recall": (RECALL_VOCAB, 2 * RECALL_PAIRS + 2 * RECALL_QUESTIONS), "words": (WORDS_VOCAB, 96)}
+#: Tasks whose sequences are windows of a corpus (``task_batch``'s ``corpus``).
+CORPUS_TASKS = ("text", "words")
 
 
 def encode_text(text: str) -> np.ndarray:
@@ -81,6 +115,48 @@ def encode_text(text: str) -> np.ndarray:
     """
     data = text.replace("\t", " ").encode("latin-1", errors="replace")
     return _LOOKUP[np.frombuffer(data, dtype=np.uint8)]
+
+
+_WORD = re.compile(r"\n *|[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[^\sA-Za-z0-9_]")
+
+
+def split_words(text: str) -> list[str]:
+    """Source code as words: a newline with its indentation, an identifier, a number, or one other
+    non-space character (spaces inside a line are dropped).
+
+    >>> split_words("def f(x):\\n    return x+1")
+    ['def', 'f', '(', 'x', ')', ':', '\\n    ', 'return', 'x', '+', '1']
+    """
+    return _WORD.findall(text.replace("\t", "    "))
+
+
+class WordVocab:
+    """The ``WORDS_VOCAB - 1`` most frequent words of a text (ties by first appearance), then one
+    unknown id. Word-level tokens make an identifier one token, so a repeated span of code is a
+    repeated span of a few tokens, and copying it pays from its second token on.
+
+    >>> v = WordVocab.fit("a b a c a b", size=3)
+    >>> v.words, v.encode("a b c d").tolist()
+    (['a', 'b'], [0, 1, 2, 2])
+    """
+
+    def __init__(self, words: list[str]):
+        self.words = list(words)
+        self._ids = {w: i for i, w in enumerate(self.words)}
+
+    @classmethod
+    def fit(cls, text: str, size: int = WORDS_VOCAB) -> "WordVocab":
+        if size < 2:
+            raise ValueError(f"size must be at least 2 (a word and the unknown id); got {size}")
+        counts: dict[str, int] = {}
+        for w in split_words(text):
+            counts[w] = counts.get(w, 0) + 1
+        order = sorted(counts, key=lambda w: -counts[w])          # stable: ties keep first appearance
+        return cls(order[:size - 1])
+
+    def encode(self, text: str) -> np.ndarray:
+        unknown = len(self.words)
+        return np.array([self._ids.get(w, unknown) for w in split_words(text)], dtype=np.int64)
 
 
 def decode_text(ids) -> str:
@@ -109,15 +185,23 @@ def task_batch(task: str, rng: np.random.Generator, batch: int = 32, corpus: np.
     ``corpus`` (character ids from ``encode_text``) is needed for ``text`` only: windows
     of ``seq`` characters start at random offsets in it.
     """
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}")
+    if task not in TASKS + NEXT_TASKS:
+        raise ValueError(f"task must be one of {list(TASKS + NEXT_TASKS)}; got {task!r}")
     if not isinstance(batch, (int, np.integer)) or batch < 1:
         raise ValueError(f"batch must be a positive integer; got {batch!r}")
     d_vocab, seq = SHAPES[task]
-    if task == "text":
+    if task in CORPUS_TASKS:
         if corpus is None or len(corpus) <= seq:
-            raise ValueError(f"corpus must be an array of more than {seq} character ids for task 'text'; "
+            raise ValueError(f"corpus must be an array of more than {seq} token ids for task {task!r}; "
                              f"got {None if corpus is None else len(corpus)}")
+        if task == "words":
+            # the more repetitive half of twice as many windows (natural text, ranked by how many
+            # positions repeat an earlier pair of words), so that copying pays sooner
+            starts = rng.integers(0, len(corpus) - seq, 2 * batch)
+            tokens = np.stack([corpus[s:s + seq] for s in starts]).astype(np.int64)
+            mask = text_mask(tokens)
+            keep = np.sort(np.argsort(-mask.sum(axis=1), kind="stable")[:batch])
+            return tokens[keep], mask[keep]
         starts = rng.integers(0, len(corpus) - seq, batch)
         tokens = np.stack([corpus[s:s + seq] for s in starts]).astype(np.int64)
         return tokens, text_mask(tokens)
@@ -126,6 +210,9 @@ def task_batch(task: str, rng: np.random.Generator, batch: int = 32, corpus: np.
     for i in range(batch):
         if task == "lookup":
             _lookup_row(rng, tokens[i], mask[i])
+            continue
+        if task == "recall":
+            _recall_row(rng, tokens[i], mask[i])
             continue
         n = int(rng.integers(6, 13))
         f = int(rng.integers(0, seq - 2 * n + 1))
@@ -153,3 +240,15 @@ def _lookup_row(rng, row, mask_row):
         colour, shape = rng.integers(0, 4, 2)
         row[t:t + 3] = COLOUR_CUE + colour, SHAPE_CUE + shape, ANSWER + payload[colour, shape]
         mask_row[t + 1] = True
+
+
+def _recall_row(rng, row, mask_row):
+    """One ``recall`` sequence in place: ``value key`` pairs, then ``ask(key) value`` for some keys."""
+    n = RECALL_PAIRS
+    keys = rng.choice(RECALL_ASK - RECALL_KEY, n, replace=False)
+    values = rng.integers(0, RECALL_KEY, n)
+    row[0:2 * n:2], row[1:2 * n:2] = values, RECALL_KEY + keys
+    for q, i in enumerate(rng.permutation(n)[:RECALL_QUESTIONS]):
+        t = 2 * n + 2 * q
+        row[t:t + 2] = RECALL_ASK + keys[i], values[i]
+        mask_row[t] = True
