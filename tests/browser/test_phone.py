@@ -40,9 +40,9 @@ def test_a_first_touch_is_answered_from_the_build_before_python(browser, throttl
 
 
 def test_python_goes_live_on_a_link_a_fixed_limit_failed(browser, throttled_server):
-    """The runtime (about 8 MB as sent, the wasm gzipped) takes about 14 s to arrive; a boot limit of
-    8 s from the worker's start (what the limit measured before) would have failed it. The limit
-    now runs once the download is in."""
+    """At 600 kB/s the runtime as sent (the wasm gzipped) takes longer than 8 s to arrive, so a boot
+    limit of 8 s from the worker's start (what the limit measured before) would have failed it. The
+    limit now runs once the download is in."""
     server = throttled_server(rate=600_000, rtt=0.05, compress=True)
     context = browser.new_context(service_workers="block")
     context.add_init_script("window.HEADSPACE_BOOT_LIMIT_MS = 8000")
