@@ -10,7 +10,7 @@ import pytest
 from headspace_site.demos import REGISTRY
 from headspace_site.figure.fit import fit
 from support import assert_json_close
-from test_polarizer import BOOT_MS, output_values, wait_ready
+from browser_support import BOOT_MS, output_values, wait_ready
 
 pytestmark = pytest.mark.browser
 

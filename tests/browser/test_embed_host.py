@@ -15,8 +15,7 @@ import pytest
 from headspace_site.demos import REGISTRY
 from sitebuild.browser import PHONE
 from support import assert_json_close
-from test_embed import figure_in
-from test_polarizer import output_values
+from browser_support import figure_in, output_values
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ import pytest
 
 from headspace_site.demos import REGISTRY
 from support import assert_json_close
-from test_polarizer import output_values, wait_ready
+from browser_support import output_values, wait_ready
 
 pytestmark = pytest.mark.browser
 URL = "/posts/transformer-circuits-primer/"

@@ -17,8 +17,9 @@ import pytest
 
 from headspace_site.demos import REGISTRY
 from support import assert_json_close
-from test_every_demo import AS_PARSED, PUBLIC, READ_PARAMS, article_paths, printed, printed_for
-from test_polarizer import BOOT_MS, output_values, wait_ready
+from browser_support import (
+    AS_PARSED, BOOT_MS, PUBLIC, READ_PARAMS, article_paths, output_values, printed, printed_for,
+    wait_ready)
 
 pytestmark = pytest.mark.browser
 

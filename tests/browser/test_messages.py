@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from sitebuild.browser import PHONE
-from test_polarizer import BOOT_MS, wait_ready
+from browser_support import BOOT_MS, wait_ready
 
 pytestmark = pytest.mark.browser
 

@@ -3,7 +3,7 @@ request, and stay still for readers who prefer reduced motion."""
 
 import pytest
 
-from test_polarizer import BOOT_MS
+from browser_support import BOOT_MS
 
 pytestmark = pytest.mark.browser
 DEMO = 'figure.demo[data-demo="projection-2d-1d"]'

@@ -8,7 +8,7 @@ import pytest
 from headspace_site.demos import REGISTRY
 from sitebuild.browser import phone_page
 from support import assert_json_close
-from test_polarizer import BOOT_MS, output_values
+from browser_support import BOOT_MS, output_values
 
 pytestmark = pytest.mark.browser
 

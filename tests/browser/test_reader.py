@@ -9,7 +9,7 @@ import pytest
 
 from headspace_site.demos import REGISTRY
 from support import assert_json_close
-from test_polarizer import BOOT_MS, output_values, set_control, wait_ready
+from browser_support import BOOT_MS, output_values, set_control, wait_ready
 
 pytestmark = pytest.mark.browser
 
