@@ -117,3 +117,48 @@ def open_menu(page, fig, action: str):
     button = fig.locator(f'.demo-menu button[data-action="{action}"]').first
     button.focus()
     page.keyboard.press("Enter")
+
+
+# ---------- waiting for the event that proves something did not happen ----------
+# A test that checks "nothing happened" waits for a later event that must come after the thing
+# it rules out, then looks: never a fixed sleep, which passes on a fast machine for the wrong
+# reason and fails on a slow one.
+
+def next_frame(page):
+    """The page has drawn a frame since now (and run what a frame runs: animation-frame callbacks,
+    IntersectionObserver notifications, a task after them)."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r)))")
+
+
+def worker_caught_up(page, timeout=BOOT_MS):
+    """Every message the page sent Python's worker before now has been answered, and the page has
+    handled each answer and drawn a frame after them. The worker answers its messages in order, so
+    the reply to a stats message sent now comes after the reply to any call or refusal in flight.
+    Python must be live (``stats`` starts the boot otherwise)."""
+    flag = page.evaluate("""() => { const k = "caughtUp" + Math.random();
+        window.headspace.stats().then(() => requestAnimationFrame(() => setTimeout(() => { window[k] = true; })));
+        return k; }""")
+    page.wait_for_function("k => window[k] === true", arg=flag, timeout=timeout)
+
+
+def in_view(page, selector: str, visible: bool = True, timeout=10_000):
+    """Wait until the element is (or is no longer) near the viewport as the page's own observer sees
+    it (demos.js: ``rootMargin: 100px``). An IntersectionObserver made now is told after every
+    observer made before it in the same frame, so when this returns the page's observer has run
+    its callback, and the microtasks that callback queued."""
+    flag = page.evaluate("""([sel, want]) => { const k = "inView" + Math.random();
+        const o = new IntersectionObserver((entries) => {
+            if (entries.some((e) => e.isIntersecting === want)) { o.disconnect(); window[k] = true; }
+        }, { rootMargin: "100px" });
+        o.observe(document.querySelector(sel));
+        return k; }""", [selector, visible])
+    page.wait_for_function("k => window[k] === true", arg=flag, timeout=timeout)
+
+
+def page_started(page):
+    """The page's own start-up has had its turn: the load event has fired, a frame has been drawn
+    and the browser has been idle once (demos.js starts what waits for the load, first-paint.js's
+    afterPageLoad, and idle-time work then)."""
+    page.wait_for_function("() => document.readyState === 'complete'", timeout=BOOT_MS)
+    page.evaluate("""() => new Promise((resolve) => requestAnimationFrame(() =>
+        (window.requestIdleCallback || setTimeout)(() => setTimeout(resolve))))""")

@@ -5,7 +5,7 @@ import pytest
 
 from headspace_site.demos import REGISTRY
 from support import assert_json_close
-from browser_support import output_values, set_control, wait_ready
+from browser_support import output_values, set_control, wait_ready, worker_caught_up
 
 pytestmark = pytest.mark.browser
 
@@ -46,7 +46,7 @@ def test_rapid_moves_coalesce_to_the_latest_value(page, site_url):
     # (or drew an older answer after it) never shows 150's matrix, and the wait times out.
     page.wait_for_function("""want => Math.abs(JSON.parse(document.querySelector('output[data-output=jones]')
         .dataset.value)[0][1] - want) < 1e-9""", arg=expected["jones"][0][1], timeout=30_000)
-    page.wait_for_timeout(300)  # an older answer still in flight would land over it here
+    worker_caught_up(page)  # an older answer still in flight would have landed over it by now
     assert_json_close(output_values(fig), expected)
     # 151 moves, at most a handful of Python calls: stale values were dropped, not queued.
     assert int(fig.get_attribute("data-render-count")) < 10
