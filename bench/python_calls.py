@@ -5,7 +5,7 @@ For every demo and every control, the control is moved ``--moves`` times from th
 checkbox toggles, a token box gets new seeded tokens) after a few warm-up moves, and each call's
 time is taken around ``runtime.call(name, params_json, width)``, the layout for a drawing ``--width``
 px wide and the JSON text it returns included: what the browser's worker spends in Python per move. Prints the median and p95 per control, writes
-bench/results/python_calls.json; ``--compare`` prints another run's numbers beside them.
+bench/results/python_calls.json and its row of bench/summary.md; ``--compare`` prints another run's numbers beside them.
 
     python bench/python_calls.py [--moves 30] [--demos a,b] [--width 700] [--src] [--compare before.json]
 
@@ -143,6 +143,7 @@ def main(argv=None) -> int:
                         help="drawing width in px the figure is laid out for (the gallery bench's; 0: no layout)")
     parser.add_argument("--compare", help="a earlier python_calls.json to print beside this run")
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--note", default="", help="what this run is for, in its row of bench/summary.md")
     args = parser.parse_args(argv)
     from headspace_site.demos import REGISTRY
     only = [d for d in args.demos.split(",") if d]
@@ -161,7 +162,8 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1))
-    print(f"report written to {out}")
+    import summary  # bench/, this script's own folder
+    print(f"report written to {out}; its row appended to {summary.append(out.name, report, note=args.note)}")
     return 1 if any("error" in r for cs in report["calls"].values() for r in cs.values()) else 0
 
 

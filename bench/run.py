@@ -1,6 +1,8 @@
 """scripts/bench: performance measured side by side in one run (the targets in docs/contracts.md).
 
-Writes bench/results/bench.json and prints each figure with its ratio:
+Writes bench/results/bench.json (not in git), appends its headline numbers as one row to
+bench/summary.md (bench/summary.py; --note says what the run was for), and prints each figure
+with its ratio:
 
 - first figure on screen, and first Python-driven render, cold: our post vs a
   plain page that loads the same Pyodide and numpy the naive way (main thread,
@@ -36,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 from embeds import embeds_bench, print_embeds  # bench/ is this script's own folder
 import phone  # the phone section: throttled link, 4x CPU, touch
+import summary  # one row a run in bench/summary.md
 from returning import FIRST_PYTHON_RENDER  # a slider move after Python is ready, to its repaint
 from weight import weight_bench  # page weight, TBT, Lighthouse, the returning reader
 from sitebuild import devserver
@@ -347,6 +350,7 @@ class _Done(Exception):
 def main() -> None:
     parser = argparse.ArgumentParser(description="headspace benchmarks")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "bench.json"))
+    parser.add_argument("--note", default="", help="what this run is for, in its row of bench/summary.md")
     parser.add_argument("--runs", type=int, default=3, help="cold loads per page (median reported)")
     parser.add_argument("--moves", type=int, default=60, help="slider moves per demo")
     parser.add_argument("--heap-moves", type=int, default=2000)
@@ -373,7 +377,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.python_calls:
         import python_calls
-        sys.exit(python_calls.main([]))
+        sys.exit(python_calls.main(["--note", args.note]))
     only = [d for d in args.slider_only.split(",") if d]
 
     plain_dir = PUBLIC / "_bench-plain"
@@ -477,7 +481,7 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1))
-    print(f"report written to {out}")
+    print(f"report written to {out}; its row appended to {summary.append(out.name, report, note=args.note)}")
 
 
 if __name__ == "__main__":

@@ -72,7 +72,7 @@ def throttled_site_url(throttled_server):
             base = throttled_site_url(rate=100_000, rtt=0.3)  # slower than slow 4G
             page = phone_page()  # fresh cache, 390x844, touch, main thread 4x slower
             page.goto(f"{base}/posts/polariser/")
-            set_control(page.locator("figure.demo"), "theta", 73)  # tests/browser/test_polarizer.py
+            set_control(page.locator("figure.demo"), "theta", 73)  # tests/browser/browser_support.py
             page.wait_for_function("() => document.querySelector('figure.demo').dataset.renderCount === '1'")
     """
     return lambda *args, **kwargs: throttled_server(*args, **kwargs).url

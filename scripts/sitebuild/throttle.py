@@ -3,7 +3,7 @@ round trip before each response's first byte.
 
 Chromium's network emulation (DevTools throttling, CDP ``Network.emulateNetworkConditions``)
 reaches a page's own requests but not those of the page's worker, which fetches Python's runtime
-(about 20 MB cold): a page throttled that way fetches the runtime at full speed. So the server
+(most of a cold visit's bytes): a page throttled that way fetches the runtime at full speed. So the server
 throttles, and everything the browser asks for (page, worker, service worker) shares one link.
 
 What the link models:
@@ -200,7 +200,7 @@ class ThrottledHandler(devserver.Handler):
     rtt: float = 0.0
     traffic: Traffic
     # Each slice is written as it crosses the link: Nagle's algorithm would hold a small write
-    # back until the last one is acknowledged (a 500 kB body at 200 kB/s arrived 18% late).
+    # back until the last one is acknowledged, and the body would arrive later than the link allows.
     disable_nagle_algorithm = True
 
     def send_head(self):

@@ -160,7 +160,7 @@ NUMPY_UNUSED_SUFFIXES = (".pyi", ".pxd", ".pyx", ".h", "py.typed", "meson.build"
 
 
 # numpy.random as headspace uses it (default_rng: a Generator on PCG64) without what its import
-# pulls in beside that: the legacy RandomState API (mtrand, about 100 ms to import under Pyodide),
+# pulls in beside that: the legacy RandomState API (mtrand, slow to import under Pyodide),
 # the other bit generators and the pickling helpers, each imported the first time a name of it is
 # asked for (PEP 562), so ``np.random.RandomState`` and ``from numpy.random import rand`` work as
 # before. The same streams: default_rng's code is untouched.

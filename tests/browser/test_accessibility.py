@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from test_polarizer import BOOT_MS, wait_ready
+from browser_support import wait_ready
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ import pytest
 from headspace_site.demos import REGISTRY
 from headspace_site.figure.fit import fit
 from support import assert_json_close
-from test_polarizer import BOOT_MS, output_values, wait_ready
+from browser_support import BOOT_MS, output_values, wait_ready, worker_caught_up
 
 pytestmark = pytest.mark.browser
 
@@ -62,7 +62,7 @@ def test_an_older_answer_in_flight_never_replaces_a_newer_setting(page, site_url
     }""")
     assert in_flight, "the first click's call was not on its way when the second came"
     page.wait_for_function("() => !window.headspace.busy()", timeout=BOOT_MS)
-    page.wait_for_timeout(300)  # any late drawing would have happened by now
+    worker_caught_up(page)  # the first click's answer, had it been drawn, is in window.renders now
     assert [r.get("ahead", False) for r in page.evaluate("() => window.renders")] == [True]
     assert page.evaluate("f => window.headspace.params(f)", fig.element_handle()) == defaults
     assert_json_close(output_values(fig), REGISTRY["three-polarizers"].run(defaults)["outputs"])

@@ -10,7 +10,7 @@ comes onto the plot or moves over it, so its hover values are the shown figure's
 
 import pytest
 
-from test_polarizer import BOOT_MS
+from browser_support import BOOT_MS
 
 pytestmark = pytest.mark.browser
 

@@ -18,12 +18,11 @@ import pytest
 from headspace_site.demos import REGISTRY
 from headspace_site.figure.style import COLORS
 from support import assert_json_close
-from test_polarizer import BOOT_MS, output_values, set_control, wait_ready
+from browser_support import BOOT_MS, SETTLED, figure_in, open_menu, output_values, set_control, wait_ready
 
 pytestmark = pytest.mark.browser
 
 INK = COLORS["ink"]
-SETTLED = "f => ['ready', 'error'].includes(f.dataset.status) && !f.querySelector('[data-role=note]:not([hidden])')"
 
 
 @pytest.fixture(scope="module")
@@ -66,16 +65,6 @@ def run_snippet(snippet: str, name: str) -> dict:
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(snippet, name, "exec"), scope)
     return scope["result"]
-
-
-def figure_in(frame):
-    """The figure of an embedded frame once it has settled, scrolled into view as a reader would
-    (Chromium may throttle an off-screen cross-origin frame)."""
-    if frame.parent_frame:
-        frame.frame_element().scroll_into_view_if_needed()
-    fig = frame.locator("figure.demo")
-    frame.wait_for_function(f"() => ({SETTLED})(document.querySelector('figure.demo'))", timeout=BOOT_MS)
-    return fig
 
 
 def test_a_blog_embeds_three_figures(browser, host, site_url):
@@ -135,17 +124,6 @@ def test_an_unknown_parameter_is_named(page, site_url):
     text = fig.locator('[data-role="error"]').text_content()
     assert "no parameter 'thetta'" in text and "theta" in text, text
     assert_json_close(output_values(fig), REGISTRY["polarizer"].run({})["outputs"])
-
-
-def open_menu(page, fig, action: str):
-    """Open the figure's menu and press one of its buttons, by keyboard."""
-    summary = fig.locator(".demo-menu > summary")
-    if not fig.locator(".demo-menu").evaluate("d => d.open"):
-        summary.focus()
-        page.keyboard.press("Enter")
-    button = fig.locator(f'.demo-menu button[data-action="{action}"]').first
-    button.focus()
-    page.keyboard.press("Enter")
 
 
 def shared_text(fig) -> str:

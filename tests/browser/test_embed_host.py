@@ -15,8 +15,7 @@ import pytest
 from headspace_site.demos import REGISTRY
 from sitebuild.browser import PHONE
 from support import assert_json_close
-from test_embed import figure_in
-from test_polarizer import output_values
+from browser_support import figure_in, output_values
 
 pytestmark = pytest.mark.browser
 
@@ -67,11 +66,18 @@ def colours(frame) -> tuple[float, float]:
 def fits(page, frame_id: str):
     """The iframe's height is its content's (embed.js, told by the frame), within 2 px."""
     iframe = page.locator(f"#{frame_id}")
-    page.wait_for_function(f"() => document.getElementById('{frame_id}').style.height !== ''")
-    page.wait_for_timeout(300)  # the last report after the last change of height
+    frame = iframe.element_handle().content_frame()
+    measure = "() => [document.body.getBoundingClientRect().height, document.documentElement.scrollHeight]"
+    # The frame reports each change of its height; wait for the host to take the frame's height as
+    # it is now, and look again: a change meanwhile is reported too, so wait for that one.
+    for _ in range(5):
+        body, _scrolled = frame.evaluate(measure)
+        page.wait_for_function("([id, h]) => Math.abs(document.getElementById(id).getBoundingClientRect().height - h) <= 2",
+                               arg=[frame_id, body], timeout=10_000)
+        if frame.evaluate(measure)[0] == body:
+            break
     height = iframe.evaluate("f => f.getBoundingClientRect().height")
-    body, scrolled = iframe.element_handle().content_frame().evaluate(
-        "() => [document.body.getBoundingClientRect().height, document.documentElement.scrollHeight]")
+    body, scrolled = frame.evaluate(measure)
     assert abs(height - body) <= 2 and scrolled <= height + 2, (frame_id, height, body, scrolled)
 
 

@@ -4,25 +4,17 @@ go ready; pages fit a phone's width."""
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
 
-from pathlib import Path
-
-from headspace_site.demos import REGISTRY, format_outputs
-from headspace_site.figure.registry import Outputs
+from headspace_site.demos import REGISTRY
 from support import assert_json_close
-from test_polarizer import BOOT_MS, output_values, set_control, wait_ready
+from browser_support import (
+    AS_PARSED, BOOT_MS, PUBLIC, READ_PARAMS, article_paths, output_values, printed, printed_for,
+    set_control, wait_ready)
 
 pytestmark = pytest.mark.browser
-PUBLIC = Path(__file__).resolve().parents[2] / "site" / "public"
-
-READ_PARAMS = "fig => window.headspace.params(fig)"  # the page's own reader: what it sends to Python
-# {key: HTML} as this browser serialises it once parsed (attribute quotes, entities).
-AS_PARSED = """(fig, html) => Object.fromEntries(Object.entries(html).map(([k, h]) => {
-  const t = document.createElement("template"); t.innerHTML = h; return [k, t.innerHTML]; }))"""
 
 
 def another_value(p, current):
@@ -45,25 +37,6 @@ def another_value(p, current):
     k = round((current - lo) / step)
     k2 = (k + max(1, n // 3)) % (n + 1)
     return lo + k2 * step
-
-
-def printed(fig) -> dict:
-    """{key: the HTML under the figure} for every output."""
-    return {o.get_attribute("data-output"): o.inner_html() for o in fig.locator("output[data-output]").all()}
-
-
-def printed_for(name, shown, native) -> dict:
-    """What Python's formatter (format_outputs, the build's and the worker's) prints for the values
-    the page shows, in Python's key order (the JSON in data-value went through a JS object, which
-    puts integer-like keys first). The values are the page's own, not native's: rounding error
-    (4e-16 here, 9e-16 in wasm) is printed as it is."""
-    def order(value, like):
-        if isinstance(like, dict):
-            return {k: order(value[k], like[k]) for k in like}
-        if isinstance(like, list):
-            return [order(v, w) for v, w in zip(value, like)]
-        return value
-    return format_outputs(Outputs(order(shown, native), REGISTRY[name]))
 
 
 def gallery_demos(demos_data):
@@ -94,10 +67,6 @@ def test_every_control_of_every_demo(page, site_url, demos_data):
             native = REGISTRY[name].run(params)["outputs"]
             assert_json_close(output_values(fig), native, path=f"{name}{params}")
             assert printed(fig) == fig.evaluate(AS_PARSED, printed_for(name, output_values(fig), native)), name
-
-
-def article_paths(site_root):
-    return sorted(p.parent.name for p in (site_root / "posts").glob("*/index.html"))
 
 
 def test_every_article_goes_live(page, site_url):

@@ -10,7 +10,7 @@ import pytest
 
 from headspace_site.demos import REGISTRY
 from support import assert_json_close
-from test_polarizer import output_values, wait_ready
+from browser_support import output_values, wait_ready, worker_caught_up
 
 pytestmark = pytest.mark.browser
 URL = "/posts/transformer-circuits-primer/"
@@ -26,7 +26,7 @@ def settled(page, fig, text):
                     const loss = JSON.parse(f.querySelector('output[data-output=loss]').dataset.value);
                     return f.dataset.status === 'ready' && loss.length === {n}
                         && window.headspace.params(f).tokens === {json.dumps(text)}; }}""", timeout=30_000)
-    page.wait_for_timeout(300)  # a request sent for an earlier keystroke may still land: let it
+    worker_caught_up(page)  # a request sent for an earlier keystroke may still land: let it
     assert_json_close(output_values(fig), want["outputs"])
 
 

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from sitebuild.browser import PHONE
-from test_embed import open_menu
-from test_polarizer import set_control, wait_ready
+from browser_support import open_menu, set_control, wait_ready
 
 pytestmark = pytest.mark.browser
 

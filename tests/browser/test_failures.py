@@ -3,7 +3,7 @@ becomes "error" and the message says what failed."""
 
 import pytest
 
-from test_polarizer import BOOT_MS, set_control
+from browser_support import BOOT_MS, set_control
 
 pytestmark = pytest.mark.browser
 

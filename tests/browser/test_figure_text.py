@@ -10,7 +10,7 @@ import re
 import pytest
 
 from readable import COLLECT, DRAWING_SIZE
-from test_readable import figure_pages, go_live
+from browser_support import figure_pages, go_live
 
 pytestmark = pytest.mark.browser
 

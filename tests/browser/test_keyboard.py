@@ -17,8 +17,9 @@ import pytest
 
 from headspace_site.demos import REGISTRY
 from support import assert_json_close
-from test_every_demo import AS_PARSED, PUBLIC, READ_PARAMS, article_paths, printed, printed_for
-from test_polarizer import BOOT_MS, output_values, wait_ready
+from browser_support import (
+    AS_PARSED, BOOT_MS, PUBLIC, READ_PARAMS, article_paths, output_values, printed, printed_for,
+    wait_ready, worker_caught_up)
 
 pytestmark = pytest.mark.browser
 
@@ -87,15 +88,10 @@ def test_every_control_is_reachable_visible_and_usable_by_keyboard(page, site_ur
 
 
 def settle(page, fig):
-    """Wait until no request of this figure is in flight or queued (the last key press is drawn)."""
-    page.wait_for_timeout(50)
-    last = -1
-    for _ in range(200):
-        count = int(fig.get_attribute("data-render-count"))
-        if count == last:
-            return
-        last = count
-        page.wait_for_timeout(150)
+    """Wait until no request is in flight or queued (the last key press is drawn): a reply sends
+    the queued value before the page yields, so no call in flight means none queued either."""
+    page.wait_for_function("() => !window.headspace.busy()", timeout=BOOT_MS)
+    worker_caught_up(page)
 
 
 def test_inactive_controls_follow_their_switch(page, site_url):

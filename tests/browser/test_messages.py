@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from sitebuild.browser import PHONE
-from test_polarizer import BOOT_MS, wait_ready
+from browser_support import BOOT_MS, in_view, wait_ready, worker_caught_up
 
 pytestmark = pytest.mark.browser
 
@@ -46,7 +46,8 @@ def test_a_bad_token_is_named_under_its_box_and_the_box_is_marked(browser, site_
         assert box.get_attribute("aria-errormessage") == message.get_attribute("id")
         assert message.get_attribute("id") in box.get_attribute("aria-describedby").split()
         # The reader typing in the box sees the message: within the viewport with it, just under it.
-        page.wait_for_timeout(300)  # a scroll to the message, if it fell below the screen's edge
+        page.wait_for_function(  # a scroll to the message, if it fell below the screen's edge
+            "m => m.getBoundingClientRect().bottom <= innerHeight", arg=message.element_handle(), timeout=5_000)
         control, said, height = page.evaluate("""([c, m]) => [c.getBoundingClientRect().toJSON(),
             m.getBoundingClientRect().toJSON(), innerHeight]""", [box.element_handle(), message.element_handle()])
         assert 0 <= control["top"] and said["bottom"] <= height, (control, said, height)
@@ -71,7 +72,7 @@ def test_no_progress_beside_a_refused_link(browser, site_url, address):
     try:
         page.goto(site_url + address)
         page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'error'", timeout=BOOT_MS)
-        page.wait_for_timeout(1500)  # the boot's last progress reports, if any, land now
+        worker_caught_up(page)  # every message of the boot came before this reply: watched as they landed
         fig = page.locator("figure.demo").first
         assert fig.locator('[data-role="error"]').is_visible()
         assert fig.locator("progress").count() == 0
@@ -137,7 +138,8 @@ def test_an_animated_figure_says_pause_before_python(browser, site_url):
         if page.locator(demo).get_attribute("data-status") != "ready":
             button.click()  # the reader pauses it before Python: it stays still when Python arrives
             wait_ready(page, demo)
-            page.wait_for_timeout(800)
+            in_view(page, demo)  # the page's observer has seen it in view,
+            worker_caught_up(page)  # and what waited for Python's ready has run: a start says Pause at once
             assert button.get_attribute("aria-pressed") == "false" and button.text_content() == "Play"
             assert page.locator(demo).get_attribute("data-render-count") == "0"
     finally:

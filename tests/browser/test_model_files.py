@@ -7,7 +7,7 @@ import pytest
 from sitebuild import devserver
 from headspace_site.demos import REGISTRY
 from support import assert_json_close
-from test_polarizer import output_values, set_control, wait_ready
+from browser_support import output_values, set_control, wait_ready
 
 pytestmark = pytest.mark.browser
 

@@ -3,7 +3,7 @@ request, and stay still for readers who prefer reduced motion."""
 
 import pytest
 
-from test_polarizer import BOOT_MS
+from browser_support import BOOT_MS, in_view, worker_caught_up
 
 pytestmark = pytest.mark.browser
 DEMO = 'figure.demo[data-demo="projection-2d-1d"]'
@@ -33,8 +33,9 @@ def test_animation_plays_and_pauses(browser, site_url):
         assert button.get_attribute("aria-pressed") == "true"
         button.click()
         assert button.get_attribute("aria-pressed") == "false"
-        page.wait_for_timeout(300)  # an answer already in flight may still land
+        worker_caught_up(page)  # an answer already in flight has landed
         paused = render_count(page)
+        # Only time shows that a timer (the animation's, 80 ms) stopped: ten of its steps.
         page.wait_for_timeout(800)
         assert render_count(page) == paused, "a paused animation must not render"
         assert errors == []
@@ -45,7 +46,8 @@ def test_animation_plays_and_pauses(browser, site_url):
 def test_reduced_motion_keeps_it_still(browser, site_url):
     context, page, errors = open_article(browser, site_url, reduced=True)
     try:
-        page.wait_for_timeout(1000)
+        in_view(page, DEMO)  # the page's observer has seen it in view (where it would start),
+        worker_caught_up(page)  # and what waited for Python's ready has run: a start says Pause at once
         assert render_count(page) == 0
         assert page.locator(f'{DEMO} [data-role="play"]').get_attribute("aria-pressed") == "false"
         assert errors == []

@@ -12,7 +12,7 @@ import pytest
 
 from sitebuild import devserver
 from sitebuild.browser import CHROMIUM, CHROMIUM_ARGS
-from test_polarizer import BOOT_MS, set_control
+from browser_support import BOOT_MS, set_control
 
 pytestmark = pytest.mark.browser
 

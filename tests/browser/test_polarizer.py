@@ -1,40 +1,13 @@
 """The whole path in a real browser: prerendered figure, Pyodide boot, a slider
 move re-rendered by Python with exactly the native outputs."""
 
-import json
-
 import pytest
 
 from headspace_site.demos import REGISTRY
 from support import assert_json_close
+from browser_support import output_values, set_control, wait_ready, worker_caught_up
 
 pytestmark = pytest.mark.browser
-BOOT_MS = 90_000
-
-
-def set_control(fig, name, value):
-    """Change a control the way a reader does: set it and fire input."""
-    fig.locator(f'[name="{name}"]').evaluate(
-        """(el, v) => {
-            if (el.type === 'checkbox') el.checked = v;
-            else if (el.tagName === 'SELECT') el.selectedIndex = [...el.options].findIndex(o => o.dataset.value === JSON.stringify(v));
-            else el.value = String(v);
-            el.dispatchEvent(new Event('input', {bubbles: true}));
-        }""", value)
-
-
-def wait_ready(page, selector="figure.demo"):
-    """Wait until every demo left static/loading; fail with the page's own message if not ready."""
-    page.wait_for_function(
-        f"() => [...document.querySelectorAll('{selector}')].every(f => f.dataset.status === 'ready' || f.dataset.status === 'error')",
-        timeout=BOOT_MS)
-    for fig in page.locator(selector).all():
-        assert fig.get_attribute("data-status") == "ready", fig.locator('[data-role="error"]').text_content()
-
-
-def output_values(fig) -> dict:
-    return {o.get_attribute("data-output"): json.loads(o.get_attribute("data-value"))
-            for o in fig.locator("output[data-output]").all()}
 
 
 def test_polariser_static_then_live(page, site_url):
@@ -73,7 +46,7 @@ def test_rapid_moves_coalesce_to_the_latest_value(page, site_url):
     # (or drew an older answer after it) never shows 150's matrix, and the wait times out.
     page.wait_for_function("""want => Math.abs(JSON.parse(document.querySelector('output[data-output=jones]')
         .dataset.value)[0][1] - want) < 1e-9""", arg=expected["jones"][0][1], timeout=30_000)
-    page.wait_for_timeout(300)  # an older answer still in flight would land over it here
+    worker_caught_up(page)  # an older answer still in flight would have landed over it by now
     assert_json_close(output_values(fig), expected)
     # 151 moves, at most a handful of Python calls: stale values were dropped, not queued.
     assert int(fig.get_attribute("data-render-count")) < 10

@@ -7,29 +7,16 @@ one figure: the same size, the same axis ranges, the same texts in the same plac
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
 from readable import COLLECT, DRAWING_SIZE, page_problems
-from test_polarizer import BOOT_MS, wait_ready
+from browser_support import figure_pages, go_live
 
 pytestmark = pytest.mark.browser
 
 #: Where a text may move between the build's drawing and plotly's (px): fonts differ by a pixel or two.
 SAME_PLACE_PX = 6
-
-
-def figure_pages() -> list[str]:
-    from conftest import PUBLIC
-    articles = [f"/posts/{p.parent.name}/" for p in sorted((PUBLIC / "posts").glob("*/index.html"))
-                if 'data-demo="' in p.read_text() or "data-demo=" in p.read_text()]
-    only = [n for n in os.environ.get("HEADSPACE_TEST_DEMOS", "").split(",") if n]
-    if only:   # a quick look at new demos: the articles that place them, not the gallery
-        return [a for a in articles if any(f'data-demo="{n}"' in (PUBLIC / a.strip("/") / "index.html").read_text()
-                                           or f"data-demo={n} " in (PUBLIC / a.strip("/") / "index.html").read_text()
-                                           for n in only)]
-    return ["/gallery/", *articles]
 
 
 @pytest.fixture(params=[(390, "light"), (390, "dark"), (768, "light"), (768, "dark"), (1280, "light"), (1280, "dark")],
@@ -40,14 +27,6 @@ def context(request, browser):
                               reduced_motion="reduce")
     yield ctx
     ctx.close()
-
-
-def go_live(page):
-    """Python ready and every figure drawn by plotly (as for a pointer on each)."""
-    wait_ready(page)
-    page.evaluate("() => window.headspace.settle()")
-    page.wait_for_function("() => [...document.querySelectorAll('figure.demo [data-role=plot]')]"
-                           ".every(p => p.querySelector('.main-svg'))", timeout=BOOT_MS)
 
 
 def test_every_figure_is_readable(context, site_url):

@@ -6,10 +6,11 @@ stays paused."""
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from headspace_site.demos import REGISTRY
 from support import assert_json_close
-from test_polarizer import BOOT_MS, output_values, set_control, wait_ready
+from browser_support import BOOT_MS, in_view, next_frame, output_values, page_started, set_control, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -65,7 +66,8 @@ def test_data_saver_waits_for_the_reader(browser, site_url):
     context.on("request", lambda r: "/pyodide/" in r.url and runtime.append(r.url))
     try:
         page.goto(f"{site_url}/posts/polariser/")
-        page.wait_for_timeout(2500)
+        page_started(page)  # where the boot starts without a data saver
+        assert page.locator("figure.demo").get_attribute("data-status") == "static"  # "loading" once it boots
         assert runtime == [], f"Python's runtime was fetched under the data saver: {runtime[:3]}"
         said = page.evaluate(LIVE)
         assert "Data saver" in said and " MB, once" in said, said
@@ -99,11 +101,13 @@ def test_a_swipe_scrolls_the_page_wherever_it_starts(browser, site_url, where):
         cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
         for k in range(1, 16):
             cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y - 20 * k}]})
-            page.wait_for_timeout(16)
+            next_frame(page)  # a finger's moves a frame apart
         cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-        page.wait_for_timeout(300)
-        moved = page.evaluate("() => scrollY") - before
-        assert moved > 150, f"a swipe starting on the {where} scrolled the page by {moved} px"
+        try:
+            page.wait_for_function("y => scrollY - y > 150", arg=before, timeout=5_000)
+        except PlaywrightTimeout:
+            moved = page.evaluate("() => scrollY") - before
+            raise AssertionError(f"a swipe starting on the {where} scrolled the page by {moved} px") from None
         layout = page.evaluate("() => { const l = document.querySelector('figure.demo [data-role=plot]')._fullLayout;"
                                " return [l.dragmode, l.xaxis.fixedrange, l.yaxis.fixedrange]; }")
         assert layout == [False, True, True]
@@ -117,16 +121,17 @@ def test_a_paused_animation_stays_paused(browser, site_url):
     try:
         page.goto(f"{site_url}/posts/composition-and-subspaces/")
         wait_ready(page)
-        fig = page.locator('figure.demo:has([data-role="play"])').first
+        played = 'figure.demo:has([data-role="play"])'  # the first figure with a play button
+        fig = page.locator(played).first
         fig.scroll_into_view_if_needed()
         button = fig.locator('[data-role="play"]')
         page.wait_for_function("b => b.getAttribute('aria-pressed') === 'true'", arg=button.element_handle(), timeout=BOOT_MS)
         button.click()  # the reader pauses it
         assert button.get_attribute("aria-pressed") == "false"
         page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
-        page.wait_for_timeout(400)
+        in_view(page, played, visible=False)  # the page's observer has seen it leave (and stopped it)
         fig.scroll_into_view_if_needed()
-        page.wait_for_timeout(1000)
+        in_view(page, played)  # and come back: a restart would say Pause at once
         assert button.get_attribute("aria-pressed") == "false", "the animation restarted by itself"
     finally:
         context.close()

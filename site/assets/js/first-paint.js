@@ -41,7 +41,7 @@ export function afterFirstPaint() {
 
 // Resolves once the page's own files are in (the load event), at most LOADED_LIMIT_MS after the
 // first paint (a slow image may hold the load event back). Python's runtime starts then: started
-// at the first paint, its 18 MB shared a phone's slow link with the page's own script, fonts and
+// at the first paint, the runtime shared a phone's slow link with the page's own script, fonts and
 // the first answers from the build, which a reader's first touch waits for.
 const LOADED_LIMIT_MS = 3000;
 export function afterPageLoad() {

@@ -3,9 +3,10 @@
 Why: a figure drawn 840 px wide and the same figure on a 360 px phone need different layouts
 (two panels side by side or stacked, six ticks or three, a title on one line or two, values in
 heatmap cells only where they fit). Demos describe what to draw; ``fit`` decides where it goes,
-once, for every demo. The build's static SVG and the page's plotly drawing both draw the fitted
-figure at the same width, with the same explicit ranges, ticks, margins and legend, so the
-figure a reader sees before Python is ready is the figure plotly draws.
+once, for every demo. The engine (``svg.py``, for the build and for Python in the browser alike)
+and plotly under a reader's pointer both draw the fitted figure at the same width, with the same
+explicit ranges, ticks, margins and legend, so the drawing plotly makes for hover values is the
+one it replaces.
 
 Text widths are estimated (``CHAR`` font sizes per character, a little wide for system-ui), so the
 layout leaves room rather than measuring; the browser test tests/browser/test_readable.py

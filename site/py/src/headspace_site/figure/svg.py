@@ -1,12 +1,14 @@
-"""Draw a plotly figure dict as SVG: the build's first paint, its answers, and Python's moves.
+"""Draw a plotly figure dict as SVG: the one engine that draws every figure the page shows.
 
-Why: plotly.js takes about half a second to parse and run before it can draw
-anything, so a page that waits for it shows empty boxes. The prerender step
-embeds this SVG in the page instead; it paints with the HTML, with no script,
-and plotly replaces it once loaded. It covers what our demos use (scatter lines
-and markers, bars, heatmaps, annotations, rectangle shapes, subplots by axis
-domain, equal-scale axes, a legend) with plotly's margins, ranges and domains,
-so the swap barely moves anything. It is a poster, not a plotting library.
+Why: the build's first paint, its answers to a reader's first moves and every move Python
+computes in the browser are one drawing, made here at the page's width: the build's SVG paints
+with the HTML, with no script, and a move writes into the drawing on screen only what differs
+(``draw.js``), so a figure looks the same before and after Python is live. plotly.js draws a
+figure only under a reader's pointer, for its hover values
+(docs/decisions/0003-one-figure-engine.md). This covers what our demos use (scatter lines and
+markers, bars, heatmaps, annotations, rectangle shapes, subplots by axis domain, equal-scale
+axes, a legend) with plotly's margins, ranges and domains, so plotly taking over under a pointer
+barely moves anything. It draws our figures, not any figure: not a plotting library.
 
 >>> svg = render({"data": [{"type": "scatter", "x": [0, 1], "y": [0, 1], "mode": "lines"}],
 ...               "layout": {"height": 200}})
@@ -442,7 +444,7 @@ def _dots(dots, color, opacity) -> str:
 
 def _heatmap_image(z, xs, ys, xa: "Axis", ya: "Axis", scale, zmin, zmax) -> str | None:
     """A large heatmap on evenly spaced numeric axes as one embedded PNG (one pixel per cell,
-    scaled without smoothing): a 32 x 32 map is about 1 kB instead of 70 kB of rectangles.
+    scaled without smoothing): a few bytes a cell instead of a ``<rect>`` element a cell.
     None when the heatmap is small or its cells do not form a regular grid."""
     rows, cols = len(z), len(z[0]) if z else 0
     if rows * cols <= 100 or any(len(r) != cols for r in z):

@@ -1,0 +1,53 @@
+"""bench/summary.py: a bench report's headline numbers, one row a run in bench/summary.md."""
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("bench_summary", ROOT / "bench" / "summary.py")
+summary = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(summary)
+
+
+def _phone_row(after_fcp_ms, live_ms, sent):
+    return {"first_interactive_after_fcp_ms": after_fcp_ms, "python_live_ms": live_ms, "python_waited": True,
+            "bytes_before_first_interactive": {"sent": sent, "raw": 2 * sent}}
+
+
+def test_a_full_report_gives_the_worst_demo_and_the_range_over_articles():
+    report = {
+        "when": "2026-11-28T02:57:47", "machine": {"cpus": 2},
+        "cold": {"first_python_render_ratio": 0.5571},
+        "slider": {"a": {"p50_ms": 10.0, "p95_ms": 16.9}, "b": {"p50_ms": 11.4, "p95_ms": 15.0}, "c": {"error": "x"}},
+        "drag": {"a": {"repaints_per_s": 59.8}, "b": {"repaints_per_s": 61.0}},
+        "heap": {"growth_bytes": 4096},
+        "phone": {"articles": {
+            "one": {"slow4g": _phone_row(400, 39_000, 220_000), "fast4g": _phone_row(100, 8_000, 1)},
+            "two": {"slow4g": _phone_row(1000, 40_300, 100_000), "fast4g": _phone_row(100, 9_300, 1)}}},
+        "weight": {"articles": {"one": {"lighthouse_mobile": {"score": 97, "tbt_ms": 123}},
+                                "two": {"lighthouse_mobile": {"score": 99, "tbt_ms": 30}}}},
+    }
+    r = summary.row("bench.json", report, "abc1234", "a note")
+    assert r["when"] == "2026-11-28 02:57"
+    assert r["first Python render"] == "0.557"
+    assert r["slider p50 / p95"] == "11.4 / 16.9"  # each column's worst, the demo in error left out
+    assert r["drag"] == "59.8"
+    assert r["heap"] == "4"
+    assert r["slow 4G first move"] == "0.4-1.0"
+    assert r["bytes before it"] == "0.22"
+    assert r["Python live slow / fast 4G"] == "39.0-40.3 / 8.0-9.3"
+    assert r["Lighthouse mobile"] == "97 (TBT 123 ms)"
+    assert r["phone slider p50 / p95"] == ""  # not measured: a blank cell
+
+
+def test_python_never_live_says_never(tmp_path):
+    report = {"when": "x", "articles": {"one": {"slow4g": _phone_row(None, None, 5)}}}
+    r = summary.row("phone.json", report)
+    assert r["slow 4G first move"] == "never"
+    assert r["Python live slow / fast 4G"] == "never / -"
+    path = tmp_path / "summary.md"
+    summary.append("phone.json", report, commit="abc1234", path=path)
+    summary.append("phone.json", report, commit="abc1234", path=path)
+    lines = path.read_text().splitlines()
+    assert lines[0] == "# Bench runs, one row each"
+    assert sum(line.startswith("| phone.json |") for line in lines) == 2  # appended, header written once
