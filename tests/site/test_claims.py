@@ -57,6 +57,15 @@ def test_default_T_costs_frobenius_agreement_beyond_noise(difficult):
     assert hi < 0, (lo, est, hi)
 
 
+def test_the_change_of_agreement_depends_on_T(difficult):
+    """"Its interval lies wholly below zero for N frames and wholly above it for M ... the change has the
+    interval X to Y, which holds zero ... which way it moves depends on T" (the residual-basis figure's
+    random frames at its default condition number)."""
+    assert difficult["n_frames_loss"] >= 1 and difficult["n_frames_gain"] >= 1, difficult
+    assert difficult["rho_any_T_lo"] <= 0 <= difficult["rho_any_T_hi"]
+    assert difficult["rho_frames_min"] < 0 < difficult["rho_frames_max"]
+
+
 def test_token_and_frobenius_are_not_distinguishable_on_the_plain_model(difficult):
     """"The interval holds zero: on this model the batches do not tell the two scores apart"."""
     lo, est, hi = interval(difficult, "rho_plain_token_minus_frobenius")
@@ -154,6 +163,25 @@ def test_copying_score_near_one_while_a_third_of_tokens_raise_another(values):
     v = values["primer"]
     assert v["copy_layer1_min"] > 0.999
     assert 0.25 < 1 - v["ov_diag_layer1_max"] <= 1 - v["ov_diag_layer1_min"] < 0.42
+
+
+def test_random_baseline_precision(values):
+    """Measuring: "it is X, with a standard error of SE; N draws give Y ± SE2": the default estimate
+    agrees with the many-draw one within three of its standard errors, and the many-draw one is tighter."""
+    v = values["measuring"]
+    assert v["baseline_ours_check_se"] < v["baseline_ours_se"] < 0.005
+    assert abs(v["baseline_ours"] - v["baseline_ours_check"]) < 3 * v["baseline_ours_se"]
+
+
+def test_plain_V_correlations_rest_on_tiny_effects(values):
+    """Measuring: "The plain model's V column looks as good as its K column ... but its largest V path
+    costs X nats, about as little as the normalised model's, whose V correlations scatter around zero"."""
+    v = values["measuring"]
+    assert v["causal_v_max"] < 0.05 and v["causal_rms_v_max"] < 0.05
+    assert 0.5 < v["causal_v_max"] / v["causal_rms_v_max"] < 2
+    assert v["rho_plain_V_min"] > 0.5
+    rms_v = [x for k, x in v.items() if k.startswith("rho_rms_V_")]
+    assert min(rms_v) < 0 < max(rms_v) and max(map(abs, rms_v)) < 0.5, rms_v
 
 
 def test_previous_token_head_is_positional(values):
