@@ -129,6 +129,7 @@ def difficult() -> dict:
     eff_plain = batch_effects(plain)
     fro_before = _shipped.later_pairs(rb["frobenius"]["scores_before"])
     fro_after = _shipped.later_pairs(rb["frobenius"]["scores_after"])
+    frames = _frames(plain, fro_before, eff_plain)
 
     # -- the RMS model: a rotation times a scalar moves the loss only through the norm's eps
     r = _shipped.weights(rms, None)
@@ -238,6 +239,8 @@ def difficult() -> dict:
         **_rho("rho_plain_identity", fro_before, eff_plain),
         **_rho("rho_plain_default", fro_after, eff_plain),
         **_diff("rho_plain_change", fro_after, fro_before, eff_plain),
+        # the same change for every random frame of the figure at its default condition number
+        **frames,
         # the RMS model
         "rms_loss": base, "rms_repeat_loss": base_repeat,
         "rms_first_half_loss": float(cross_entropy(r.logits(toks), toks)[:, :half - 1].mean()),
@@ -284,6 +287,37 @@ def difficult() -> dict:
         "toy_before": tr["frobenius_before"], "toy_after": tr["frobenius_after"],
         **_grown(),
     }
+
+
+def _frames(plain: str, fro_before, effects) -> dict:
+    """The change of Frobenius's Spearman with path ablation (K, plain model) under the residual-basis
+    figure's T for each of its random frames (its seed slider) at the default condition number.
+
+    Per frame: the paired interval over batches (``rho_plain_change`` is frame 0's). Over frames: the
+    lowest and highest estimate, how many frames' intervals lie wholly below zero (a loss) and wholly
+    above (a gain), and the interval of the change when the frame and the batches are both drawn at
+    random (each frame's bootstrap draws, same batch resamples, pooled with equal weight)."""
+    from headspace.stats import RESAMPLES, spearman_along
+
+    effects = np.asarray(effects)
+    means = effects[np.random.default_rng(0).integers(0, len(effects), (RESAMPLES, len(effects)))].mean(1)
+    seeds = next(p for p in REGISTRY["residual-basis"].params if p.name == "seed")
+    changes, pooled = [], []
+    for seed in range(int(seeds.min), int(seeds.max) + 1):
+        after = _shipped_later(_outputs("residual-basis", model=plain, metric="frobenius", seed=seed)["scores_after"])
+        d = _diff("d", after, fro_before, effects)
+        changes.append((d["d"], d["d_lo"], d["d_hi"]))
+        pooled.append(spearman_along(after[None], means) - spearman_along(np.asarray(fro_before)[None], means))
+    lo, hi = np.quantile(np.concatenate(pooled), [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
+    return {"n_frames": len(changes), "rho_frames_min": min(c[0] for c in changes),
+            "rho_frames_max": max(c[0] for c in changes),
+            "n_frames_loss": sum(c[2] < 0 for c in changes), "n_frames_gain": sum(c[1] > 0 for c in changes),
+            "rho_any_T_lo": float(lo), "rho_any_T_hi": float(hi)}
+
+
+def _shipped_later(scores) -> np.ndarray:
+    from headspace_site.figure import shipped as _shipped
+    return _shipped.later_pairs(scores)
 
 
 def _grown() -> dict:

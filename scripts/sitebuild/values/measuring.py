@@ -14,6 +14,11 @@ from headspace_site.figure.outputs import head
 from ._shared import GPT2_SMALL, _outputs
 
 
+#: Draws for a second estimate of the random baseline, to give the default estimate's precision (an
+#: input: more draws only narrow the standard error).
+BASELINE_CHECK_SAMPLES = 2000
+
+
 def _head(pair) -> str:
     """A head as the articles name it: ``(1, 2)`` -> ``"L1H2"`` (layer 1, head 2), as every figure does."""
     return head(*pair)
@@ -128,6 +133,14 @@ def measuring() -> dict:
         "baseline_samples": inspect.signature(random_baseline).parameters["samples"].default,
         "baseline_ours": random_baseline((cfg["d_model"],) * 2, (cfg["d_model"],) * 2,
                                          ranks=(cfg["d_head"], cfg["d_head"]))[0],
+        # its standard error, and the same estimate from many more draws (a check of the default's precision)
+        "baseline_ours_se": random_baseline((cfg["d_model"],) * 2, (cfg["d_model"],) * 2,
+                                            ranks=(cfg["d_head"], cfg["d_head"]))[1],
+        "baseline_check_samples": BASELINE_CHECK_SAMPLES,
+        "baseline_ours_check": random_baseline((cfg["d_model"],) * 2, (cfg["d_model"],) * 2,
+                                               ranks=(cfg["d_head"], cfg["d_head"]), samples=BASELINE_CHECK_SAMPLES)[0],
+        "baseline_ours_check_se": random_baseline((cfg["d_model"],) * 2, (cfg["d_model"],) * 2,
+                                                  ranks=(cfg["d_head"], cfg["d_head"]), samples=BASELINE_CHECK_SAMPLES)[1],
         "baseline_gpt2": random_baseline((GPT2_SMALL["d_model"],) * 2, (GPT2_SMALL["d_model"],) * 2,
                                          ranks=(GPT2_SMALL["d_head"], GPT2_SMALL["d_head"]))[0],
         "gpt2_d_model": GPT2_SMALL["d_model"], "gpt2_d_head": GPT2_SMALL["d_head"],
@@ -188,12 +201,17 @@ def measuring() -> dict:
         "causal_prev_row_lo": float(ck[h1].min()), "causal_other_rows_max": float(np.abs(np.delete(ck, h1, 0)).max()),
         "causal_q_max": float(np.abs(causal["Q"]).max()), "causal_v_max": float(np.abs(causal["V"]).max()),
         "causal_rms_pair_final": rms_over["scores"]["causal"][-1],
+        # the normalised model's largest V path (the plain model's is causal_v_max)
+        "causal_rms_v_max": float(np.abs(_outputs("composition-scores", model=rms, mode="V", metric="causal")["scores"]).max()),
     }
     for model, tag in ((plain, "plain"), (rms, "rms")):
         for mode in "QKV":
             for metric, rho in agreement(model, None, mode).items():
                 if metric != "frobenius_baseline":          # ranks exactly as frobenius
                     out[f"rho_{tag}_{mode}_{metric}"] = rho
+    # the plain model's V column of the table: lowest and highest (its effects are as small as those called noise)
+    plain_v = [v for k, v in out.items() if k.startswith("rho_plain_V_")]
+    out["rho_plain_V_min"], out["rho_plain_V_max"] = min(plain_v), max(plain_v)
     # the lowest K rank correlation of any score with path ablation after the phase change, both models
     after = []
     for model in (plain, rms):
