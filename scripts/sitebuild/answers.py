@@ -1,7 +1,8 @@
 """Answers from the build: every figure's drawing and outputs at each value a reader can reach by
 moving one of its controls alone, computed natively at build time.
 
-Why: on a phone the Python runtime is about 20 MB, a minute or more on a slow link, but a reader
+Why: on a phone the Python runtime (``runtime_bytes`` in site/data/contract.json) takes a minute or
+more on a slow link, but a reader
 touches a slider within seconds of the page. With these answers the page draws a reader's first
 moves at once, before any Python has arrived, and says so ("precomputed for this setting"); a
 setting the build did not compute (two controls moved, a typed number) waits for Python.
@@ -16,9 +17,9 @@ What is computed, per figure the site shows (each render in site/data/demos.json
   shows before Python (headspace_site.figure.svg), with the outputs and their printed text: the figure a
   reader sees is the build's drawing of exactly that setting.
 
-Drawings, not figure data: a data answer needs plotly.js (456 kB gzipped) before the first move
-is drawn, which alone fills the 500 kB budget a phone page has before it responds; a drawing is
-the page's own SVG, 1 to 15 kB gzipped (docs/decisions/0001-answers-from-the-build.md).
+Drawings, not figure data: a data answer needs plotly.js before the first move is drawn, which
+alone fills the budget a phone page has before it responds; a drawing is the page's own SVG, a
+few kB (the sizes: docs/decisions/0001-answers-from-the-build.md).
 
 Files: ``site/static/answers/<render id>/<control>/<index>.json``, index counted on the control's
 answer grid from its minimum (select: the option's index; checkbox: 0 off, 1 on), each

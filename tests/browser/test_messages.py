@@ -100,18 +100,40 @@ def test_javascript_off_leaves_no_enabled_control(browser, site_url):
         context.close()
 
 
-def test_the_head_script_enables_the_controls_before_the_page_script(browser, site_url):
-    """A reader on a slow phone can move a control before demos.js has run: the head's script
-    enabled it as it was parsed (here demos.js never arrives)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
+@pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 1280, "height": 800}])
+def test_a_control_never_disagrees_with_its_figure_while_the_page_script_is_late(browser, site_url, viewport):
+    """Issue 49.3: with the page script late (a slow phone), a slider could be moved to 140° while
+    the figure stayed at 30°. The controls now stay inert until the script that answers them is
+    there: a touch before then moves nothing, and once it is there they answer."""
+    context = browser.new_context(viewport=viewport, service_workers="block")
     page = context.new_page()
-    page.route("**/js/demos.*", lambda route: route.abort())
+    held = []
+    page.route("**/js/demos.*", lambda route: held.append(route))  # the page script, held back
     try:
         page.goto(f"{site_url}/posts/polariser/", wait_until="domcontentloaded")
-        assert page.evaluate("() => window.headspace") is None  # the page script did not run
-        assert page.locator('figure.demo fieldset[data-role="controls"]').count() >= 1
-        assert page.locator('figure.demo fieldset[data-role="controls"]:disabled').count() == 0
-        assert page.locator('figure.demo input[name="theta"]').is_enabled()
+        fig = page.locator('figure.demo[data-demo="polarizer"]').first
+        slider = fig.locator('input[name="theta"]')
+        slider.scroll_into_view_if_needed()
+        assert held and page.evaluate("() => window.headspace") is None  # the page script has not run
+        assert slider.is_disabled()
+        built = slider.input_value()
+        box = slider.bounding_box()
+        page.mouse.click(box["x"] + box["width"] * 0.8, box["y"] + box["height"] / 2)  # a reader's touch
+        assert slider.input_value() == built  # the thumb did not move without its figure
+        held[0].continue_()
+        page.wait_for_function("f => window.headspace && window.headspace.wired(f)", arg=fig.element_handle())
+        assert slider.is_enabled()
+        page.mouse.click(box["x"] + box["width"] * 0.8, box["y"] + box["height"] / 2)
+        assert slider.input_value() != built
+        fig.locator(".readout").first.wait_for()
+        page.wait_for_function("""f => { const s = f.querySelector('input[name="theta"]');
+            return f.querySelector('.readout').textContent.startsWith(s.value) && f.dataset.status !== 'static'; }""",
+                               arg=fig.element_handle(), timeout=BOOT_MS)
+        # once Python is live the figure shows the slider's setting
+        wait_ready(page, 'figure.demo[data-demo="polarizer"]')
+        worker_caught_up(page)
+        assert page.evaluate("f => window.headspace.state(f).shown.key", fig.element_handle()) == \
+            page.evaluate("f => JSON.stringify(window.headspace.params(f))", fig.element_handle())
     finally:
         context.close()
 

@@ -1,30 +1,23 @@
 // Page side of the live demos (DOM contract in docs/contracts.md): each figure's life from the build's
-// drawing to Python's, as the reader moves its controls. The parts live in figure/:
-//   life.js      the states of a figure and the one transition function (docs/architecture.md)
-//   status.js    what a figure says: data-life, data-status, the line under its controls, errors
+// drawing to Python's, as the reader moves its controls. A figure's state is one plain object,
+// changed only by figure/reduce.js (reduce(state, event) -> {state, effects}); this file turns the
+// reader's moves, the worker's messages and the page's observers into events, and carries out the
+// effects, in one place (dispatch). The other parts live in figure/:
+//   status.js    what a figure says, written from its state: data-life, data-status, its line, errors
 //   draw.js      the drawings (the build's and Python's, one engine), plotly where a pointer is
 //   answers.js   answers drawn without waiting: Python's, kept and asked ahead; the build's
 //   python.js    the worker: its boot (which fails on a stall, not on a slow link) and messages
 //   controls.js  readouts, inactive controls, play, random tokens, the answer grid, swipes
 //   embed-host.js  an embed page tells its host page its height
-//
-// 1. The page arrives with each figure drawn by the build (life "built", data-status "static").
-// 2. Python boots in a worker once the page is on screen (under the data saver, when a reader
-//    moves a control). A figure whose reader moves one control alone is drawn at once from the
-//    build's answer for that setting ("answered"); any other setting waits for Python ("asking").
-// 3. Once Python is live, every move is sent as call(name, params); per figure at most one call is
-//    in flight and the latest setting wins. Python's drawing of it is shown ("live"); plotly draws
-//    the figure shown when a reader's pointer comes onto it, for its hover values.
-// 4. On failure the last good drawing stays, data-status="error" and the message says why.
-// 5. A figure opened from a link in a state (state.js) shows its starting settings until Python
-//    has checked the link's parameters, then that state; a parameter Python refuses is left out
-//    and named, with every other one refused, at the top of the figure.
+// The page arrives with each figure drawn by the build; Python boots in a worker once the page is
+// on screen (under the data saver, when a reader moves a control); docs/architecture.md draws the rest.
 
 import { fromQuery, readParams, writeParams } from "./state.js";
 import { setupMenu } from "./share.js";
 import { afterPageLoad } from "./first-paint.js";
 import { demos, embedPage, marks, same, saveData } from "./figure/page.js";
-import { advance, boot as bootState, refresh, say, sayRaw, setStatus, showNote, unmark } from "./figure/status.js";
+import { answerKey, initial, reduce } from "./figure/reduce.js";
+import { say, sayRaw, show } from "./figure/status.js";
 import * as draw from "./figure/draw.js";
 import * as answers from "./figure/answers.js";
 import * as python from "./figure/python.js";
@@ -34,329 +27,156 @@ import { THEMES } from "./theme.js";
 
 // Each figure is wired as soon as its markup has been parsed (wireParsed, below): on a long article
 // the reader's first touch is answered while the rest of the page is still being parsed and laid
-// out (issue 32).
-const states = [];
-function stateOf(fig) {
+// out (issue 32). A view: the figure's elements, what is drawn in them (draw.js), and its state.
+const views = [];
+function viewOf(fig) {
   const plot = fig.querySelector('[data-role="plot"]');
+  const start = readParams(fig, { asBuilt: true });
   const outputs = [...fig.querySelectorAll("output[data-output]")];
-  const state = {
-    fig, index: states.length, name: fig.dataset.demo, plot, life: "built", showing: "start", startDrawing: plot.innerHTML,
-    shown: null, // the settings (their JSON) and width of the answer on screen: {key, width}
-    // the settings and outputs the build drew: a reader who moves back to them gets that drawing again
-    startOutputs: Object.fromEntries(outputs.map((o) => [o.dataset.output, [o.dataset.value, o.innerHTML]])),
+  return {
+    fig, plot, start, startDrawing: plot.innerHTML,
+    // the outputs the build drew: a reader who moves back to its settings gets them again
+    startOutputs: [Object.fromEntries(outputs.map((o) => [o.dataset.output, JSON.parse(o.dataset.value)])),
+      Object.fromEntries(outputs.map((o) => [o.dataset.output, o.innerHTML]))],
     controls: Object.fromEntries([...fig.querySelectorAll(".demo-controls [name]")].map((c) => [c.getAttribute("name"), c])),
-    start: readParams(fig, { asBuilt: true }), answered: Boolean(fig.dataset.answers),
-    inFlight: false, queued: null, lastFigure: null,
+    state: initial({ index: views.length, name: fig.dataset.demo, startKey: JSON.stringify(start), answered: Boolean(fig.dataset.answers) }),
   };
-  state.lastKey = JSON.stringify(state.start);
-  return state;
 }
 
-// ---------- a reader's move ----------
-function request(state, again = false) {
-  state.link = state.linkProblems = null; // the reader's own move wins over a link still waiting for Python
-  showNote(state, "");
-  const params = readParams(state.fig);
-  const key = JSON.stringify(params);
-  if (key === state.lastKey && !again) return; // a slider's "change" after its last "input": nothing new
-  state.lastKey = key;
-  state.queued = params; // latest value wins
-  if (!again) updateReadouts(state.fig);
-  state.nextAnswer = null; // a newer setting than the one waiting for the next frame
-  if (python.live()) {
-    const answer = answers.kept(answers.answerKey(state, key, draw.drawingWidth(state)));
-    if (answer) {
-      state.queued = null;
-      if (state.inFlight) state.superseded = true; // its answer is older than this one
-      showAnswer(state, answer, { key, width: draw.drawingWidth(state) });
-      return;
-    }
-    state.missed = true; // a call: the values ahead are asked for again, nearest this one first
-    if (state.life === "refused") advance(state, "ask"); // a new input after a refusal: being checked
-    if (!state.inFlight) send(state);
-    return;
+/** The one place a figure changes: its state by reduce, what it says from that state, then the effects. */
+function dispatch(view, event) {
+  const { state, effects } = reduce(view.state, event);
+  view.state = state;
+  show(view);
+  for (const effect of effects) EFFECTS[effect.type](view, effect);
+}
+
+const whenIdle = window.requestIdleCallback ? (f) => requestIdleCallback(f, { timeout: 200 }) : (f) => setTimeout(f, 50);
+const EFFECTS = {
+  post: (view, { kind, params }) => python.call({ view, kind }, view.state.name, params, draw.drawingWidth(view)),
+  fetch: (view, { url, name, key }) => answers.fetchBuildAnswer(url).then(
+    (answer) => dispatch(view, { type: "built", key, answer, width: draw.drawingWidth(view), grid: same(answer.params[name], JSON.parse(key)[name]) }),
+    () => dispatch(view, { type: "unbuilt", key })),
+  draw: drawAnswer,
+  readouts: (view) => updateReadouts(view.fig),
+  boot: () => bootPython().catch(() => {}), // a failure is the event "fail"
+  frame: (view) => requestAnimationFrame(() => dispatch(view, { type: "frame" })),
+  keep: (view, { key, json }) => answers.keep(key, json),
+  // A link's settings Python accepted go into the controls (its texts), which are read back.
+  controls: (view, { result, params, width }) => {
+    writeParams(view.fig, result.controls, Object.keys(params));
+    applyActive(view.fig);
+    updateReadouts(view.fig);
+    const now = readParams(view.fig);
+    dispatch(view, { type: "linked", params: now, key: JSON.stringify(now), asked: JSON.stringify(params), result, width });
+  },
+  // Figures computed ahead: a reader who reaches for a control (a pointer over its figure, focus,
+  // a move) will most likely move it on: Python computes the figure at that control's other values
+  // in the worker's idle time, and a move to one of them is drawn from that answer at once.
+  idle: (view) => whenIdle(() => {
+    const control = view.controls[view.state.reach];
+    dispatch(view, { type: "idle", usable: Boolean(control && !control.disabled), hasValues: Boolean(control && answers.valuesOf(control)),
+      params: readParams(view.fig), width: draw.drawingWidth(view) });
+  }),
+  ahead: (view, { control, width }) => {
+    for (const other of views) if (other !== view && other.state.ahead) dispatch(other, { type: "aheadDropped" }); // one list per page
+    python.ahead(width, answers.aheadItems(view, view.controls[control], width));
+  },
+  ask: (view) => move(view),
+  plot: (view) => draw.plot(view, draw.prerendered(view)),
+};
+
+// A drawing, with the outputs it comes with; Python's counted and timed (tests and bench).
+function drawAnswer(view, { from, answer, json, result, timing }) {
+  if (from !== "python") {
+    draw.showDrawing(view, from === "start" ? null : answer.svg);
+    draw.writeOutputs(view, ...(from === "start" ? view.startOutputs : [answer.outputs, answer.text]));
+    return void (marks.firstAnswer ||= performance.now());
   }
-  fromTheBuild(state, params, key);
-  if (state.life === "failed") return;
-  bootPython().then(() => { if (!state.inFlight && state.queued) send(state); }, () => {});
-}
-
-// Before Python is live: the build's drawing for this setting, if it made one. The setting stays
-// queued, so Python draws it once it is live.
-function fromTheBuild(state, params, key) {
-  if (key === JSON.stringify(state.start)) {
-    draw.showDrawing(state, null);
-    draw.writeOutputs(state, ...startOutputs(state));
-    countAnswer(state); // the build's first drawing answers a move back to it
-    return advance(state, "back");
-  }
-  const where = answers.buildAnswerURL(state, params);
-  if (!where) return advance(state, "ask");
-  answers.fetchBuildAnswer(where.url).then((answer) => {
-    if (state.lastKey !== key || python.live()) return; // the reader moved on, or Python answers now
-    if (!same(answer.params[where.name], params[where.name])) return advance(state, "ask"); // another grid: a stale build
-    draw.showDrawing(state, answer.svg, "answer");
-    state.shown = { key, width: draw.drawingWidth(state) }; // CSS shows the build's drawing for this width
-    draw.writeOutputs(state, answer.outputs, answer.text);
-    countAnswer(state);
-    advance(state, "answer");
-  }, () => state.lastKey === key && advance(state, "ask"));
-}
-
-// data-answer-count: how many moves the build's drawings answered (tests and bench).
-function countAnswer(state) {
-  state.fig.dataset.answerCount = String(Number(state.fig.dataset.answerCount || 0) + 1);
-  marks.firstAnswer ||= performance.now();
-}
-
-function startOutputs(state) {
-  const values = {}, text = {};
-  for (const [name, [value, html]] of Object.entries(state.startOutputs)) {
-    values[name] = JSON.parse(value);
-    text[name] = html;
-  }
-  return [values, text];
-}
-
-// ---------- Python's answers ----------
-function render(state, result, shown, timing = {}) {
-  const t0 = performance.now();
-  const how = { patched: draw.showDrawing(state, result.svg) }; // in place: tests and bench count
-  state.shown = shown;
-  state.width = shown.width; // the width it was drawn for: a resize to another one asks again
-  if (how.patched) state.fig.dataset.patchCount = String(Number(state.fig.dataset.patchCount || 0) + 1);
-  draw.writeOutputs(state, result.outputs, result.text);
-  state.fig.dataset.renderCount = String(Number(state.fig.dataset.renderCount) + 1);
-  unmark(state.fig);
-  advance(state, "drawn");
-  if (state.linkProblems) { // a link's settings drawn without the ones Python refused: say which
-    advance(state, "refuse", linkMessage(state, state.linkProblems), "top");
-    state.linkProblems = null;
-  }
+  const t = performance.now();
+  result ||= JSON.parse(json);
+  const t0 = performance.now(), patched = draw.showDrawing(view, result.svg); // in place: tests and bench count
+  if (patched) view.fig.dataset.patchCount = String(Number(view.fig.dataset.patchCount || 0) + 1);
+  draw.writeOutputs(view, result.outputs, result.text);
   // Style and layout now, not at the start of the next frame: a move lands anywhere in a frame,
   // and until that frame begins the main thread would only wait.
-  void state.fig.offsetHeight;
-  state.fig.dispatchEvent(new CustomEvent("demo:rendered", { detail: { drawMs: performance.now() - t0, ...how, ...timing } }));
-  if (state.aheadWanted) askAhead(state);
+  void view.fig.offsetHeight;
+  const detail = { drawMs: performance.now() - t0, patched, ...timing, ...(json && { parseMs: t0 - t }) };
+  view.fig.dispatchEvent(new CustomEvent("demo:rendered", { detail }));
 }
 
-// Draw an answer now, so the next frame shows it; a move that comes before that frame waits for it
-// (the latest one wins), so a pointer faster than frames costs one drawing per frame.
-function showAnswer(state, json, shown) {
-  if (state.frameBooked) return void (state.nextAnswer = [json, shown]);
-  const t = performance.now(), result = JSON.parse(json);
-  render(state, result, shown, { ahead: true, parseMs: performance.now() - t });
-  state.frameBooked = true;
-  requestAnimationFrame(() => {
-    state.frameBooked = false;
-    const next = state.nextAnswer;
-    state.nextAnswer = null;
-    if (next) showAnswer(state, ...next);
-  });
-}
-
-function send(state) {
-  const params = state.queued;
-  state.queued = null;
-  post(state, params, "controls");
-}
-
-// A link's parameters go to Python first: the registry checks them, and only parameters it
-// accepts reach the controls. Python names one refused parameter per call: the link is asked
-// again without it until what is left is accepted, so that every bad parameter is named.
-function sendLink(state) {
-  const params = state.link;
-  state.link = null;
-  post(state, params, "link");
-}
-
-// A link's refused parameters, in the words of the figure: the control's label, the link's text,
-// and what Python expected (its message).
-function problemText(state, { name, raw, message, text }) {
-  if (text) return text;
-  const control = state.controls[name];
-  if (!control) {
-    const known = Object.entries(state.controls).map(([n, c]) => `${labelOf(c)} (${n})`).join(", ");
-    return `${name}=${raw}: this figure has no parameter '${name}'. Its settings are ${known}.`;
-  }
-  return `${labelOf(control)} (${name}=${raw} in the link): ${message}.`;
-}
-const labelOf = (control) => (control.labels?.[0] || control.querySelector?.("legend"))?.textContent.trim() || control.getAttribute("name");
-
-function linkMessage(state, problems) {
-  const one = problems.length === 1;
-  return [`${one ? "One setting" : `${problems.length} settings`} in the link could not be applied, so the figure ` +
-    `shows ${state.linkApplied ? "the link's other settings" : "its default settings"}:`, problems.map((p) => problemText(state, p))];
-}
-
-function post(state, params, kind) {
-  state.inFlight = true;
-  python.call({ state, kind }, state.name, params, draw.drawingWidth(state));
-}
-
-function onReply(call, data) {
-  const { state, kind, params, width } = call;
-  state.inFlight = false;
-  if (data.type === "result") answers.keep(answers.answerKey(state, JSON.stringify(params), width), data.json);
-  if (state.superseded) { // the reader moved on and that figure was drawn from an answer ahead
-    state.superseded = false;
-    if (state.queued) send(state);
-    else if (state.aheadWanted) askAhead(state);
-    return;
-  }
-  if (kind === "link") showNote(state, "");
-  if (data.type === "result") {
-    if (kind === "link" && !state.queued) {
-      const result = JSON.parse(data.json);
-      writeParams(state.fig, result.controls, Object.keys(params)); // Python's texts
-      applyActive(state.fig);
-      const now = readParams(state.fig);
-      state.lastKey = JSON.stringify(now);
-      updateReadouts(state.fig);
-      // A value between a slider's steps snaps to a step: compute what the controls now hold.
-      if (state.lastKey === JSON.stringify(params)) render(state, result, { key: state.lastKey, width });
-      else state.queued = now;
-    } else if (kind === "controls") {
-      if (state.queued) send(state); // Python computes the next figure while this one is drawn
-      const t = performance.now();
-      const result = JSON.parse(data.json);
-      render(state, result, { key: JSON.stringify(params), width }, { roundTripMs: t - call.sent, pythonMs: data.pythonMs, parseMs: performance.now() - t });
-    }
-  } else if (kind === "link" && data.error.kind === "parameter" && data.error.parameter in params && !state.queued) {
-    // Leave the refused parameter out and ask again: every bad one is named, the good ones applied.
-    const { parameter, message } = data.error, { [parameter]: refused, ...rest } = params;
-    (state.linkProblems ||= []).push({ name: parameter, raw: state.linkText[parameter] ?? JSON.stringify(refused), message });
-    state.linkApplied = Object.keys(rest).length > 0;
-    state.link = rest;
-    sendLink(state);
-  } else if (kind === "link") {
-    const problems = state.linkProblems || [];
-    state.linkProblems = null;
-    advance(state, "refuse", problems.length ? linkMessage(state, problems)
-      : `The link's settings were not applied: ${data.error.message}. The figure shows its default settings.`, "top");
-  } else {
-    // A parameter Python refused (a mistyped token, say) is the reader's input, not a fault: the
-    // message sits under its control, which is marked until a setting is drawn.
-    const { kind: why, parameter, message } = data.error;
-    const control = why === "parameter" ? state.controls[parameter] : undefined;
-    const label = control ? labelOf(control) : ""; // with the code name, unless the label holds it
-    const named = label.toLowerCase().includes(parameter) ? "" : ` (${parameter})`;
-    advance(state, "refuse", control ? `${label}${named}: ${message}. The figure still shows the last valid input.`
-      : why === "parameter" ? `${message}. The figure still shows the last valid input.`
-        : `Python raised an error: ${message}`, control);
-  }
-  if (state.queued && !state.inFlight) send(state);
+// ---------- the reader's move, and the worker's messages ----------
+function move(view, again = false) {
+  const params = readParams(view.fig), key = JSON.stringify(params), width = draw.drawingWidth(view);
+  const live = view.state.python === "live";
+  dispatch(view, { type: "move", params, key, width, again,
+    kept: live ? answers.kept(answerKey(view.state.index, key, width)) : null, build: live ? null : answers.buildAnswerURL(view, params) });
 }
 
 function failAll(message) {
   python.close(); // nothing is sent once the runtime is gone
   answers.forgetAll(); // a figure drawn after this would claim a live Python
-  for (const state of states) {
-    state.inFlight = false;
-    state.queued = state.nextAnswer = null;
-    state.link = null;
-    showNote(state, "");
-    advance(state, "fail", `${message} The figure shows the values computed when the page was built.`);
-  }
+  for (const view of views) dispatch(view, { type: "fail", message });
 }
 
+let announced = false;
 function bootPython() {
   const booting = python.boot();
-  if (!bootState.announced) {
-    bootState.announced = true;
-    for (const state of states) refresh(state); // "loading", and the line says how far the boot is
-    booting.then(() => {
-      bootState.live = true;
-      for (const s of states) {
-        if (s.link) sendLink(s); // stays "loading" until Python has checked the link
-        else {
-          if (s.fig.dataset.status !== "error" || s.life !== "built") advance(s, "ready");
-          if (s.queued && !s.inFlight) send(s);
-        }
-        askAhead(s); // the control a reader reached for before Python was ready
-      }
-    }, (err) => failAll(err.message));
+  if (!announced) {
+    announced = true;
+    for (const view of views) dispatch(view, { type: "booting" }); // "loading", and how far the boot is
+    booting.then(() => { for (const view of views) dispatch(view, { type: "live" }); }, (err) => failAll(err.message));
   }
   return booting;
 }
 
 python.listen({
-  progress: () => { for (const state of states) if (state.life !== "live") say(state); },
-  reply: onReply,
+  progress: () => { for (const view of views) if (view.state.life !== "live") say(view); },
+  reply: ({ view, kind, params, width, sent }, data) => dispatch(view, {
+    type: "reply", kind, params, width, data, result: kind === "link" && data.type === "result" ? JSON.parse(data.json) : undefined,
+    timing: { roundTripMs: performance.now() - sent, pythonMs: data.pythonMs } }),
   ahead: ({ key, json }) => {
     answers.keep(key, json);
-    const state = states[Number(key.slice(0, key.indexOf("@")))];
-    // The reader is already there, waiting behind a call in flight: draw it now.
-    if (state && state.queued && answers.answerKey(state, JSON.stringify(state.queued), draw.drawingWidth(state)) === key) request(state, true);
+    const view = views[Number(key.slice(0, key.indexOf("@")))];
+    if (view?.state.queued) dispatch(view, { type: "aheadAnswer", key, json, width: draw.drawingWidth(view) });
   },
   lost: failAll,
 });
-
-// ---------- figures computed ahead ----------
-// A reader who reaches for a control (a pointer over its figure, focus, a move) will most likely
-// move it on: Python computes the figure at that control's other values in the worker's idle time,
-// and a move to one of them is drawn from that answer at once. Asked for when the page is idle and
-// nothing the reader waits for is under way.
-const whenIdle = window.requestIdleCallback ? (f) => requestIdleCallback(f, { timeout: 200 }) : (f) => setTimeout(f, 50);
-function askAhead(state, control) {
-  if (control) state.reach = control;
-  if (state.aheadSoon) return;
-  state.aheadSoon = true;
-  whenIdle(() => {
-    state.aheadSoon = false;
-    sendAhead(state);
-  });
-}
-
-function sendAhead(state) {
-  const control = state.reach;
-  const name = control && !control.disabled && control.getAttribute("name");
-  if (!name || !python.live()) return;
-  state.aheadWanted = state.inFlight || Boolean(state.queued);
-  if (state.aheadWanted) return; // asked again when the figure is drawn (render)
-  const params = readParams(state.fig), width = draw.drawingWidth(state);
-  const sweep = `${name}@${width}:${JSON.stringify({ ...params, [name]: null })}`;
-  if (state.ahead === sweep && !state.missed) return;
-  if (!answers.valuesOf(control)) return;
-  state.missed = false;
-  state.ahead = sweep;
-  const items = answers.aheadItems(state, control, width);
-  for (const other of states) if (other !== state) other.ahead = null; // the worker keeps one list per page
-  python.ahead(width, items);
-}
 
 // ---------- plotly: hover values only ----------
 // plotly draws the figure shown once a pointer is on it. Its data: the build's for the starting
 // settings; for any other, Python's, asked for then (an answer carries only its drawing), once per
 // setting shown. A build's answer before Python is live has none: its drawing stays. Without
 // plotly a figure still answers every move: the one a pointer reached says what is missing.
-const settle = (state) => draw.settle(state, figureShown).catch((err) =>
-  setStatus(state, "error", `${err.message} Values under the pointer are not shown; the controls still redraw the figure.`));
-function figureShown(state) {
-  if (state.showing === "start") return Promise.resolve(draw.prerendered(state));
-  const { key, width } = state.shown || {};
-  if (!key) return Promise.resolve(null);
-  if (state.figureAsked?.key !== key || state.figureAsked.width !== width) {
-    const figure = python.figureData(state.name, JSON.parse(key), width).then((answer) => answer && answer.figure);
-    state.figureAsked = { key, width, figure };
+const settle = (view) => draw.settle(view, figureShown).catch((err) => dispatch(view, { type: "plotlyFailed", message: err.message }));
+function figureShown(view) {
+  const { showing, shown, name } = view.state;
+  if (showing === "start") return Promise.resolve(draw.prerendered(view));
+  if (!shown) return Promise.resolve(null);
+  const { key, width } = shown;
+  if (view.asked?.key !== key || view.asked.width !== width) {
+    const figure = python.figureData(name, JSON.parse(key), width).then((answer) => answer && answer.figure);
+    view.asked = { key, width, figure };
     figure.then((f) => {
-      if (!f && state.figureAsked?.figure === figure) state.figureAsked = null; // none came: asked again next time
+      if (!f && view.asked?.figure === figure) view.asked = null; // none came: asked again next time
     });
   }
-  return state.figureAsked.figure;
+  return view.asked.figure;
 }
 
 // For tests and benchmarks: boot now, a figure's current parameters, timing marks, and the
 // worker's wasm heap size.
+const viewOfFig = (fig) => views.find((v) => v.fig === fig);
 window.headspace = {
   ready: () => bootPython(),
   // plotly draws every figure shown now, as for a reader's pointer (tests compare the two drawings).
-  settle: () => Promise.all(states.map(settle)),
+  settle: () => Promise.all(views.map(settle)),
   params: (fig) => readParams(fig), // what the next call would send for this figure
-  drawing: (fig) => states.find((s) => s.fig === fig)?.drawing, // the SVG last shown, as drawn
+  drawing: (fig) => viewOfFig(fig)?.drawing, // the SVG last shown, as drawn
+  state: (fig) => viewOfFig(fig)?.state, // everything the figure knows (reduce.js)
   wired: (fig) => demos.includes(fig), // the page listens to this figure's controls (its markup is parsed)
   answered: (fig) => answers.keptFor(demos.indexOf(fig)), // kept answers
-  busy: () => states.some((s) => s.inFlight), // a call is on its way to Python
+  busy: () => views.some((v) => v.state.inFlight), // a call is on its way to Python
   marks,
   stats: () => bootPython().then(python.stats, python.stats),
 };
@@ -374,99 +194,90 @@ const linkedTo = (query.size || (theme && !THEMES.includes(theme)))
 // Animations start when their figure comes into view (never under reduced motion).
 const near = new IntersectionObserver((entries) => {
   for (const e of entries) {
-    const state = states.find((s) => s.fig === e.target);
-    if (!state || !state.startAnimation || state.fromLink) continue;
-    state.inView = e.isIntersecting;
+    const view = viewOfFig(e.target);
+    if (!view || !view.startAnimation || view.state.fromLink) continue; // a link's state never animates away
+    view.inView = e.isIntersecting;
     // Python may finish booting after the figure has left the screen: start only if still in view.
     // Until then its button says it will play (controls.js).
-    if (e.isIntersecting && (bootState.started || !saveData)) {
-      if (!python.live()) state.armAnimation();
-      bootPython().then(() => state.inView && state.startAnimation(), () => state.stopAnimation());
-    }
-    else state.stopAnimation();
+    if (e.isIntersecting && (python.started() || !saveData)) {
+      if (!python.live()) view.armAnimation();
+      bootPython().then(() => view.inView && view.startAnimation(), () => view.stopAnimation());
+    } else view.stopAnimation();
   }
 }, { rootMargin: "100px" });
 // A column that crosses one of the drawing widths (a phone turned, a window resized): the build's
 // drawings follow by CSS; Python draws its setting again for the new width, and plotly the build's.
 const resized = new ResizeObserver((entries) => {
-  for (const e of entries) states.find((s) => s.plot === e.target).room = e.target.clientWidth; // all read before any draw
-  for (const s of states) {
-    if (!["python", "plotly"].includes(s.showing) || draw.drawingWidth(s) === s.width) continue;
-    if (Number(s.fig.dataset.renderCount) > 0) { s.lastKey = null; request(s); } // Python lays it out again
-    else draw.plot(s, draw.prerendered(s));
-  }
+  const changed = entries.map((e) => Object.assign(views.find((v) => v.plot === e.target), { room: e.target.clientWidth })); // all read before any draw
+  for (const view of changed) dispatch(view, { type: "resize", width: draw.drawingWidth(view) });
 });
 
 /** Wire one figure whose markup has been parsed: its controls, menu, link and observers. */
 function wire(fig) {
-  const state = stateOf(fig);
+  const view = viewOf(fig);
+  view.onPlot = (figure) => dispatch(view, { type: "plotted", figure, width: figure.width });
   demos.push(fig);
-  states.push(state);
-  // The head's script enabled the controls as they were parsed (controls-on.js); should it not have run, here.
+  views.push(view);
+  // The controls arrive disabled, and stay so until this script answers them (never a control
+  // that disagrees with its figure); with JavaScript off they stay disabled and say why.
   const controls = fig.querySelector(".demo-controls");
-  if (controls.matches('fieldset[disabled]')) controls.disabled = false;
-  if (!saveData && states.length === 1) {
+  controls.disabled = false;
+  if (!saveData && views.length === 1) {
     bootPython();
     // plotly is fetched ahead only where a reader has a mouse; on a touch screen it waits for Python.
     if (matchMedia("(pointer: fine)").matches) afterPageLoad().then(draw.prefetchPlotly);
   }
-  if (bootState.announced) refresh(state); // "loading", and how far the boot is
+  if (announced) dispatch(view, { type: "booting" }); // "loading", and how far the boot is
   else { // the data saver: nothing until the reader asks
     const cost = fig.querySelector('[data-role="live"]')?.dataset.cost; // the build's sum of the runtime's files
-    sayRaw(state, `Data saver: as built until you move a control; then Python starts (${cost}, once).`);
+    sayRaw(fig, `Data saver: as built until you move a control; then Python starts (${cost}, once).`);
   }
   // plotly (hover values) loads when a mouse reaches a figure, before it is on the plot; a finger
   // on the plot loads it then (settle).
   fig.addEventListener("pointerover", (e) => e.pointerType === "mouse" && draw.loadPlotly(), { passive: true });
   // A link to a figure in a state: ?params on an embed page, ?params#figure-id elsewhere. An embed
   // page's ?theme= is the page's colour scheme (theme.js), not the figure's: a bad one is named.
-  if (linkedTo(fig, state.index) && !states.some((s) => s.fromLink)) {
-    const linked = state;
-    linked.link = fromQuery(linked.fig, query.toString()) || {};
-    linked.linkText = Object.fromEntries(query);
-    linked.linkApplied = Object.keys(linked.link).length > 0;
-    if (theme && !THEMES.includes(theme)) {
-      linked.linkProblems = [{ text: `Colour scheme (theme=${theme} in the link): must be ${THEMES.join(", ").replace(/, (?=\w+$)/, " or ")}.` }];
-    }
-    linked.fromLink = true; // never animates by itself: it would move away from the linked state
-    if (linked.link) showNote(linked, "Showing the default settings until Python has started; then this figure opens with the settings in the link.");
-    if (linked.link && saveData) bootPython(); // following a link to a state asks for Python
+  if (linkedTo(fig, view.state.index) && !views.some((v) => v.state.fromLink)) {
+    const problems = theme && !THEMES.includes(theme)
+      ? [{ text: `Colour scheme (theme=${theme} in the link): must be ${THEMES.join(", ").replace(/, (?=\w+$)/, " or ")}.` }] : null;
+    dispatch(view, { type: "link", params: fromQuery(fig, query.toString()) || {}, text: Object.fromEntries(query), problems });
+    if (saveData) bootPython(); // following a link to a state asks for Python
   }
-  setupMenu(fig, state.plot.getAttribute("aria-label") || state.name);
+  setupMenu(fig, view.plot.getAttribute("aria-label") || view.state.name);
   // A pointer coming onto the plot (a mouse, a finger), or moving over it, is about to read plotly's
   // hover values. Not the browser's own pointer events when the drawing changes under a pointer
   // at rest (they carry no movement): every move would then be drawn by plotly.
-  state.plot.addEventListener("pointerenter", () => settle(state), { passive: true });
-  state.plot.addEventListener("pointermove", (e) => (e.movementX || e.movementY) && settle(state), { passive: true });
+  view.plot.addEventListener("pointerenter", () => settle(view), { passive: true });
+  view.plot.addEventListener("pointermove", (e) => (e.movementX || e.movementY) && settle(view), { passive: true });
   applyActive(fig); // a browser may have restored other values (back, reload) than the build's
-  const move = () => {
+  const moved = () => {
     applyActive(fig);
-    request(state);
+    move(view);
   };
+  const reach = (control) => dispatch(view, { type: "reach", control: control?.getAttribute("name") });
   for (const kind of ["input", "change"]) {
     controls.addEventListener(kind, (event) => {
-      move();
-      askAhead(state, event.target.closest("[name]"));
+      moved();
+      reach(event.target.closest("[name]"));
       if (saveData) bootPython(); // the reader asks for Python
     });
   }
   for (const slider of controls.querySelectorAll("input[type=range]")) {
     keepToGrid(slider, python.live);
-    keepOnSwipe(slider, move);
+    keepOnSwipe(slider, moved);
   }
   // A pointer over a figure or a control focused: its values are computed ahead (the one under
   // the pointer, else the figure's first).
   const named = [...controls.querySelectorAll("[name]")];
   const first = ["range", "select", "checkbox"].map((kind) => named.find((c) => c.dataset.kind === kind)).find(Boolean);
-  const reach = (event) => askAhead(state, event.target.closest?.(".demo-controls [name]") || state.reach || first);
-  for (const intent of ["pointerover", "focusin"]) fig.addEventListener(intent, reach, { passive: true });
-  for (const button of fig.querySelectorAll('[data-role="play"]')) setupPlay(state, button, { move: () => request(state), reach: (c) => askAhead(state, c) });
-  for (const button of fig.querySelectorAll('[data-role="random-tokens"]')) setupRandomTokens(state, button, () => request(state));
-  // A control moved before this script ran (a slow phone), or restored by the browser (back,
-  // reload): that setting, not the build's.
-  if (!state.link && JSON.stringify(readParams(fig)) !== state.lastKey) move();
+  const reached = (event) => reach(event.target.closest?.(".demo-controls [name]") || view.controls[view.state.reach] || first);
+  for (const intent of ["pointerover", "focusin"]) fig.addEventListener(intent, reached, { passive: true });
+  for (const button of fig.querySelectorAll('[data-role="play"]')) setupPlay(view, button, { move: () => move(view), reach });
+  for (const button of fig.querySelectorAll('[data-role="random-tokens"]')) setupRandomTokens(fig, button, () => move(view));
+  // A setting restored by the browser (back, reload): that setting, not the build's.
+  if (!view.state.link && JSON.stringify(readParams(fig)) !== view.state.lastKey) moved();
   near.observe(fig);
-  resized.observe(state.plot);
+  resized.observe(view.plot);
 }
 
 // A figure is parsed once anything follows it in the document (the parser only appends).
@@ -490,11 +301,11 @@ function wholePage() {
   // A figure away from the screen is neither painted nor composited (content-visibility), so a
   // slider's frame costs what the figures on screen cost. Its height stays the one it was laid out
   // at, so nothing moves.
-  const heights = states.map((s) => s.fig.offsetHeight);
-  states.forEach((s, i) => Object.assign(s.fig.style, { containIntrinsicHeight: `auto ${heights[i]}px`, contentVisibility: "auto" }));
+  const heights = views.map((v) => v.fig.offsetHeight);
+  views.forEach((v, i) => Object.assign(v.fig.style, { containIntrinsicHeight: `auto ${heights[i]}px`, contentVisibility: "auto" }));
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
     draw.forgetPalette();
-    for (const s of states) if (s.showing === "plotly") draw.plot(s, s.lastFigure); // the build's and Python's drawings follow by CSS
+    for (const v of views) if (v.state.showing === "plotly") draw.plot(v, v.state.lastFigure); // the build's and Python's drawings follow by CSS
   });
 }
 
@@ -507,8 +318,8 @@ if (document.readyState === "loading") {
 
 // A page that goes away stops the worker computing ahead for it (a SharedWorker serves other pages).
 addEventListener("pagehide", () => {
-  if (states.some((s) => s.ahead)) python.ahead(0, []);
-  for (const s of states) s.ahead = null;
+  if (views.some((v) => v.state.ahead)) python.ahead(0, []);
+  for (const view of views) if (view.state.ahead) dispatch(view, { type: "aheadDropped" });
 });
 
 reportHeight();

@@ -1,7 +1,6 @@
-// The head's script on every page with figures: enables the figures' controls as they are parsed
-// (controls-on.js), sets an embed page's colour scheme (theme.js), skips off-screen prose while the
-// page is parsed (prose-later.js), and starts Python's worker once the page is on screen and
-// loaded (issue 13, 32).
+// The head's script on every page with figures: sets an embed page's colour scheme (theme.js),
+// skips off-screen prose while the page is parsed (prose-later.js), and starts Python's worker once
+// the page is on screen and loaded (issue 13, 32).
 //
 // demos.js runs once its file has arrived and sends its page's boot once the page is parsed, which
 // on a long article can be after the first paint; the interpreter's download and compile then take
@@ -15,12 +14,10 @@
 
 import { worker, indexURL, lockFileURL } from "@params";
 import { afterPageLoad } from "./first-paint.js";
-import { enableControls } from "./controls-on.js";
 import { applyTheme } from "./theme.js";
 import { skipProseWhileLoading } from "./prose-later.js";
 
 applyTheme();
-enableControls();
 skipProseWhileLoading();
 
 const dataSaver = Boolean(navigator.connection && navigator.connection.saveData);

@@ -158,7 +158,7 @@ async function install(pyodide, name, wheel) {
   }
 }
 
-// Pyodide's loader compiles the interpreter's 10 MB of wasm only once pyodide.mjs and
+// Pyodide's loader compiles the interpreter's wasm (most of the runtime) only once pyodide.mjs and
 // pyodide.asm.js have downloaded and run. Here the download and compile start at once, and while
 // loadPyodide runs, its fetch of that file gets this download and its instantiateStreaming this
 // module (the file is fetched once). If the early compile fails, Pyodide's own attempt runs on the
@@ -192,7 +192,7 @@ function compileEarly(indexURL) {
   };
 }
 
-// The runtime's bytes as they arrive, for the page's progress line ("3.1 of 19.8 MB") and its stall
+// The runtime's bytes as they arrive, for the page's progress line ("x of y MB") and its stall
 // watch (a slow link is not a failure; no byte for a long time is): the wasm, the standard library
 // and the wheels are read through a counter; Pyodide's two scripts count once imported. `pending`
 // names the downloads not finished; when none is left, the download is over ("downloaded").

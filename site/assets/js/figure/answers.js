@@ -5,11 +5,11 @@
 
 import { ANSWER_CHARS, same } from "./page.js";
 import { readParams, typed } from "../state.js";
+import { answerKey } from "./reduce.js";
 
 // ---------- Python's answers, kept per page ----------
 const answers = new Map(); // answerKey -> Python's JSON
 let answerChars = 0;
-export const answerKey = (state, paramsKey, width) => `${state.index}@${width}:${paramsKey}`;
 export const kept = (key) => answers.get(key);
 export const keptFor = (index) => [...answers.keys()].filter((k) => k.startsWith(`${index}@`)).length;
 export function forgetAll() { answers.clear(); answerChars = 0; }
@@ -62,30 +62,30 @@ export function rangeValues(control) {
 }
 
 /** The items of an "ahead" request for ``control``'s values (those not kept yet), nearest first. */
-export function aheadItems(state, control, width) {
-  const name = control.getAttribute("name"), params = readParams(state.fig);
+export function aheadItems(view, control, width) {
+  const name = control.getAttribute("name"), params = readParams(view.fig), { index, name: demo } = view.state;
   const items = [];
   for (const value of valuesOf(control) || []) {
-    const key = answerKey(state, JSON.stringify({ ...params, [name]: value }), width);
-    if (!answers.has(key)) items.push({ key, name: state.name, params: { ...params, [name]: value } });
+    const key = answerKey(index, JSON.stringify({ ...params, [name]: value }), width);
+    if (!answers.has(key)) items.push({ key, name: demo, params: { ...params, [name]: value } });
   }
   return items;
 }
 
 // ---------- the build's answers ----------
 // A figure with answers (data-answers: their folder, named by Python) started from the parameters it
-// was built with (state.start). A setting that differs from them in one answered control alone is in
+// was built with (view.start). A setting that differs from them in one answered control alone is in
 // a file named by that control and the value's place on its grid, which Python wrote into the
 // control (data-answered: the values answered, in the order of their files).
 
 /** Where the build's answer for ``params`` is ({url, name}: its file, and the one control moved
  * from the start), or null if the build has none. */
-export function buildAnswerURL(state, params) {
-  const folder = state.fig.dataset.answers;
+export function buildAnswerURL(view, params) {
+  const folder = view.fig.dataset.answers;
   if (!folder) return null;
-  const moved = Object.keys(params).filter((name) => !same(params[name], state.start[name]));
+  const moved = Object.keys(params).filter((name) => !same(params[name], view.start[name]));
   if (moved.length !== 1) return null;
-  const control = state.controls[moved[0]];
+  const control = view.controls[moved[0]];
   if (!control || !control.hasAttribute("data-answered") || control.disabled) return null;
   const index = answerGrid(control).findIndex((v) => same(v, params[moved[0]]));
   return index < 0 ? null : { url: `${folder}${moved[0]}/${index}.json`, name: moved[0] };

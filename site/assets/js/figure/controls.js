@@ -93,8 +93,8 @@ export function keepOnSwipe(slider, onRestore) {
 // play is "armed": its button already says Pause (as its caption does), and pressing it keeps the
 // figure still when Python arrives.
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
-export function setupPlay(state, button, { move, reach }) {
-  const input = state.fig.querySelector(`input[name="${button.dataset.for}"]`);
+export function setupPlay(view, button, { move, reach }) {
+  const input = view.fig.querySelector(`input[name="${button.dataset.for}"]`);
   let timer = null, armed = false;
   const pressed = (on) => { button.textContent = on ? "Pause" : "Play"; button.setAttribute("aria-pressed", String(on)); };
   const stop = () => { clearInterval(timer); timer = null; armed = false; pressed(false); };
@@ -103,7 +103,7 @@ export function setupPlay(state, button, { move, reach }) {
     pressed(true);
     reach(input);
     timer = setInterval(() => {
-      if (state.inFlight) return; // never queue frames faster than Python answers
+      if (view.state.inFlight) return; // never queue frames faster than Python answers
       const step = Number(input.step) || 1;
       let v = Number(input.value) + step;
       if (v > Number(input.max)) v = Number(input.min);
@@ -116,16 +116,16 @@ export function setupPlay(state, button, { move, reach }) {
     pausedByReader = Boolean(timer) || armed;
     return timer || armed ? stop() : start();
   });
-  state.stopAnimation = stop;
+  view.stopAnimation = stop;
   const willPlay = () => !timer && !pausedByReader && !reducedMotion.matches;
-  state.startAnimation = () => { if (willPlay()) start(); };
-  state.armAnimation = () => { if (willPlay()) { armed = true; pressed(true); } };
+  view.startAnimation = () => { if (willPlay()) start(); };
+  view.armAnimation = () => { if (willPlay()) { armed = true; pressed(true); } };
   reducedMotion.addEventListener("change", () => reducedMotion.matches && stop());
 }
 
 // ---------- a token sequence: "Random repeat" writes a random span twice ----------
-export function setupRandomTokens(state, button, move) {
-  const input = state.fig.querySelector(`input[name="${button.dataset.for}"]`);
+export function setupRandomTokens(fig, button, move) {
+  const input = fig.querySelector(`input[name="${button.dataset.for}"]`);
   button.addEventListener("click", () => {
     const lo = Number(input.dataset.min), hi = Number(input.dataset.max);
     const most = Number(input.dataset.length);

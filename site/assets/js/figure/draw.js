@@ -1,6 +1,6 @@
 // Drawing a figure: the figure engine's SVG drawings (the page's own, the build's answers and
 // Python's moves), and plotly where a reader's pointer is, for its hover values. plotly is loaded
-// when a mouse comes over a figure or a finger touches a plot: on a phone its 1.3 MB would only
+// when a mouse comes over a figure or a finger touches a plot: on a phone its download would only
 // compete with the runtime's download and the reader's first touches.
 
 import * as contract from "@params"; // site/data/contract.json, passed by Hugo's js.Build
@@ -31,16 +31,17 @@ const PLOT_CONFIG = { responsive: false, displayModeBar: false, scrollZoom: fals
 // Python lays each figure out for one of a few widths (headspace_site.figure.fit.WIDTHS): the widest
 // that fits the figure's column. The build drew a static SVG at each and kept each one's layout;
 // CSS shows the SVG this column takes, and plotly draws Python's figure at the same width.
-export function prerender(state) {
-  state.pre ||= JSON.parse(state.fig.querySelector('script[data-role="prerender"]').textContent);
-  return state.pre;
+// ``view``: a figure's elements and what is drawn in them (demos.js), never its state (reduce.js).
+export function prerender(view) {
+  view.pre ||= JSON.parse(view.fig.querySelector('script[data-role="prerender"]').textContent);
+  return view.pre;
 }
-// The column's width comes from a ResizeObserver (state.room), read when layout is fresh anyway:
+// The column's width comes from a ResizeObserver (view.room), read when layout is fresh anyway:
 // reading clientWidth on a slider move would lay out the whole page before the move is sent.
-export function drawingWidth(state) {
-  state.widths ||= Object.keys(prerender(state).layouts).map(Number).sort((a, b) => a - b);
-  const room = state.room ?? state.plot.clientWidth;
-  return state.widths.filter((w) => w <= room).pop() || state.widths[0];
+export function drawingWidth(view) {
+  view.widths ||= Object.keys(prerender(view).layouts).map(Number).sort((a, b) => a - b);
+  const room = view.room ?? view.plot.clientWidth;
+  return view.widths.filter((w) => w <= room).pop() || view.widths[0];
 }
 
 // ---------- outputs and readouts ----------
@@ -48,8 +49,8 @@ export function drawingWidth(state) {
 // figure's text on every move of a drag. One whose markup keeps its elements (a matrix whose
 // numbers change) gets the new words in its existing text nodes: no elements parsed and built.
 const written = new WeakMap(); // output element -> the HTML last written into it
-export function writeOutputs(state, outputs, text) {
-  for (const out of state.fig.querySelectorAll("output[data-output]")) {
+export function writeOutputs(view, outputs, text) {
+  for (const out of view.fig.querySelectorAll("output[data-output]")) {
     const value = JSON.stringify(outputs[out.dataset.output]), html = text[out.dataset.output];
     if (out.dataset.value !== value) out.dataset.value = value;
     const before = written.get(out);
@@ -94,15 +95,14 @@ const parser = document.createElement("template");
  * worker's, at this column's drawing width) or "answer" (the build's); ``svg`` null is the page's
  * own drawing of the starting settings. Answers carry no figure data: plotly's are asked for when
  * a pointer reaches the plot (settle). Returns whether it was written into the drawing shown. */
-export function showDrawing(state, svg, from = "python") {
-  const html = svg === null ? state.startDrawing : svg.replaceAll("HSFIGURE", `${state.fig.id}-`); // unique ids, as demo.html does
-  if (state.showing === "plotly" && window.Plotly) Plotly.purge(state.plot);
-  const how = state.showing === "plotly" ? null : writePieces(state.pieces, html) ? "pieces" : writeInto(state.plot, html) ? "elements" : null;
-  if (!how) state.plot.innerHTML = html;
-  if (how !== "pieces") state.pieces = piecesOf(state.plot, html);
-  state.showing = svg === null ? "start" : from;
-  state.lastFigure = null;
-  state.drawing = html; // what the plot shows, as the engine wrote it (tests)
+export function showDrawing(view, svg) {
+  const html = svg === null ? view.startDrawing : svg.replaceAll("HSFIGURE", `${view.fig.id}-`); // unique ids, as demo.html does
+  if (view.plotly && window.Plotly) Plotly.purge(view.plot);
+  const how = view.plotly ? null : writePieces(view.pieces, html) ? "pieces" : writeInto(view.plot, html) ? "elements" : null;
+  if (!how) view.plot.innerHTML = html;
+  if (how !== "pieces") view.pieces = piecesOf(view.plot, html);
+  view.plotly = false;
+  view.drawing = html; // what the plot shows, as the engine wrote it (tests)
   return Boolean(how);
 }
 
@@ -198,27 +198,27 @@ function inkOf(figure) {
 }
 
 /** plotly draws the figure shown, so that a reader's pointer reads its values (resolves once
- * drawn). Called when a pointer comes onto the plot or moves over it. ``dataOf(state)``: a promise
+ * drawn). Called when a pointer comes onto the plot or moves over it. ``dataOf(view)``: a promise
  * of the data of the figure shown (the build's, or Python's, asked for now), or of null where
  * there are none (a build's answer before Python is live): the drawing then stays. */
-export function settle(state, dataOf) {
-  if (state.showing === "plotly") return Promise.resolve();
-  const shown = state.drawing;
-  return dataOf(state).then((figure) => figure && loadPlotly().then(() => {
-    if (state.drawing === shown && state.showing !== "plotly") return plot(state, figure); // unless the reader moved on
+export function settle(view, dataOf) {
+  if (view.plotly) return Promise.resolve();
+  const shown = view.drawing;
+  return dataOf(view).then((figure) => figure && loadPlotly().then(() => {
+    if (view.drawing === shown && !view.plotly) return plot(view, figure); // unless the reader moved on
   }));
 }
 
 /** plotly draws ``figure`` in place of the drawing, in the page's colours. */
-export function plot(state, figure) {
+export function plot(view, figure) {
   const layout = themed(figure.layout); // reads the palette
   const ink = palette.fg.toLowerCase() !== INK ? palette.fg : INK;
   if (ink !== INK || inkPlaces.has(figure)) for (const [object, key] of inkOf(figure)) object[key] = ink;
-  for (const drawing of state.plot.querySelectorAll(":scope > svg.static-figure")) drawing.remove();
-  state.showing = "plotly";
-  state.lastFigure = figure;
-  state.pieces = null;
-  return Plotly.react(state.plot, figure.data, layout, PLOT_CONFIG);
+  for (const drawing of view.plot.querySelectorAll(":scope > svg.static-figure")) drawing.remove();
+  view.plotly = true;
+  view.pieces = null;
+  view.onPlot(figure); // the figure's state: plotly shows it
+  return Plotly.react(view.plot, figure.data, layout, PLOT_CONFIG);
 }
 
 // ---------- plotly.js: loaded when wanted ----------
@@ -249,8 +249,7 @@ export function prefetchPlotly() {
 }
 
 /** The build's figure of the starting settings, laid out for this figure's drawing width. */
-export function prerendered(state) {
-  const pre = prerender(state);
-  state.width = drawingWidth(state);
-  return { data: pre.figure.data, layout: pre.layouts[state.width] };
+export function prerendered(view) {
+  const pre = prerender(view), width = drawingWidth(view);
+  return { data: pre.figure.data, layout: pre.layouts[width], width };
 }

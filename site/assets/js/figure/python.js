@@ -8,7 +8,6 @@
 
 import { demos, marks, parsed, script } from "./page.js";
 import { afterPageLoad } from "../first-paint.js";
-import { boot as bootState } from "./status.js";
 import { checked, fatal } from "./protocol.js";
 
 const STALL_MS = window.HEADSPACE_STALL_MS || 20000; // tests may shorten them
@@ -21,6 +20,8 @@ let nextId = 1;
 const pending = new Map(); // request id -> what the page passed with the call
 const statsWaiters = [];
 const handlers = { progress() {}, reply() {}, ahead() {}, lost() {} };
+/** The runtime's progress, as the worker last reported it: {step, of, what, bytes, total, rate}. */
+export const progress = { now: null };
 
 /** What the page does with the worker's messages: progress, a reply to a call, an answer ahead,
  * and the runtime lost after it had started (a crash). */
@@ -66,7 +67,6 @@ function rate(bytes) {
 /** Start Python (once); resolves when it is ready, rejects with the reason it could not start. */
 export function boot() {
   if (booted) return booted;
-  bootState.started = true;
   booted = new Promise((resolve, reject) => {
     let watchdog = null, lastBytes = -1, downloaded = false;
     // No progress for too long: the download stalled, or the interpreter never started.
@@ -118,13 +118,13 @@ export function boot() {
         } else if (data.type === "progress") {
           // when each boot step began (scripts/bench), perhaps before this page asked (warm.js)
           marks[`boot${data.step}`] ||= data.at - performance.timeOrigin;
-          const moved = data.bytes !== lastBytes || !bootState.progress || data.step !== bootState.progress.step;
+          const moved = data.bytes !== lastBytes || !progress.now || data.step !== progress.now.step;
           lastBytes = data.bytes;
           if (data.downloaded && !downloaded) {
             downloaded = true;
             watch(); // the interpreter's time limit starts now
           } else if (moved && !downloaded) watch();
-          bootState.progress = { ...data, total: TOTAL, rate: rate(data.bytes) };
+          progress.now = { ...data, total: TOTAL, rate: rate(data.bytes) };
           handlers.progress();
         } else if (data.type === "stats") {
           for (const resolveStats of statsWaiters.splice(0)) resolveStats(data);

@@ -1,88 +1,105 @@
-// What a figure says about itself: data-life and data-status (life.js), the line under its controls
-// (which part of the figure responds now, and the runtime's progress), the error, and the note a
-// link to a state shows while it waits for Python.
+// What a figure says, written from its state (reduce.js): data-life, data-status, the line under
+// its controls (which part of the figure responds now, and the runtime's progress), the error, and
+// the note a link to a state shows while it waits for Python. Nothing here is read back as state.
 //
 // An error sits next to what it is about (one element, data-role="error", moved there): under the
-// control Python refused, which is marked aria-invalid and names the message as its error until a
-// setting is drawn; at the top of the figure for a link's settings; in place of the line above the
-// plot for a failure of the figure as a whole. While an error shows, the line (and its progress
-// bar) does not.
+// control Python refused, which is marked aria-invalid and names the message as its error until the
+// error goes; at the top of the figure for a link's settings; in place of the line above the plot
+// for a failure of the figure as a whole. While an error shows, the line (and its progress bar) does not.
 
-import { framed, marks } from "./page.js";
-import * as life from "./life.js";
-
-// The runtime's progress, as the worker reports it: {step, of, what, bytes, total, rate}.
-export const boot = { progress: null, started: false, live: false };
-
-/** Move ``state`` (a figure) on by ``event``; data-life, data-status and the line follow. ``message``
- * (an error) goes next to ``about``: a control, "top" (a link's settings), or the figure. */
-export function advance(state, event, message, about) {
-  state.life = life.next(state.life, event);
-  setStatus(state, life.status(state.life, boot.started), message, about);
-  setData(state.fig, "life", state.life);
-  say(state);
-}
-
-/** Say the state again (the boot started, or moved on), without a transition. */
-export function refresh(state) {
-  if (state.fig.dataset.status === "error") return; // a drawing that failed says so until the next one
-  setStatus(state, life.status(state.life, boot.started));
-  setData(state.fig, "life", state.life);
-  say(state);
-}
+import { framed } from "./page.js";
+import { dataStatus } from "./reduce.js";
+import { progress } from "./python.js";
 
 // A figure's line, its data-* and its notes are written only where they change: every move of a
 // drag passes through here, and a text written again is a new text node for the browser to lay out.
 const setText = (node, text) => { if (node.textContent !== text) node.textContent = text; };
 const setData = (node, key, value) => { if (node.dataset[key] !== value) node.dataset[key] = value; };
 
-export function setStatus(state, status, message, about) {
-  setData(state.fig, "status", status);
-  if (framed) window.parent.postMessage({ type: "headspace:status", status, demo: state.name }, "*");
-  const box = state.fig.querySelector('[data-role="error"]');
-  if (message) showError(state, box, message, about);
-  else if (status !== "error") {
-    if (!box.hidden) box.hidden = true;
-    unmark(state.fig);
+/** Write what ``view``'s state says into its figure (``view.said``: the state last written). */
+export function show(view) {
+  const s = view.state, was = view.said || {}, fig = view.fig;
+  view.said = s;
+  const status = dataStatus(s);
+  setData(fig, "life", s.life);
+  setData(fig, "renderCount", String(s.renderCount));
+  if (s.answerCount) setData(fig, "answerCount", String(s.answerCount)); // moves the build answered (tests, bench)
+  if (fig.dataset.status !== status) {
+    fig.dataset.status = status;
+    if (framed) window.parent.postMessage({ type: "headspace:status", status, demo: s.name }, "*");
   }
+  if (s.note !== was.note) showNote(fig, s.note);
+  if (s.error !== was.error) showError(view, s.error);
+  if (s.life !== was.life || s.python !== was.python || s.error !== was.error) say(view);
 }
 
-// ``message``: a sentence, or [a sentence, [one line per problem]] (a link's settings).
-function showError(state, box, message, about) {
-  unmark(state.fig);
-  const control = about instanceof Element ? about : null;
+// ---------- errors ----------
+const labelOf = (control) => (control.labels?.[0] || control.querySelector?.("legend"))?.textContent.trim() || control.getAttribute("name");
+
+// A link's refused parameters, in the words of the figure: the control's label, the link's text,
+// and what Python expected (its message).
+function problemText(controls, { name, raw, message, text }) {
+  if (text) return text;
+  const control = controls[name];
+  if (!control) {
+    const known = Object.entries(controls).map(([n, c]) => `${labelOf(c)} (${n})`).join(", ");
+    return `${name}=${raw}: this figure has no parameter '${name}'. Its settings are ${known}.`;
+  }
+  return `${labelOf(control)} (${name}=${raw} in the link): ${message}.`;
+}
+
+/** An error's words: a sentence, or [a sentence, [one line per problem]] (a link's settings). */
+function words(controls, error) {
+  if (error.message) return error.message;
+  if (error.linkError) return `The link's settings were not applied: ${error.linkError}. The figure shows its default settings.`;
+  if (error.problems) {
+    const n = error.problems.length;
+    return [`${n === 1 ? "One setting" : `${n} settings`} in the link could not be applied, so the figure ` +
+      `shows ${error.applied ? "the link's other settings" : "its default settings"}:`, error.problems.map((p) => problemText(controls, p))];
+  }
+  const { kind, parameter, message } = error.refused, control = controls[error.about];
+  if (!control) return kind === "parameter" ? `${message}. The figure still shows the last valid input.` : `Python raised an error: ${message}`;
+  const label = labelOf(control), named = label.toLowerCase().includes(parameter) ? "" : ` (${parameter})`; // unless the label names it
+  return `${label}${named}: ${message}. The figure still shows the last valid input.`;
+}
+
+function showError(view, error) {
+  const fig = view.fig, box = fig.querySelector('[data-role="error"]');
+  unmark(fig);
+  if (!error) return void (box.hidden = true);
+  const control = view.controls[error.about];
   if (control) {
     (control.closest(".control") || control).after(box); // under the control, in the controls' flow
     control.setAttribute("aria-invalid", "true");
-    marked.add(state.fig);
     control.setAttribute("aria-errormessage", box.id);
     control.dataset.describedBy = control.getAttribute("aria-describedby") || "";
     control.setAttribute("aria-describedby", `${control.dataset.describedBy} ${box.id}`.trim());
-    // The reader typing in it sees the message with it: scrolled to, if either is off the screen.
-    if (control.contains(document.activeElement)) requestAnimationFrame(() => {
-      const top = control.getBoundingClientRect().top, bottom = box.getBoundingClientRect().bottom;
-      if (bottom > innerHeight) scrollBy(0, Math.min(bottom - innerHeight + 8, top - 8));
-      else if (top < 0) scrollBy(0, top - 8);
-    });
-  } else if (about === "top") state.fig.prepend(box);
-  else state.fig.querySelector('[data-role="plot"]').before(box);
-  const [sentence, problems] = Array.isArray(message) ? message : [message, []];
+  } else if (error.about === "top") fig.prepend(box);
+  else fig.querySelector('[data-role="plot"]').before(box);
+  const text = words(view.controls, error), [sentence, problems = []] = Array.isArray(text) ? text : [text];
   box.replaceChildren(sentence);
   if (problems.length) {
     const list = document.createElement("ul");
-    for (const problem of problems) list.append(Object.assign(document.createElement("li"), { textContent: problem }));
+    list.append(...problems.map((p) => Object.assign(document.createElement("li"), { textContent: p })));
     box.append(list);
   }
   box.hidden = false;
-  say(state);
+  // The reader typing in the control sees the message with it; a link's message at the top of a
+  // figure on screen is scrolled to (the browser keeps the plot where it was as the message comes).
+  if (control?.contains(document.activeElement)) requestAnimationFrame(() => inView(control, box));
+  else if (error.about === "top") requestAnimationFrame(() => onScreen(fig) && inView(box, box));
 }
 
-const marked = new WeakSet(); // figures with a control marked invalid: most never have one
-/** The controls of ``fig`` are no longer marked invalid (a setting was drawn, or a new error came). */
-export function unmark(fig) {
-  if (!marked.has(fig)) return; // (a search of the whole figure on every move, otherwise)
-  marked.delete(fig);
-  for (const control of fig.querySelectorAll("[aria-invalid]")) {
+const onScreen = (el) => { const r = el.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; };
+function inView(top, bottom) {
+  const t = top.getBoundingClientRect().top, b = bottom.getBoundingClientRect().bottom;
+  if (b > innerHeight) scrollBy(0, Math.min(b - innerHeight + 8, t - 8));
+  else if (t < 0) scrollBy(0, t - 8);
+}
+
+/** The controls of ``fig`` are no longer marked invalid. */
+function unmark(fig) {
+  for (const control of fig.querySelectorAll(".demo-controls [aria-invalid]")) {
     control.removeAttribute("aria-invalid");
     control.removeAttribute("aria-errormessage");
     if (control.dataset.describedBy) control.setAttribute("aria-describedby", control.dataset.describedBy);
@@ -91,11 +108,12 @@ export function unmark(fig) {
   }
 }
 
+// ---------- the line under the controls ----------
 const MB = (bytes) => (bytes / 1e6).toFixed(1);
 const perSecond = (rate) => (rate >= 1e6 ? `${MB(rate)} MB/s` : `${Math.round(rate / 1e3)} kB/s`);
-/** The runtime's progress in words: "(downloading Python, 1/4): 3.1/19.8 MB, 180 kB/s". */
+/** The runtime's progress in words: " (downloading Python, 1/4): x/y MB, z kB/s". */
 export function progressText() {
-  const p = boot.progress;
+  const p = progress.now;
   if (!p) return "";
   let text = ` (${p.what}, ${p.step}/${p.of})`;
   if (p.total && p.bytes < p.total) text += `: ${MB(p.bytes)}/${MB(p.total)} MB${p.rate ? `, ${perSecond(p.rate)}` : ""}`;
@@ -103,26 +121,25 @@ export function progressText() {
 }
 
 const LIVE = "Live: Python recomputes this figure in your browser.";
-function lineText(state) {
+function lineText(s) {
   const where = progressText();
-  switch (state.life) {
+  switch (s.life) {
     case "live": return null;
     // (once Python is live, a setting being checked keeps the line as it is until drawn or refused)
-    case "asking": return boot.live ? undefined : `Catching up when Python is live${where}.`;
+    case "asking": return s.python === "live" ? undefined : `Catching up when Python is live${where}.`;
     case "answered": return `Precomputed for this setting; Python${where}.`;
     case "built":
-      if (!boot.started) return undefined; // the build's sentence (or the data saver's) stays
-      return state.answered ? `One control at a time responds now${where}.` : `Going live${where}. Until then, as built.`;
+      if (s.python === "off") return undefined; // the build's sentence (or the data saver's) stays
+      return s.answered ? `One control at a time responds now${where}.` : `Going live${where}. Until then, as built.`;
     default: return ""; // refused, failed: the error says why
   }
 }
 
 /** Write the line under a figure's controls for its state. Its height never changes, so the figure never jumps. */
-export function say(state) {
-  const line = state.fig.querySelector('[data-role="live"]');
+export function say(view) {
+  const line = view.fig.querySelector('[data-role="live"]');
   if (!line) return;
-  const error = !state.fig.querySelector('[data-role="error"]').hidden;
-  const text = error ? "" : lineText(state); // beside an error, no promise and no progress
+  const text = view.state.error ? "" : lineText(view.state); // beside an error, no promise and no progress
   if (text === undefined) return;
   if (text === "") {
     if (!line.hidden) line.hidden = true;
@@ -138,7 +155,7 @@ export function say(state) {
     return;
   }
   setText(line.querySelector(".demo-live-text"), text);
-  const p = boot.progress;
+  const p = progress.now;
   if (p && !bar) {
     bar = document.createElement("progress");
     bar.setAttribute("aria-hidden", "true"); // the text says the step
@@ -148,24 +165,21 @@ export function say(state) {
 }
 
 /** Say something in a figure's own line before Python (the data saver's sentence). */
-export function sayRaw(state, text) {
-  const line = state.fig.querySelector('[data-role="live"]');
+export function sayRaw(fig, text) {
+  const line = fig.querySelector('[data-role="live"]');
   if (line) line.querySelector(".demo-live-text").textContent = text;
 }
 
-export function showNote(state, text) {
-  let note = state.fig.querySelector('[data-role="note"]');
+function showNote(fig, text) {
+  let note = fig.querySelector('[data-role="note"]');
   if (!note && text) {
-    note = document.createElement("p");
-    note.className = "demo-note";
+    note = Object.assign(document.createElement("p"), { className: "demo-note" });
     note.dataset.role = "note";
     note.setAttribute("role", "status");
-    state.fig.querySelector('[data-role="error"]').before(note);
+    fig.querySelector('[data-role="error"]').before(note);
   }
   if (note) {
     setText(note, text);
     if (note.hidden !== !text) note.hidden = !text;
   }
 }
-
-export { marks };
