@@ -4,7 +4,9 @@ Prose, captions, table headers, menus and printed outputs name a score as
 ``headspace_site.figure.names`` does ("SVD bound", "path size") and a zoo family in words
 ("induction, 2 layers, no norm"); the library's keys (``svd_bound``, ``product_norm``,
 ``induction-none-attn-2l``, the model file ``attn-only-2l``) appear only in code a reader would
-type: a ``pre`` block, or inline code that is a call or an assignment (``metric="svd_bound"``).
+type: a ``pre`` block, or inline code that is a call or an assignment (``metric="svd_bound"``); on
+the library's own pages (Use it, the models, the reference) any inline code, where a model's file
+name is what the reader types.
 The live figures' own texts are checked by test_figure_text.py with the same names.
 """
 
@@ -31,7 +33,8 @@ OLD_ALIASES = ("path size (baseline)", "head sizes (baseline)")
 
 #: What a reader reads, by where it sits; code a reader would type is left out.
 READ = """() => {
-  const typed = el => el.closest('pre') || (el.closest('code') && /[=(]/.test(el.closest('code').textContent));
+  const article = location.pathname.startsWith('/posts/');
+  const typed = el => el.closest('pre') || (el.closest('code') && (!article || /[=(]/.test(el.closest('code').textContent)));
   const text = sel => [...document.querySelectorAll(sel)].filter(e => !typed(e))
     .map(e => e.textContent.replace(/\\s+/g, ' ').trim()).filter(Boolean);
   const prose = [];

@@ -241,7 +241,9 @@ function onReply(call, data) {
     const control = why === "parameter" ? state.controls[parameter] : undefined;
     const label = control ? labelOf(control) : ""; // with the code name, unless the label holds it
     const named = label.toLowerCase().includes(parameter) ? "" : ` (${parameter})`;
-    advance(state, "refuse", control ? `${label}${named}: ${message}. The figure still shows the last valid input.`
+    // Python's message names the control by its label already ("Tokens: token 3 must be ..."): once is enough
+    const lead = message.startsWith(label) ? "" : `${label}${named}: `;
+    advance(state, "refuse", control ? `${lead}${message}. The figure still shows the last valid input.`
       : why === "parameter" ? `${message}. The figure still shows the last valid input.`
         : `Python raised an error: ${message}`, control);
   }

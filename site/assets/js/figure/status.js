@@ -112,7 +112,7 @@ function lineText(state) {
     case "answered": return `Precomputed for this setting; Python${where}.`;
     case "built":
       if (!boot.started) return undefined; // the build's sentence (or the data saver's) stays
-      return state.answered ? `One control at a time responds now${where}.` : `Going live${where}. Until then, as built.`;
+      return state.answered ? `Until Python is ready, the build answers one control moved at a time${where}.` : `Going live${where}. Until then, as built.`;
     default: return ""; // refused, failed: the error says why
   }
 }

@@ -29,6 +29,7 @@ from . import attention_explorer  # noqa: F401
 from . import path_expansion  # noqa: F401
 from . import circuits  # noqa: F401
 from . import inclusion_swap  # noqa: F401
+from . import reader_swap  # noqa: F401
 from . import rank_drop  # noqa: F401
 from . import singular_routes  # noqa: F401
 from . import random_subspaces  # noqa: F401
