@@ -70,7 +70,7 @@ def _scores(A, B, D) -> dict:
 @register(
     "reader-swap", "A change of basis that keeps a writer and swaps two of its readers",
     key="Each score of the writer with reader B (circles) and with reader D (diamonds), before and after "
-        "the change of basis S: the writer is unchanged and the two readers trade places.",
+        "the change of basis S.",
     params=[
         Param("angle_b", "Reader B's angle", "range", 20, min=5, max=85, step=1, unit="°",
               help="the angle between what the writer writes and what reader B reads"),

@@ -16,7 +16,7 @@
 * ``causal_table``: the shipped models' path ablation, computed once
   (``python -m headspace_site.figure.causal_table``) into ``causal_table.json``.
 
-Imports run one way: ``registry`` reads ``outputs``, ``colour`` and ``keys``; ``colour`` reads
+Imports run one way: ``registry`` reads ``outputs``, ``colour``, ``fit`` (its colour bars) and ``keys``; ``colour`` reads
 ``keys``; ``fit`` reads ``colour``; ``outputs`` reads ``names``; ``style`` reads ``outputs``; ``shipped``
 reads ``outputs`` and ``registry``; ``causal_table`` reads ``shipped``.
 """
