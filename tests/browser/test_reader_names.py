@@ -57,11 +57,12 @@ READ = """() => {
 
 
 def pages() -> list[str]:
-    """Every built HTML page but the embed pages (each shows one gallery figure)."""
+    """Every built HTML page but the embed pages (each shows one gallery figure) and the API reference
+    (pdoc's pages of the library, where the keys are the names a reader types)."""
     out = []
     for p in sorted(PUBLIC.rglob("index.html")):
         rel = "/" + str(p.parent.relative_to(PUBLIC)).strip(".") + "/"
-        if not rel.startswith("/embed/") and "/page/" not in rel:
+        if not rel.startswith(("/embed/", "/reference/")) and "/page/" not in rel:   # the API's own keys
             out.append(rel.replace("//", "/"))
     return out
 
