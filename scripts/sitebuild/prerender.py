@@ -28,6 +28,7 @@ import tempfile
 from pathlib import Path
 
 from headspace_site.demos import REGISTRY, format_outputs
+from headspace_site.figure.names import METRIC_NAMES
 from headspace_site.figure.fit import WIDTHS, fit
 
 from . import values
@@ -94,7 +95,8 @@ def main() -> int:
     for use in read["demo-uses.json"]:
         render(use["name"], use["params"] or {}, use["position"], use["key"])
 
-    data = {"registry": {n: d.to_json() for n, d in REGISTRY.items()}, "renders": renders}
+    # "names": each score's one reader-facing name, for the tables Hugo draws (the axiom table)
+    data = {"registry": {n: d.to_json() for n, d in REGISTRY.items()}, "renders": renders, "names": METRIC_NAMES}
     write_json(OUT, data)
     print(f"[prerender] {len(renders)} figures from {len(REGISTRY)} demos -> {OUT.relative_to(ROOT)}", file=sys.stderr)
     return 0

@@ -4,15 +4,16 @@ A reader on a phone should not scroll through more than about 600 words
 (``LIMIT``) before the next figure. This counts, in an article's markdown, the
 words of running prose between one figure (a ``demo`` shortcode, caption
 included) and the next, from the top of the article to its References. Words
-are runs of letters or digits: maths (inline and display), code, HTML comments
-and tags, link targets and shortcode calls are dropped first, and a ``value``
-shortcode counts as one word (it prints a number). Headings and tables count:
-they are read on the way.
+are runs of letters or digits: display maths, code blocks, HTML comments and
+tags, link targets and shortcode calls are dropped first; an inline formula
+and a ``value`` shortcode count as one word each (a reader reads $W_{OV}$ as
+they read a word; a value prints a number). Headings and tables count: they
+are read on the way.
 
     python -m sitebuild.stretches          # one line per article: longest stretch, where it starts
 
 >>> longest("+++\\ntitle = 't'\\n+++\\nOne two $x^2$ three.\\n{{< demo \\"d\\" />}}\\nFour five.\\n")
-(3, 1)
+(4, 1)
 """
 
 from __future__ import annotations
@@ -31,10 +32,10 @@ _DROP = [
     re.compile(r"^```.*?^```[^\n]*$", re.S | re.M),              # fenced code
     re.compile(r"<!--.*?-->", re.S),
     re.compile(r"\$\$.+?\$\$", re.S),                            # display maths
-    re.compile(r"\$(?:[^$\n]|\n(?!\s*\n))+?\$"),                 # inline maths
-    re.compile(r"(?<=\])\([^)\s]*\)"),                           # link targets
-    re.compile(r"</?[A-Za-z][^>\n]*>"),                          # HTML tags
 ]
+_INLINE_MATHS = re.compile(r"\$(?:[^$\n]|\n(?!\s*\n))+?\$")      # one word each, after display maths
+_MARKUP = [re.compile(r"(?<=\])\([^)\s]*\)"),                      # link targets
+           re.compile(r"</?[A-Za-z][^>\n]*>")]                       # HTML tags
 _VALUE = re.compile(r"\{\{<\s*value\b.*?>\}\}", re.S)
 _SHORTCODE = re.compile(r"\{\{[<%].*?[>%]\}\}", re.S)
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
@@ -42,6 +43,9 @@ _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
 
 def _words(text: str) -> int:
     for pattern in _DROP:
+        text = pattern.sub(" ", text)
+    text = _INLINE_MATHS.sub(" M ", text)
+    for pattern in _MARKUP:
         text = pattern.sub(" ", text)
     text = _SHORTCODE.sub(" ", _VALUE.sub(" N ", text))
     return len(_WORD.findall(text))

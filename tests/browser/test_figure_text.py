@@ -28,6 +28,8 @@ WORDS = """fig => [...fig.querySelectorAll('label, option, legend, output, .outp
   + ' [data-role="error"], .control-inactive, .demo-menu-actions button')].map(e => e.textContent.trim()).filter(Boolean)"""
 #: A name in snake case ("prev_token_scores"): a key of the library's, not a word of the page's.
 SNAKE = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+#: A zoo family's or a shipped model's file name ("induction-none-attn-2l"): the menus name them in words.
+MODEL_FILE = re.compile(r"\b(?:[a-z]+-(?:none|rms|ln)-(?:attn|mlp)-\d+l|attn-only-\d+l(?:-rms)?)\b")
 
 
 def plain(text) -> str:
@@ -129,7 +131,7 @@ def test_one_head_notation_and_no_code_names(browser, site_url, live):
                 text = " | ".join(words)
                 heads += len(HEAD.findall(text))
                 hits = [n for n in CODE_NAMES if n in text] + [m.group(0) for m in OLD_HEAD.finditer(text)] \
-                    + SNAKE.findall(text)
+                    + SNAKE.findall(text) + MODEL_FILE.findall(text)
                 if hits:
                     bad[f"{path} {fig.get_attribute('data-demo')}"] = hits
         if live:  # a refused value: the message names the control by its label, no Python list

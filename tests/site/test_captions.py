@@ -225,3 +225,29 @@ def test_articles_name_outputs_by_their_labels(demos_data):
         text = path.read_text(encoding="utf-8")
         for key in keys:
             assert f"`{key}`" not in text, f"{path.name}: `{key}` is an output's key; write {{{{< output ... >}}}}"
+
+
+#: Where a panel sits, said by its side: true at 1280 px, false on a phone, where panels stack.
+SIDE = re.compile(r"\b(?:(?:left|right)[- ](?:hand )?panel|panel on the (?:left|right)|on the (?:left|right)\b(?! by)"
+                  r"|(?:left|right) of the (?:next |previous )?figure|(?:top|bottom) (?:left|right)\b)", re.I)
+_CAPTION = re.compile(r"\{\{<\s*demo\b[^>]*[^/]>\}\}(.*?)\{\{<\s*/demo\s*>\}\}", re.S)
+
+
+def side_words(text: str) -> list[str]:
+    """The phrases of ``text`` that place a panel by its side of the figure.
+
+    >>> side_words("On the left, the points move; the right panel stays. A matrix on the left by A.")
+    ['On the left', 'right panel']
+    """
+    return [m.group(0) for m in SIDE.finditer(" ".join(text.split()))]
+
+
+@pytest.mark.parametrize("path", sorted((CONTENT / "posts").glob("*.md")), ids=lambda p: p.name)
+def test_no_panel_named_by_its_side(path):
+    """Captions and prose name a figure's panels by their titles ("in the panel 'output: stays put'"),
+    never by left or right: at 390 px the panels stack (issue 49, point 4)."""
+    text = re.sub(r"\$\$.*?\$\$|\$[^$\n]+\$", " ", path.read_text(encoding="utf-8"), flags=re.S)
+    captions = " ".join(_CAPTION.findall(text))
+    assert side_words(captions) == [], f"{path.name}: a caption places a panel by its side"
+    prose = re.findall(r"[^.]*\b(?:panel|figure)\b[^.]*\.", _CAPTION.sub(" ", text))
+    assert [w for s in prose for w in side_words(s)] == [], f"{path.name}: prose places a panel by its side"

@@ -29,8 +29,10 @@ def test_the_exceptions_are_still_needed():
         assert stretches.LIMIT < words <= bound, f"{name}: now {words} words; lower or drop its entry in OVER"
 
 
-def test_a_caption_is_part_of_its_figure_and_maths_is_not_prose():
+def test_a_caption_is_part_of_its_figure_and_an_inline_formula_is_a_word():
     text = ("+++\ntitle = 't'\n+++\nOne two $x^2$ three.\n\n$$\na + b\n$$\n\n"
             "{{< demo \"d\" >}}\nA caption of six words.\n{{< /demo >}}\n"
             "Four {{< value \"k\" >}} five.\n{{< demo name=\"e\" />}}\nSix.\n\n## References\n\n- Many words here.\n")
-    assert stretches.stretches(text) == [(3, 1), (3, 12), (1, 14)]  # from the line a figure ends on
+    assert stretches.stretches(text) == [(4, 1), (3, 12), (1, 14)]  # from the line a figure ends on
+    # $x^2$ is one word however long its source; a display formula is not prose
+    assert stretches.longest("One $\\frac{a}{b} + \\sum_i c_i$ two.\n") == (3, 1)

@@ -18,6 +18,8 @@ from headspace_site.figure.registry import Param
 CODE_NAMES = ("frobenius_baseline", "svd_bound", "frobenius_unfolded", "svd_component", "projection_kernel",
               "token_diagonal", "attn-only-2l", "mean-circuit", "parameter '", "W_OV", "W_QK", "W_E", "W_up",
               "W_down", "E_x", "E_y", "layer.head", "d^")
+#: A zoo family's or a shipped model's file name: figures and menus name them in words.
+MODEL_FILE = re.compile(r"\b(?:[a-z]+-(?:none|rms|ln)-(?:attn|mlp)-\d+l|attn-only-\d+l(?:-rms)?)\b")
 #: A head in the old notation: "1.2" beside an arrow or a role, or after "head".
 OLD_HEAD = re.compile(r"(\bhead \d\.\d\b|\b\d\.\d (→|previous-token|induction)|→ \d\.\d\b)")
 
@@ -57,6 +59,7 @@ def test_figures_say_it_in_words(name, params):
     fig = REGISTRY[name].run(params)["figure"]
     said = " | ".join(texts(fig))
     assert [n for n in CODE_NAMES if n in said] == [], said
+    assert MODEL_FILE.findall(said) == [], said
     assert OLD_HEAD.findall(said) == [], said
 
 

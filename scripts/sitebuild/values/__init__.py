@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 
@@ -65,7 +66,9 @@ def text(value, digits=None, format=None, pct=False) -> str:
     >>> text(0.78125), text(768), text(1234.5), text(0.78125, digits=2), text(0.78125, pct=True)
     ('0.781', '768', '1234', '0.78', '78%')
     >>> text(0.78125, format="%.1e"), text(0.000123456), text(-0.5, pct=True, digits=1), text("L1H0")
-    ('7.8e-01', '0.000123', '-50.0%', 'L1H0')
+    ('7.8 × 10⁻¹', '0.000123', '-50.0%', 'L1H0')
+    >>> text(7.0e-07, format="%.1e"), text(3.9e-16)    # powers of ten as the figures' outputs write them
+    ('7.0 × 10⁻⁷', '3.9 × 10⁻¹⁶')
     """
     if isinstance(value, str):
         return value
@@ -84,7 +87,12 @@ def text(value, digits=None, format=None, pct=False) -> str:
         out = f"{x:.0f}"
     else:
         out = f"{x:.3g}"
+    out = _EXPONENT.sub(lambda m: f"{m[1]} × 10{str(int(m[2])).translate(_SUPERSCRIPT)}", out)
     return f"{out}%" if pct else out
+
+
+_EXPONENT = re.compile(r"^(-?\d+(?:\.\d+)?)e([+-]\d+)$")
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def texts(numbers: dict, uses: list[str]) -> dict:

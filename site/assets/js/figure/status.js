@@ -60,7 +60,9 @@ function words(controls, error) {
   const { kind, parameter, message } = error.refused, control = controls[error.about];
   if (!control) return kind === "parameter" ? `${message}. The figure still shows the last valid input.` : `Python raised an error: ${message}`;
   const label = labelOf(control), named = label.toLowerCase().includes(parameter) ? "" : ` (${parameter})`; // unless the label names it
-  return `${label}${named}: ${message}. The figure still shows the last valid input.`;
+  // Python's message may name the control by its label already ("Tokens: token 3 must be ..."): once is enough
+  const lead = message.startsWith(label) ? "" : `${label}${named}: `;
+  return `${lead}${message}. The figure still shows the last valid input.`;
 }
 
 function showError(view, error) {
@@ -130,7 +132,7 @@ function lineText(s) {
     case "answered": return `Precomputed for this setting; Python${where}.`;
     case "built":
       if (s.python === "off") return undefined; // the build's sentence (or the data saver's) stays
-      return s.answered ? `One control at a time responds now${where}.` : `Going live${where}. Until then, as built.`;
+      return s.answered ? `Until Python is ready, the build answers one control moved at a time${where}.` : `Going live${where}. Until then, as built.`;
     default: return ""; // refused, failed: the error says why
   }
 }

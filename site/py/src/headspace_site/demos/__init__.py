@@ -29,10 +29,12 @@ from . import attention_explorer  # noqa: F401
 from . import path_expansion  # noqa: F401
 from . import circuits  # noqa: F401
 from . import inclusion_swap  # noqa: F401
+from . import reader_swap  # noqa: F401
 from . import rank_drop  # noqa: F401
 from . import singular_routes  # noqa: F401
 from . import random_subspaces  # noqa: F401
 from . import score_benchmark  # noqa: F401
+from . import score_intervals  # noqa: F401
 from . import residual_stream  # noqa: F401
 
 __all__ = ["REGISTRY", "Demo", "Param", "Output", "register", "to_json_value", "format_value", "format_outputs"]

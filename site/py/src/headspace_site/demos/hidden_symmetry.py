@@ -73,7 +73,8 @@ def basis_params(rotation: float, scale: float, axis: str) -> list[Param]:
 
 @register(
     "hidden-symmetry", "Change the hidden basis: the output never notices",
-    key='Colour follows each point of the ring: the hidden values move under A, while the outputs before and after lie on each other.',
+    key='Faded: before the change of basis; solid: after. OV: colour marks the place on the ring. '
+        'QK: circles are queries, diamonds keys.',
     params=[
         *basis_params(rotation=30, scale=1.5, axis="hidden"),
         Param("view", "Circuit", "select", "OV", options=("OV", "QK"),
@@ -122,17 +123,27 @@ def hidden_symmetry(rotation: float, scale: float, shear: float, flip: bool, vie
     return {"figure": fig, "outputs": outputs}
 
 
-def _ring(points, name, size, **extra):
-    return scatter(*points, name=name, marker={"color": _HUE.tolist(), "colorscale": _CYCLIC, "size": size,
-                                               "cmin": 0, "cmax": 1}, **extra)
+def _ring(points, size, **extra):
+    """The ring's points, each coloured by its place on the ring; out of the legend, whose swatch
+    would show one colour for all (the key says what colour means)."""
+    return scatter(*points, name="", marker={"color": _HUE.tolist(), "colorscale": _CYCLIC, "size": size,
+                                             "cmin": 0, "cmax": 1}, showlegend=False, **extra)
+
+
+def _legend_only(name, size, opacity=1.0, **marker):
+    """A legend entry in ink for a mark drawn in the ring's colours: the fading and size it shows are
+    the drawing's, its colour stands for every colour of the ring."""
+    return {**scatter([0], [0], name=name, color=COLORS["ink"], opacity=opacity,
+                      marker={"size": size, "color": COLORS["ink"], **marker}), "x": [None], "y": [None]}
 
 
 def _ov_figure(hidden, hidden_new, out, out_new) -> dict:
     reach_h = max(2.5, float(np.ceil(1.1 * np.abs(hidden_new).max())))
-    left = [_ring(hidden, "hidden y = W<sub>down</sub>x", 6, opacity=0.3),
-            _ring(hidden_new, "new hidden A⁻¹ y", 8)]
+    left = [_ring(hidden, 6, opacity=0.3), _ring(hidden_new, 8),
+            _legend_only("hidden y = W<sub>down</sub>x, before", 6, opacity=0.3),
+            _legend_only("new hidden A⁻¹ y, after", 8)]
     right = [scatter(*out, name="output before", mode="markers", color=COLORS["ink"], size=14, opacity=0.35),
-             _ring(out_new, "output after", 6)]
+             _ring(out_new, 6), _legend_only("output after", 6)]
     return two_panels(
         left, right, titles=("hidden layer: moves", "output: stays put"), equal_axes=(True, True),
         xaxis={"range": [-reach_h, reach_h], "title": {"text": "y₀"}},

@@ -33,7 +33,7 @@ from headspace.pair_scores import SCORES as PAIR_SCORES
 from headspace.tasks import TASKS
 
 from headspace_site.figure.style import COLORS, figure, scatter, two_panels
-from headspace_site.figure.outputs import METRIC_NAMES
+from headspace_site.figure.names import METRIC_NAMES, group as group_words
 from headspace_site.figure.registry import Output, Param, register
 
 FILE = "benchmark.json"
@@ -127,7 +127,7 @@ def _mode_param():
               option_labels=tuple(_truth_words(g) for g in GROUND_TRUTHS),
               help="path ablation by the mean or by resampling; loss averaged over all positions or only "
                    "where the task's circuit acts"),
-        Param("group", "models", "select", "all", options=GROUPS,
+        Param("group", "models", "select", "all", options=GROUPS, option_labels=tuple(group_words(g) for g in GROUPS),
               help="every model, one task's, or one configuration's three seeds"),
         _mode_param(),
     ],

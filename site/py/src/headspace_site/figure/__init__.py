@@ -5,7 +5,8 @@
 * ``registry``: ``@register``, ``Param``, ``Demo`` and ``REGISTRY`` (one name, one pure function,
   called alike by pytest, the build and the browser's worker), parameters checked by ``Param``;
 * ``outputs``: what each output is called and how it prints (``Output``, ``format_outputs``), and
-  the words a figure uses for heads, scores and models;
+  the words a figure uses for heads;
+* ``names``: one reader-facing name per score, axiom, task and zoo family (``words``, ``family``);
 * ``style``: plotly figure dicts in the house style (``figure``, ``scatter``, ``COLORS``);
 * ``fit``: a figure laid out for the width it is drawn at (``fit``, ``WIDTHS``);
 * ``colour``: colours read once and written in one form (``canonical_figure``), colour scales;
@@ -15,7 +16,7 @@
 * ``causal_table``: the shipped models' path ablation, computed once
   (``python -m headspace_site.figure.causal_table``) into ``causal_table.json``.
 
-Imports run one way: ``registry`` reads ``outputs``, ``colour`` and ``keys``; ``colour`` reads
-``keys``; ``fit`` reads ``colour``; ``style`` reads ``outputs``; ``shipped``
+Imports run one way: ``registry`` reads ``outputs``, ``colour``, ``fit`` (its colour bars) and ``keys``; ``colour`` reads
+``keys``; ``fit`` reads ``colour``; ``outputs`` reads ``names``; ``style`` reads ``outputs``; ``shipped``
 reads ``outputs`` and ``registry``; ``causal_table`` reads ``shipped``.
 """

@@ -251,8 +251,36 @@ def _colorbar_px(trace: dict, width: int) -> int:
     # step) keeps the margin, so the page can redraw the figure in place
     labels = [*(bar.get("ticktext") or []), "−000.00"]
     offset = 0.02 * width + 10
-    need = max(offset + bar.get("thickness", 30) + 3 + max(map(text_px, labels)), offset + text_px(title, TITLE_FONT))
+    widest = max((text_px(line, TITLE_FONT) for line in re.split(r"<br\s*/?>", title)), default=0.0)
+    need = max(offset + bar.get("thickness", 30) + 3 + max(map(text_px, labels)), offset + widest)
     return min(90, math.ceil(need + 6))
+
+
+#: The px a colour bar's title may take on any width: from the bar's left edge (2 % of the plot plus
+#: 10 px right of it) to the drawing's edge, within the 90 px right margin, at 840 px (the widest).
+COLORBAR_TITLE_ROOM = 62
+
+
+def readable_colorbars(figure: dict) -> dict:
+    """Every titled colour bar of ``figure``, made to read on every screen (issue 49), in place: a
+    title wider than ``COLORBAR_TITLE_ROOM`` wraps (plotly would push it over the plot, the build's
+    drawing would cut it), and the tick labels sit just below their ticks, so the top one clears the
+    title instead of touching it (plotly centres them on the tick). Trace data is one for every
+    width, so this is done once per figure (``Demo.run``), not per layout.
+
+    >>> fig = {"data": [{"type": "heatmap", "colorbar": {"title": {"text": "Δ loss (nats)"}}}]}
+    >>> readable_colorbars(fig)["data"][0]["colorbar"]
+    {'title': {'text': 'Δ loss<br>(nats)'}, 'ticklabelposition': 'outside bottom'}
+    """
+    for tr in figure.get("data", []):
+        bar = tr.get("colorbar") if tr.get("type") == "heatmap" else None
+        title = bar.get("title") if bar else None
+        text = title.get("text", "") if isinstance(title, dict) else title or ""
+        if text:
+            bar["title"] = {**(title if isinstance(title, dict) else {}),
+                            "text": wrap(text, COLORBAR_TITLE_ROOM, TITLE_FONT)}
+            bar["ticklabelposition"] = "outside bottom"
+    return figure
 
 
 def _domain(spec: dict) -> list[float]:

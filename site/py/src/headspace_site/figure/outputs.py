@@ -44,6 +44,9 @@ import math
 import re
 from dataclasses import dataclass
 
+# One name per score and axiom, everywhere a reader looks; demos import them from here too.
+from .names import AXIOM_NAMES, METRIC_NAMES, words  # noqa: F401
+
 KINDS = ("number", "integer", "boolean", "vector", "matrix", "head-pair", "mapping", "layer-head",
          "head-pairs", "series", "steps", "sequence", "paths", "axioms", "statements", "tensor", "auto")
 MINUS = "\u2212"
@@ -59,26 +62,6 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-#: Each score as the articles name it: what a legend, title, menu or printed output shows, never the
-#: library's key ("svd_bound"); ``causal`` is the ground truth, path ablation.
-METRIC_NAMES = {"frobenius": "Frobenius", "frobenius_baseline": "baseline-corrected", "svd_bound": "SVD bound",
-                "subspace": "subspace", "token": "token", "whitened": "whitened", "causal": "path ablation",
-                # the benchmark's further scores (Which composition score?)
-                "frobenius_unfolded": "Frobenius unfolded", "svd_component": "SVD component",
-                "projection_kernel": "projection kernel", "token_diagonal": "token diagonal",
-                # its two magnitude baselines
-                "product_norm": "path size (baseline)", "norm_product": "head sizes (baseline)"}
-#: The metric lab's axioms as its grid heads them.
-AXIOM_NAMES = {"1": "A1", "1-strict": "A1 strict", "2": "A2", "3": "A3", "4": "A4"}
-
-
-def words(key) -> str:
-    """A score's or an axiom's key in the articles' words (any other key as it is).
-
-    >>> words("svd_bound"), words("1-strict"), words("mean")
-    ('SVD bound', 'A1 strict', 'mean')
-    """
-    return METRIC_NAMES.get(key, AXIOM_NAMES.get(key, str(key)))
 _SUPER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 

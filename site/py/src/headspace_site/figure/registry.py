@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import colour
+from .fit import readable_colorbars
 from .keys import key, same
 from .outputs import Output, escape, legacy
 
@@ -297,6 +298,7 @@ class Demo:
                              f"got {sorted(outputs)}")
         out = to_json_value({"figure": result["figure"], "outputs": outputs})
         colour.canonical_figure(out["figure"])  # one form of each colour, for every renderer
+        readable_colorbars(out["figure"])       # colour-bar titles that fit and clear their ticks
         out["outputs"] = Outputs(out["outputs"], self)
         return out
 

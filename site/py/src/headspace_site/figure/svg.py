@@ -280,6 +280,9 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
     return "".join(out)
 
 
+_CB_LINE = 18.2   # plotly's line of a 14 px title: 1.3 em
+
+
 def _colorbar(tr: dict, box, gid: str) -> list[str]:
     """A heatmap's colour bar where plotly draws it by default: 2 % of the plot's width plus 10 px
     to its right, ``thickness`` px wide, 10 px inside the plot's height (and 21 px more under a
@@ -289,20 +292,23 @@ def _colorbar(tr: dict, box, gid: str) -> list[str]:
     z = [v for row in tr.get("z") or [] for v in row if isinstance(v, (int, float))]
     zmin, zmax = tr.get("zmin", min(z, default=0)), tr.get("zmax", max(z, default=1))
     title = (spec.get("title") or {}).get("text") if isinstance(spec.get("title"), dict) else spec.get("title")
+    lines = re.split(r"<br\s*/?>", title) if title else []
     x0, thick = x_hi + 0.02 * (x_hi - x_lo) + 10, spec.get("thickness", 30)
-    top, bottom = y_lo + 10 + (21 if title else 0), y_hi - 10
+    top, bottom = y_lo + 10 + (21 + _CB_LINE * (len(lines) - 1) if title else 0), y_hi - 10
     scale = tr.get("colorscale") if isinstance(tr.get("colorscale"), list) else [[0, "#f7fbff"], [1, "#08306b"]]
     stops = "".join(f'<stop offset="{float(t):.4f}" stop-color="{_paint(c)}"/>' for t, c in scale)
     out = [f'<linearGradient id="{gid}" x1="0" y1="1" x2="0" y2="0">{stops}</linearGradient>',
            f'<rect x="{x0:.1f}" y="{top:.1f}" width="{thick}" height="{bottom - top:.1f}" fill="url(#{gid})"/>']
-    if title:
-        out.append(f'<text x="{x0:.1f}" y="{top - 8:.1f}" font-size="14">{_esc(title)}</text>')
+    for k, line in enumerate(lines):   # a wrapped title's lines, the last 8 px above the bar
+        out.append(f'<text x="{x0:.1f}" y="{top - 8 - _CB_LINE * (len(lines) - 1 - k):.1f}" font-size="14">'
+                   f'{_esc(line)}</text>')
     values = spec.get("tickvals") or nice_ticks(zmin, zmax, 5)
     texts = spec.get("ticktext") or [_fmt(v) for v in values]
+    below = 8.4 if spec.get("ticklabelposition") == "outside bottom" else 0.0   # plotly's "outside bottom"
     for v, label in zip(values, texts):
         y = bottom - (v - zmin) / ((zmax - zmin) or 1) * (bottom - top)
         if top - 0.5 <= y <= bottom + 0.5:
-            out.append(f'<text x="{x0 + thick + 3:.1f}" y="{y + 4:.1f}">{_esc(label)}</text>')
+            out.append(f'<text x="{x0 + thick + 3:.1f}" y="{y + 4 + below:.1f}">{_esc(label)}</text>')
     return out
 
 
