@@ -14,6 +14,7 @@ import pytest
 from safetensors.numpy import load_file, save_file
 
 from headspace import checkpoint as ckp
+from headspace import pair_scores
 from headspace.cli import main
 from headspace.safetensors_file import BytesSource, SafetensorsFile, to_bytes
 from headspace.weights import from_state_dict
@@ -249,7 +250,7 @@ def test_weights_without_embeddings_refuse_token_metrics(tmp_path):
 def test_cli_scores_a_folder_and_a_lone_file(tmp_path, capsys, arch):
     path, config = folder(tmp_path / "m", arch)
     out = tmp_path / "s.csv"
-    assert main(["scores", str(path), "--mode", "Q,K,V", "--metric", "frobenius,svd_bound",
+    assert main(["scores", str(path), "--mode", "Q,K,V", "--metric", "frobenius,svd_bound,product_norm,norm_product",
                  "--out", str(out), "--top", "3"]) == 0
     printed = capsys.readouterr()
     assert printed.out.splitlines()[0].startswith("m: Q/K/V-composition, 3 of ")
@@ -259,9 +260,12 @@ def test_cli_scores_a_folder_and_a_lone_file(tmp_path, capsys, arch):
     L, H = w.W_Q.shape[:2]
     assert len(rows) == 3 * H * H * L * (L - 1) // 2
     want = {m: w.composition_scores(m) for m in "QKV"}
+    sizes = {(m, s): getattr(pair_scores, s)(w, m) for m in "QKV" for s in ("product_norm", "norm_product")}
     for r in rows:
         idx = tuple(int(r[k]) for k in ("layer1", "head1", "layer2", "head2"))
         assert float(r["frobenius"]) == want[r["mode"]][idx]
+        for s in ("product_norm", "norm_product"):                   # the dense definitions
+            assert float(r[s]) == pytest.approx(sizes[r["mode"], s][idx], rel=1e-5)
     if arch == "llama":
         assert "note: rotary positions" in printed.err
     lone = tmp_path / "lone.safetensors"

@@ -15,6 +15,8 @@ config from ``--config`` or ``config.json`` beside it), GPT-2, GPT-NeoX/Pythia,
 Llama/Mistral/Qwen2 or TransformerLens keys (``headspace.checkpoint``). Scores are
 computed on the weights with norm scales folded in, as ``headspace.weights`` explains.
 
+``--metric`` also takes the two size baselines of ``headspace.pair_scores``, ``product_norm`` and
+``norm_product`` (computed a layer pair at a time by ``headspace.layer_pairs``).
 ``scores`` prints the highest-scoring (earlier head, later head) pairs as a
 table and, with ``--out``, writes every pair to CSV: one row per pair, the
 columns ``mode, layer1, head1, layer2, head2`` and one per metric. ``heads``
@@ -70,9 +72,13 @@ from headspace import heads as _heads
 from headspace import checkpoint, store, weights
 from headspace.composition import METRICS, MODES
 from headspace.head_pairs import later_mask
+from headspace.layer_pairs import size_scores
 from headspace.model import Model
 
 __all__ = ["main"]
+
+#: The two size baselines (``headspace.pair_scores``), which ``scores`` computes beside the metrics.
+SIZE_SCORES = ("product_norm", "norm_product")
 
 
 def main(argv=None) -> int:
@@ -95,7 +101,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--step", type=int, help="a training checkpoint of a model directory (default: final weights)")
     s.add_argument("--mode", default="K", help="Q, K, V or a comma list of them (default: K)")
     s.add_argument("--metric", default="frobenius",
-                   help=f"comma list of {', '.join(METRICS)} (default: frobenius); the first ranks the table")
+                   help=f"comma list of {', '.join(METRICS + SIZE_SCORES)} (default: frobenius); the first ranks "
+                        f"the table")
     s.add_argument("--top", type=int, default=10, help="pairs to print (default: 10)")
     s.add_argument("--out", type=Path, help="write every pair to this CSV file")
     s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -186,7 +193,7 @@ def _choices(name: str, text: str, allowed) -> list[str]:
 
 def _scores(args) -> int:
     modes = _choices("mode", args.mode, MODES)
-    metrics = _choices("metric", args.metric, METRICS)
+    metrics = _choices("metric", args.metric, METRICS + SIZE_SCORES)
     if args.top < 0:
         raise ValueError(f"--top must be 0 or more; got {args.top}")
     name, w = _weights(args, embeddings=any(m in ("token", "whitened") for m in metrics))
@@ -195,7 +202,10 @@ def _scores(args) -> int:
     for metric in metrics:
         bar = _Bar(f"{metric} {','.join(modes)}") if show else None
         kw = {"progress": bar} if bar else {}
-        scores[metric] = np.asarray(w.composition_scores(tuple(modes), metric, **kw))   # stacked by mode
+        if metric in SIZE_SCORES:                       # the size baselines, a layer pair at a time
+            scores[metric] = np.stack([size_scores(w.W_Q, w.W_K, w.W_V, w.W_O, m)[metric] for m in modes])
+        else:
+            scores[metric] = np.asarray(w.composition_scores(tuple(modes), metric, **kw))   # stacked by mode
         if bar:
             bar.close()
     L, H = w.W_Q.shape[:2]
