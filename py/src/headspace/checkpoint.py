@@ -60,7 +60,7 @@ from pathlib import Path
 import numpy as np
 
 from headspace._state_dict import FOLDED, NORMS, fold
-from headspace.safetensors_file import FileSource, SafetensorsFile, to_bytes
+from headspace.safetensors_file import FLOAT_DTYPES, FileSource, SafetensorsFile, to_bytes
 from headspace.weights import Weights
 
 __all__ = ["ARCHITECTURES", "MODEL_TYPES", "Checkpoint", "open_checkpoint", "from_files", "example_config",
@@ -173,13 +173,8 @@ class Checkpoint:
                for k in ("W_Q", "W_K", "W_V", "W_O")}
         folds = self.normalization_type in FOLDED
         for l in range(L):
-            q, k, v, o = self._layer(l)
-            scale = self._tensor(self._name("ln1", l), (M,))[None] if folds else None
-            readers, _ = fold(self.normalization_type, {"W_Q": q[None], "W_K": k[None], "W_V": v[None]},
-                              {"ln1": scale})
-            for key in ("W_Q", "W_K", "W_V"):
-                out[key][l] = readers[key][0]
-            out["W_O"][l] = o
+            for key, value in zip(("W_Q", "W_K", "W_V", "W_O"), self.read_layer(l)):
+                out[key][l] = value
             if progress is not None:
                 progress(l + 1, L)
         W_E = W_pos = W_U = None
@@ -194,6 +189,18 @@ class Checkpoint:
                 W_U = fold(self.normalization_type, {"W_U": W_U}, {})[0]["W_U"]
         norm = FOLDED.get(self.normalization_type, self.normalization_type)
         return Weights(W_E, W_pos, out["W_Q"], out["W_K"], out["W_V"], out["W_O"], W_U, norm, self.eps)
+
+    def read_layer(self, l: int):
+        """Layer ``l``'s folded ``W_Q, W_K, W_V [n_heads, d_model, d_head]`` and ``W_O [n_heads, d_head,
+        d_model]``, float32: what ``weights()`` stacks (the page reads a layer per request)."""
+        if not (isinstance(l, int) and 0 <= l < self.n_layers):
+            raise ValueError(f"l must be a layer, 0 <= l < n_layers={self.n_layers}; got {l!r}")
+        q, k, v, o = self._layer(l)
+        scale = None
+        if self.normalization_type in FOLDED:
+            scale = self._tensor(self._name("ln1", l), (self.d_model,))[None]
+        readers, _ = fold(self.normalization_type, {"W_Q": q[None], "W_K": k[None], "W_V": v[None]}, {"ln1": scale})
+        return readers["W_Q"][0], readers["W_K"][0], readers["W_V"][0], o
 
     def _layer(self, l: int):
         """Layer ``l``'s unfolded ``W_Q, W_K, W_V [n_heads, d_model, d_head]``, ``W_O [n_heads, d_head, d_model]``."""
@@ -376,8 +383,14 @@ def from_files(files: dict, config: dict | None = None) -> Checkpoint:
                      "V scores are exact")
     if K != H:
         notes.append(f"grouped-query attention: {K} key/value heads, each repeated for {H // K} query heads")
-    return Checkpoint(files, where, arch, model_type, named_by, prefix, n_layers, H, K, M, D, norm, eps,
-                      bool(rotary or rope), config, notes)
+    ck = Checkpoint(files, where, arch, model_type, named_by, prefix, n_layers, H, K, M, D, norm, eps,
+                    bool(rotary or rope), config, notes)
+    for name in ck._names(embeddings=False):                 # refused now, before any weight is read
+        dtype = ck._file(name).dtype(name)
+        if dtype not in FLOAT_DTYPES:
+            raise ValueError(f"tensor {name!r} has dtype {dtype}; supported are {', '.join(FLOAT_DTYPES)} "
+                             f"(floating point, read as float32)")
+    return ck
 
 
 def _architecture(config: dict, where: dict) -> tuple[str, str, str]:
