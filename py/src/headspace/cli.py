@@ -199,11 +199,13 @@ def _scores(args) -> int:
     name, w = _weights(args, embeddings=any(m in ("token", "whitened") for m in metrics))
     show = sys.stderr.isatty() if args.progress is None else args.progress
     scores = {}
+    if any(m in SIZE_SCORES for m in metrics):       # both size baselines of every mode, a layer pair at a time
+        sizes = [size_scores(w.W_Q, w.W_K, w.W_V, w.W_O, m) for m in modes]
     for metric in metrics:
         bar = _Bar(f"{metric} {','.join(modes)}") if show else None
         kw = {"progress": bar} if bar else {}
         if metric in SIZE_SCORES:                       # the size baselines, a layer pair at a time
-            scores[metric] = np.stack([size_scores(w.W_Q, w.W_K, w.W_V, w.W_O, m)[metric] for m in modes])
+            scores[metric] = np.stack([s[metric] for s in sizes])
         else:
             scores[metric] = np.asarray(w.composition_scores(tuple(modes), metric, **kw))   # stacked by mode
         if bar:

@@ -80,7 +80,8 @@ def layer_pair_scores(W_Q, W_K, W_V, W_O, l1: int, l2: int, modes="QKV") -> dict
         Rt = X @ _T(_factor(_gram(Y)))                              # [H, d_model, dh]
         n_reader = np.sqrt(np.einsum("hij,hij->h", Rt, Rt))
         right = np.moveaxis(Rt.astype(work), 0, 1).reshape(-1, H * dh)   # [d_model, H * dh]
-        C = (left @ right).astype(np.float64).reshape(H, dh, H, dh).transpose(0, 2, 1, 3)   # [H, H, dh, dh]
+        # [H, H, dh, dh], contiguous: the stacked products below then run as BLAS calls
+        C = np.ascontiguousarray((left @ right).astype(np.float64).reshape(H, dh, H, dh).transpose(0, 2, 1, 3))
         sizes = n_writer[:, None] * n_reader[None, :]
         if np.any(sizes <= 0):
             h1, h2 = np.argwhere(sizes <= 0)[0]

@@ -4,7 +4,7 @@
 // slice at a time; nothing is sent anywhere else. Python's answers come back as JSON; the
 // figures are SVG drawn by the site's own figure engine, exported by figure/image.js.
 
-import { boot, request } from "./figure/python.js";
+import { boot, request, stats } from "./figure/python.js";
 import { figureSVG, toPNG } from "./figure/image.js";
 
 const root = document.querySelector("[data-own-model]");
@@ -258,6 +258,9 @@ addEventListener("resize", () => {
   clearTimeout(resized);
   resized = setTimeout(() => { if (shown && Math.abs(plotWidth() - lastWidth) > 20) { lastWidth = plotWidth(); draw(); } }, 300);
 });
+
+// For scripts/bench (bench/own_model.py): the worker's wasm heap.
+window.headspace = { ...(window.headspace || {}), ownStats: stats };
 
 // Python starts now, so that choosing a file needs no download.
 boot().then(() => {
