@@ -144,10 +144,12 @@ def test_a_tap_on_a_heatmap_cell_shows_that_pair(own, tmp_path):
     where = folder(tmp_path, "gpt2")
     own.scored([where / "model.safetensors", where / "config.json"])
     fig = own.page.locator(".own-figure[data-mode=K]")
+    fig.scroll_into_view_if_needed()
     box = json.loads(fig.get_attribute("data-box"))
     n, H = int(fig.get_attribute("data-n")), int(fig.get_attribute("data-heads"))
+    assert n == 2 * H                                    # writers of layers 0-1, readers of layers 1-2
     svg = fig.locator("svg").bounding_box()
-    row, col = 1, 2 * H + 3                              # writer L0H1, reader L2H3
+    row, col = 1, H + 3                                  # writer L0H1, reader L2H3
     x = box["x0"] + (col + 0.5) / n * (box["x1"] - box["x0"])
     y = box["y0"] + (row + 0.5) / n * (box["y1"] - box["y0"])
     own.page.mouse.click(svg["x"] + x / box["width"] * svg["width"], svg["y"] + y / box["height"] * svg["height"])
@@ -170,9 +172,9 @@ def test_no_request_leaves_after_the_files_are_chosen(own, tmp_path):
 
 def good_and(tmp_path, name: str, data: bytes) -> list[Path]:
     where = folder(tmp_path, "gpt2")
+    (where / "model.safetensors").unlink()
     bad = where / name
     bad.write_bytes(data)
-    (where / "model.safetensors").unlink()
     return [bad, where / "config.json"]
 
 

@@ -56,7 +56,7 @@ def test_the_page_csv_equals_the_command_line(tmp_path, arch, sizes, capsys):
 def test_view_draws_each_mode_and_a_pair():
     run_all(files_of("gpt2", n_layers=2, n_heads=2, d_model=8)[1])
     view = json.loads(answer("view", json.dumps({"mode": "V", "score": "product_norm", "width": 390}))[1])
-    assert view["svg"].startswith("<svg") and view["n"] == 4 and view["box"]["width"] == 390
+    assert view["svg"].startswith("<svg") and view["n"] == 2 and view["box"]["width"] == 390
     assert len(view["top"]) == 10 and view["top"][0]["product_norm"] >= view["top"][-1]["product_norm"]
     only = json.loads(answer("view", json.dumps({"mode": "K", "pair": [0, 1, 1, 0], "heatmap": False}))[1])
     assert "svg" not in only and (only["pair"]["layer1"], only["pair"]["head1"]) == (0, 1)

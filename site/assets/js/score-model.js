@@ -187,7 +187,8 @@ function cellAt(fig, event) {
   const n = Number(fig.dataset.n), H = Number(fig.dataset.heads);
   const col = Math.floor(((x - box.x0) / (box.x1 - box.x0)) * n), row = Math.floor(((y - box.y0) / (box.y1 - box.y0)) * n);
   if (row < 0 || col < 0 || row >= n || col >= n) return null;
-  const [l1, h1, l2, h2] = [Math.floor(row / H), row % H, Math.floor(col / H), col % H];
+  // rows: writers from layer 0; columns: readers from layer 1
+  const [l1, h1, l2, h2] = [Math.floor(row / H), row % H, Math.floor(col / H) + 1, col % H];
   return l1 < l2 ? [l1, h1, l2, h2] : null;
 }
 

@@ -226,7 +226,7 @@ class _Session:
             raise ValueError(f"pair must be an earlier head and a later one, [l1, h1, l2, h2] with l1 < l2 < {L} "
                              f"and heads below {H}; got {pair}")
         detail = self._pair(l1, h1, l2, h2)
-        out = {"n": L * H, "heads": H, "top": top, "pair": detail,
+        out = {"n": (L - 1) * H, "heads": H, "top": top, "pair": detail,
                "pairSvg": render(self._pair_figure(detail, min(width, 640)), min(width, 640), uid="ownpair",
                                  css_class="live")}
         if heatmap:
@@ -255,57 +255,63 @@ class _Session:
         return rows[:k]
 
     def _heatmap(self, mode: str, score: str, width: int):
+        """Rows: the writer heads of layers 0 .. n_layers - 2; columns: the reader heads of layers 1 ..
+        n_layers - 1 (no head writes to a reader in its own layer or reads a later one's output)."""
         L, H = self.ck.n_layers, self.ck.n_heads
-        n = L * H
+        n = (L - 1) * H
         m = MODES.index(mode)
-        S = self.scores[score][m].reshape(n, n)
-        later = np.zeros((L, H, L, H), bool)
+        S = self.scores[score][m][:L - 1, :, 1:, :].reshape(n, n)
+        N = self.scores["norm_product"][m][:L - 1, :, 1:, :].reshape(n, n)
+        later = np.zeros((L - 1, H, L - 1, H), bool)
         for l1, l2 in self.pairs:
-            later[l1, :, l2, :] = True
+            later[l1, :, l2 - 1, :] = True
         later = later.reshape(n, n)
         if score == "frobenius":
-            Z, unit = S / self.base["frobenius"][0], "× random heads' score"
+            Z, unit = S / self.base["frobenius"][0], "× random"
         elif score == "product_norm":
-            Z, unit = S / np.where(later, self.base["size_ratio"][0] * self.scores["norm_product"][m].reshape(n, n), 1), \
-                "× random heads' (same sizes)"
+            Z, unit = S / np.where(later, self.base["size_ratio"][0] * N, 1), "× random"
         else:
-            Z, unit = S, "head sizes ‖A‖‖B‖"
+            Z, unit = S, "‖A‖‖B‖"
         zmax = float(np.max(Z[later])) if later.any() else 1.0
         z = [[round(float(v), 4) if ok else None for v, ok in zip(row, oks)] for row, oks in zip(Z, later)]
-        ticks = [l * H + (H - 1) / 2 for l in range(L)]
-        every = max(1, int(np.ceil(L / max(2, (width - 120) // 34))))
-        labels = [f"L{l}" if l % every == 0 else "" for l in range(L)]
-        side = min(width - 110, 720)
-        height = side + 90
-        margin = {"l": 46, "r": width - 46 - side, "t": 40, "b": 44}
-        trace = {"type": "heatmap", "z": z, "zmin": 0, "zmax": zmax or 1.0,
-                 "colorscale": SCORE_SCALE,
+        ticks = [k * H + (H - 1) / 2 for k in range(L - 1)]
+        side = max(160, min(width - 120, 720))
+        every = max(1, int(np.ceil((L - 1) * 30 / side)))          # a label every 30 px at least
+        rows = [f"L{l}" if l % every == 0 else "" for l in range(L - 1)]
+        cols = [f"L{l}" if (l - 1) % every == 0 else "" for l in range(1, L)]
+        margin = {"l": 50, "r": width - 50 - side, "t": 36, "b": 44}
+        height = side + margin["t"] + margin["b"]
+        trace = {"type": "heatmap", "z": z, "zmin": 0, "zmax": zmax or 1.0, "colorscale": SCORE_SCALE,
                  "colorbar": {"title": {"text": unit}, "thickness": 10}, "showscale": True, "hoverongaps": False}
-        axis = {"tickvals": ticks, "ticktext": labels, "zeroline": False, "showgrid": False}
+        axis = {"zeroline": False, "showgrid": False}
         fig = {"data": [trace], "layout": {
             "height": height, "margin": margin, "showlegend": False,
             "title": {"text": f"{mode}-composition: {score}", "font": {"size": 14}},
-            "xaxis": {**axis, "range": [-0.5, n - 0.5], "title": {"text": "reader head (later layer)"}},
-            "yaxis": {**axis, "range": [n - 0.5, -0.5], "title": {"text": "writer head"}}}}
+            "xaxis": {**axis, "tickvals": ticks, "ticktext": cols, "range": [-0.5, n - 0.5],
+                      "title": {"text": "reader head"}},
+            "yaxis": {**axis, "tickvals": ticks, "ticktext": rows, "range": [n - 0.5, -0.5],
+                      "title": {"text": "writer head"}}}}
         box = {"x0": margin["l"], "y0": margin["t"], "x1": width - margin["r"], "y1": height - margin["b"],
                "width": width, "height": height}
         return fig, box
 
     def _pair_figure(self, detail: dict, width: int) -> dict:
+        """One pair: each mode's frobenius and product_norm as multiples of what random heads give (1)."""
         traces = []
-        colours = {"frobenius": METRIC_COLORS["frobenius"], "product_norm": COLORS["green"]}
-        for score in ("frobenius", "product_norm"):
+        for score, label in (("frobenius", "frob."), ("product_norm", "size")):
+            xs = [f"{m} {label}" for m in MODES]
             ys = [detail["modes"][m][score] / detail["modes"][m][BASELINE[score]] for m in MODES]
-            traces.append({"type": "bar", "x": [f"{m}-comp." for m in MODES], "y": [round(y, 4) for y in ys],
-                           "name": f"{score} ÷ random", "marker": {"color": colours[score]}})
-        traces.append({"type": "scatter", "mode": "lines", "x": [f"{m}-comp." for m in MODES], "y": [1, 1, 1],
-                       "name": "random heads = 1", "line": {"color": COLORS["ink"], "dash": "dot", "width": 1.5}})
-        title = (f"L{detail['layer1']}H{detail['head1']} → L{detail['layer2']}H{detail['head2']}: "
-                 f"scores ÷ random heads'")
+            traces.append({"type": "bar", "x": xs, "y": [round(y, 4) for y in ys], "name": f"{score} ÷ random",
+                           "marker": {"color": METRIC_COLORS["frobenius"] if score == "frobenius" else COLORS["green"]}})
+        every = [f"{m} {label}" for label in ("frob.", "size") for m in MODES]
+        traces.append({"type": "scatter", "mode": "lines", "x": every, "y": [1] * len(every), "name": "random heads",
+                       "line": {"color": COLORS["ink"], "dash": "dot", "width": 1.5}})
+        title = f"L{detail['layer1']}H{detail['head1']} → L{detail['layer2']}H{detail['head2']}, ÷ random heads'"
         return {"data": traces, "layout": {
-            "height": 280, "margin": {"l": 44, "r": 10, "t": 60, "b": 36}, "barmode": "group", "showlegend": True,
+            "height": 300, "margin": {"l": 44, "r": 10, "t": 64, "b": 36}, "showlegend": True,
             "title": {"text": title, "font": {"size": 14}},
             "legend": {"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "bgcolor": "rgba(0,0,0,0)"},
+            "xaxis": {"categoryorder": "array", "categoryarray": every},
             "yaxis": {"rangemode": "tozero", "zeroline": True}}}
 
 
