@@ -285,3 +285,15 @@ def test_to_bytes_round_trips_names_in_order():
     state = ckp.example_state(ckp.example_config("gpt_neox", n_layers=1, n_heads=2, d_model=8))
     f = SafetensorsFile(BytesSource(to_bytes(state)))
     assert f.names == list(state)
+
+
+def test_an_unsupported_dtype_is_refused_before_reading(tmp_path):
+    config = ckp.example_config("gpt2", n_layers=2, n_heads=2, d_model=8)
+    state = ckp.example_state(config)
+    state["transformer.h.1.attn.c_proj.weight"] = state["transformer.h.1.attn.c_proj.weight"].astype(np.float64)
+    state["position_ids"] = np.arange(4, dtype=np.int64)              # a buffer nothing reads: fine
+    save_file(state, str(tmp_path / "model.safetensors"))
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ValueError, match=r"tensor 'transformer.h.1.attn.c_proj.weight' has dtype F64; supported "
+                                         r"are F32, F16, BF16"):
+        ckp.open_checkpoint(tmp_path)
