@@ -15,7 +15,8 @@ reads). Memory: the worker's wasm heap at the end (it only grows, so this is its
 peak over the run of the resident memory of every Chromium process this benchmark started
 (sampled from /proc every 100 ms), less what they held before the files were chosen. The phone:
 390 x 844 at 3x with touch and the page's main thread slowed 4x (``sitebuild.browser.PHONE``);
-Chromium cannot slow a worker, so the scoring itself runs at desktop speed there.
+Chromium cannot slow a worker, so the scoring itself runs at desktop speed there; its page is
+dark, the desktop's light, and each is saved as bench/results/own-model-<profile>.png to look at.
 
 Natively, in a fresh process each: the page's own work (``headspace_site.own_model``'s ops, the same
 steps) and the command line (``python -m headspace scores DIR --mode Q,K,V --metric
@@ -36,6 +37,7 @@ from pathlib import Path
 from headspace import checkpoint as ckp
 
 BOOT_MS = 180_000
+SHOTS = Path(__file__).resolve().parent / "results"
 SCORE_MS = 30 * 60_000
 GPT2_SMALL = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_layer": 12, "n_head": 12, "n_embd": 768,
               "vocab_size": 50257, "n_positions": 1024, "layer_norm_epsilon": 1e-5}
@@ -137,9 +139,9 @@ class Sampler(threading.Thread):
 def in_page(playwright_browser, base: str, where: Path, profile: str) -> dict:
     from sitebuild.browser import phone_page
     if profile == "phone":
-        page, _ = phone_page(playwright_browser)
+        page, _ = phone_page(playwright_browser, color_scheme="dark")
     else:
-        page = playwright_browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page = playwright_browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light").new_page()
     try:
         page.goto(f"{base}/score-your-model/")
         page.wait_for_selector("[data-own-model][data-ready]", timeout=BOOT_MS)
@@ -156,6 +158,8 @@ def in_page(playwright_browser, base: str, where: Path, profile: str) -> dict:
         sampler.running = False
         sampler.join()
         stats = page.evaluate("() => window.headspace.ownStats()")
+        SHOTS.mkdir(parents=True, exist_ok=True)             # to look at: 390 px dark, 1280 px light
+        page.screenshot(path=str(SHOTS / f"own-model-{profile}.png"), full_page=True)
         return {"profile": profile, "seconds": seconds, "status": page.locator("[data-role=status]").text_content(),
                 "wasm_heap_bytes": stats.get("heapBytes"), "peak_rss_bytes": sampler.peak,
                 "rss_before_bytes": before, "peak_rss_growth_bytes": sampler.peak - before}
