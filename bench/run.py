@@ -20,7 +20,9 @@ with its ratio:
   --skip-training leaves it out);
 - the phone (bench/phone.py; --phone alone, --skip-phone leaves it out): every article cold on an
   emulated phone through slow and fast 4G, first paint to the first figure answering a touch,
-  every figure, Python live, bytes before each (also in bench/results/phone.json).
+  every figure, Python live, bytes before each (also in bench/results/phone.json);
+- the Score-your-model page (bench/own_model.py; --own-model alone, --skip-own-model leaves it out):
+  a GPT-2-small-shaped checkpoint scored in the page, desktop and phone, beside the same work natively.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 from embeds import embeds_bench, print_embeds  # bench/ is this script's own folder
+import own_model  # the Score-your-model page: a GPT-2-small-shaped checkpoint, in the page and natively
 import phone  # the phone section: throttled link, 4x CPU, touch
 import summary  # one row a run in bench/summary.md
 from returning import FIRST_PYTHON_RENDER  # a slider move after Python is ready, to its repaint
@@ -373,6 +376,9 @@ def main() -> None:
                         help="only Python's call per demo and control, in Pyodide under Node (bench/python_calls.py)")
     parser.add_argument("--phone", action="store_true", help="measure only the phone section (bench/phone.py, about 15 min)")
     parser.add_argument("--skip-phone", action="store_true", help="skip the phone section")
+    parser.add_argument("--own-model", action="store_true",
+                        help="measure only the Score-your-model page (bench/own_model.py, about 10 min)")
+    parser.add_argument("--skip-own-model", action="store_true", help="skip the Score-your-model page")
     phone.add_arguments(parser)
     args = parser.parse_args()
     if args.python_calls:
@@ -401,6 +407,10 @@ def main() -> None:
                 print(f"phone report written to {phone.write(report['phone'])}")
                 report["phone_slider"] = phone_sliders(browser, base, args.moves, only)
                 args.skip_composition = args.skip_scale = True
+                raise _Done
+            if args.own_model:
+                report["own_model"] = own_model.bench(browser, base)
+                args.skip_composition = args.skip_scale = args.skip_score_benchmark = args.skip_training = True
                 raise _Done
             if only:
                 report["slider"] = slider_latency(browser, base, args.moves, only)
@@ -462,6 +472,8 @@ def main() -> None:
                 report["phone"] = phone.bench(p, CHROMIUM, CHROMIUM_ARGS, args)
                 print(f"phone report written to {phone.write(report['phone'])}")
                 report["phone_slider"] = phone_sliders(browser, base, args.moves, only)
+            if not args.skip_own_model:
+                report["own_model"] = own_model.bench(browser, base)
             browser.close()
     except _Done:
         pass

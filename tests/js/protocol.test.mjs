@@ -54,7 +54,8 @@ test("every message the page and the worker post is declared", () => {
   const posted = (source) => [...code(source).matchAll(/\{\s*type: "([\w-]+)"/g)].map((m) => m[1])
     .filter((type) => type !== "module"); // a Worker's own option ({type: "module"}), not a message
   const worker = posted(read("site/assets/js/worker.js"));
-  const page = [...posted(read("site/assets/js/figure/python.js")), ...posted(read("site/assets/js/warm.js"))];
+  const page = [...posted(read("site/assets/js/figure/python.js")), ...posted(read("site/assets/js/warm.js")),
+    ...posted(read("site/assets/js/score-model.js"))];
   assert.ok(worker.length >= 6 && page.length >= 4);
   for (const type of worker) assert.ok(type in SPEC.worker_to_page, `worker.js posts ${type}`);
   for (const type of page) assert.ok(type in SPEC.page_to_worker, `the page posts ${type}`);
@@ -64,10 +65,23 @@ test("every message the page and the worker post is declared", () => {
 
 test("every error kind is given by the end protocol.json says, and by no other", () => {
   const given = (source, pattern) => new Set([...source.matchAll(pattern)].map((m) => m[1]));
-  const python = given(read("site/py/src/headspace_site/runtime.py"), /protocol\.error\("([\w-]+)"/g);
+  const python = new Set(["site/py/src/headspace_site/runtime.py", "site/py/src/headspace_site/own_model.py"]
+    .flatMap((path) => [...given(read(path), /protocol\.error\("([\w-]+)"/g)]));
   const worker = given(read("site/assets/js/worker.js"), /error\("([\w-]+)"/g);
   for (const [kind, spec] of Object.entries(SPEC.errors)) {
     assert.equal(python.has(kind), spec.from === "python", `${kind} from ${spec.from}`);
     assert.equal(worker.has(kind), spec.from === "worker" || kind === "python", `${kind} from ${spec.from}`);
   }
+});
+
+test("the Score-your-model page's messages: a checkpoint op with its files, its answer, its error", () => {
+  assert.equal(problem("page_to_worker", { type: "checkpoint", id: 4, op: "open", args: { limitBytes: 1e9 }, files: [] }), "");
+  assert.equal(problem("page_to_worker", { type: "checkpoint", id: 5, op: "step", args: { step: 0 } }), "");
+  assert.match(problem("page_to_worker", { type: "checkpoint", id: 5, args: {} }), /missing op/);
+  assert.equal(problem("worker_to_page", { type: "checkpoint", id: 5, json: "{}", pythonMs: 3 }), "");
+  assert.match(problem("worker_to_page", { type: "checkpoint", id: 5, json: "{}" }), /missing pythonMs/);
+  const refused = { type: "error", id: 4, error: { kind: "checkpoint", message: "not a safetensors file: ..." } };
+  assert.equal(problem("worker_to_page", refused), "");
+  assert.ok(!fatal(refused.error)); // the page keeps working
+  assert.match(problem("worker_to_page", { ...refused, error: { kind: "checkpoint" } }), /missing message/);
 });

@@ -6,11 +6,17 @@
                               [--score module:function ...] [--zoo DIR] [--resamples N] [--agreement]
 
 ``MODEL`` is the name of a shipped model (``attn-only-2l``), a model directory
-(``config.json`` + ``weights.npz``, as ``headspace.store`` writes them), or an
+(``config.json`` + ``weights.npz``, as ``headspace.store`` writes them), an
 ``.npz`` of TransformerLens state-dict keys with its config JSON (``--config``,
-else ``<stem>.json`` or ``config.json`` beside it). Scores are computed on the
-weights with norm scales folded in, as ``headspace.weights`` explains.
+else ``<stem>.json`` or ``config.json`` beside it), or a safetensors checkpoint
+as models are shared: a Hugging Face folder (``config.json`` + ``model.safetensors``
+or its shards' ``model.safetensors.index.json``) or a ``.safetensors`` file (its
+config from ``--config`` or ``config.json`` beside it), GPT-2, GPT-NeoX/Pythia,
+Llama/Mistral/Qwen2 or TransformerLens keys (``headspace.checkpoint``). Scores are
+computed on the weights with norm scales folded in, as ``headspace.weights`` explains.
 
+``--metric`` also takes the two size baselines of ``headspace.pair_scores``, ``product_norm`` and
+``norm_product`` (computed a layer pair at a time by ``headspace.layer_pairs``).
 ``scores`` prints the highest-scoring (earlier head, later head) pairs as a
 table and, with ``--out``, writes every pair to CSV: one row per pair, the
 columns ``mode, layer1, head1, layer2, head2`` and one per metric. ``heads``
@@ -63,12 +69,16 @@ from pathlib import Path
 import numpy as np
 
 from headspace import heads as _heads
-from headspace import store, weights
+from headspace import checkpoint, store, weights
 from headspace.composition import METRICS, MODES
 from headspace.head_pairs import later_mask
+from headspace.layer_pairs import size_scores
 from headspace.model import Model
 
 __all__ = ["main"]
+
+#: The two size baselines (``headspace.pair_scores``), which ``scores`` computes beside the metrics.
+SIZE_SCORES = ("product_norm", "norm_product")
 
 
 def main(argv=None) -> int:
@@ -85,12 +95,14 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m headspace", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("scores", help="composition scores of every (earlier head, later head) pair")
-    s.add_argument("model", help="a shipped model name, a model directory, or an .npz of TransformerLens weights")
-    s.add_argument("--config", type=Path, help="the config JSON of an .npz model")
+    s.add_argument("model", help="a shipped model name, a model directory, an .npz of TransformerLens weights, "
+                                  "or a safetensors checkpoint (a Hugging Face folder or a .safetensors file)")
+    s.add_argument("--config", type=Path, help="the config JSON of an .npz model or a lone .safetensors file")
     s.add_argument("--step", type=int, help="a training checkpoint of a model directory (default: final weights)")
     s.add_argument("--mode", default="K", help="Q, K, V or a comma list of them (default: K)")
     s.add_argument("--metric", default="frobenius",
-                   help=f"comma list of {', '.join(METRICS)} (default: frobenius); the first ranks the table")
+                   help=f"comma list of {', '.join(METRICS + SIZE_SCORES)} (default: frobenius); the first ranks "
+                        f"the table")
     s.add_argument("--top", type=int, default=10, help="pairs to print (default: 10)")
     s.add_argument("--out", type=Path, help="write every pair to this CSV file")
     s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -146,6 +158,29 @@ def _read(model: str, config: Path | None, step: int | None) -> store.Stored:
     return store.read_model(model, step, verify=verify)
 
 
+def _is_checkpoint(path: Path) -> bool:
+    """A safetensors checkpoint: a ``.safetensors`` file, a shard index, or a folder holding either."""
+    if path.is_dir():
+        return any((path / f).is_file() for f in ("model.safetensors", "model.safetensors.index.json"))
+    return path.suffix == ".safetensors" or path.name.endswith(".safetensors.index.json")
+
+
+def _weights(args, embeddings: bool):
+    """``(name, Weights)`` of the model the command names: a safetensors checkpoint (``headspace.checkpoint``)
+    or anything ``_read`` reads. A checkpoint's embeddings are read only if a metric needs them."""
+    path = Path(args.model)
+    if _is_checkpoint(path):
+        if args.step is not None:
+            raise ValueError(f"--step applies to a model directory's checkpoints; got a safetensors checkpoint {path}")
+        ck = checkpoint.open_checkpoint(path, args.config)
+        w = ck.weights(embeddings=embeddings)
+        for note in ck.notes:
+            print(f"note: {note}", file=sys.stderr)
+        return (path if path.is_dir() else path.parent if path.name == "model.safetensors" else path).name, w
+    stored = _read(args.model, args.config, args.step)
+    return stored.name, weights.from_state_dict(stored.state, stored.config)
+
+
 def _choices(name: str, text: str, allowed) -> list[str]:
     picked = [x.strip() for x in text.split(",") if x.strip()]
     bad = [x for x in picked if x not in allowed]
@@ -158,17 +193,21 @@ def _choices(name: str, text: str, allowed) -> list[str]:
 
 def _scores(args) -> int:
     modes = _choices("mode", args.mode, MODES)
-    metrics = _choices("metric", args.metric, METRICS)
+    metrics = _choices("metric", args.metric, METRICS + SIZE_SCORES)
     if args.top < 0:
         raise ValueError(f"--top must be 0 or more; got {args.top}")
-    stored = _read(args.model, args.config, args.step)
-    w = weights.from_state_dict(stored.state, stored.config)
+    name, w = _weights(args, embeddings=any(m in ("token", "whitened") for m in metrics))
     show = sys.stderr.isatty() if args.progress is None else args.progress
     scores = {}
+    if any(m in SIZE_SCORES for m in metrics):       # both size baselines of every mode, a layer pair at a time
+        sizes = [size_scores(w.W_Q, w.W_K, w.W_V, w.W_O, m) for m in modes]
     for metric in metrics:
         bar = _Bar(f"{metric} {','.join(modes)}") if show else None
         kw = {"progress": bar} if bar else {}
-        scores[metric] = np.asarray(w.composition_scores(tuple(modes), metric, **kw))   # stacked by mode
+        if metric in SIZE_SCORES:                       # the size baselines, a layer pair at a time
+            scores[metric] = np.stack([s[metric] for s in sizes])
+        else:
+            scores[metric] = np.asarray(w.composition_scores(tuple(modes), metric, **kw))   # stacked by mode
         if bar:
             bar.close()
     L, H = w.W_Q.shape[:2]
@@ -182,7 +221,7 @@ def _scores(args) -> int:
                 out.writerow([m, l1, h1, l2, h2, *(repr(v) for v in values)])
     rows.sort(key=lambda r: -r[5][0])
     top = rows[:args.top]
-    print(f"{stored.name}: {'/'.join(modes)}-composition, {len(top)} of {len(rows)} pairs, by {metrics[0]}")
+    print(f"{name}: {'/'.join(modes)}-composition, {len(top)} of {len(rows)} pairs, by {metrics[0]}")
     _table(["mode", "writer", "reader", *metrics],
            [[m, f"L{l1}H{h1}", f"L{l2}H{h2}", *(f"{v:.4g}" for v in values)] for m, l1, h1, l2, h2, values in top])
     if args.out:

@@ -54,18 +54,21 @@ class Weights:
     d_head]``, ``W_O [n_layers, n_heads, d_head, d_model]``, ``W_U [d_model,
     d_vocab]``, the normalisation type after folding and the norm's ``eps``.
     """
-    W_E: np.ndarray
+    W_E: np.ndarray | None
     W_pos: np.ndarray | None
     W_Q: np.ndarray
     W_K: np.ndarray
     W_V: np.ndarray
     W_O: np.ndarray
-    W_U: np.ndarray
+    W_U: np.ndarray | None
     normalization_type: str | None = None
     eps: float = 1e-5
 
     def embedding_read(self) -> np.ndarray:
         """``W_E`` as the first layer's heads read it: ``embedding_read`` with this model's norm."""
+        if self.W_E is None:
+            raise ValueError("W_E is None: these weights were read without the embedding; read them with "
+                             "embeddings=True (headspace.checkpoint) for the token and whitened metrics")
         return embedding_read(self.W_E, self.normalization_type, self.eps)
 
     def composition_scores(self, mode, metric: str = "frobenius", **kw) -> np.ndarray:

@@ -275,6 +275,16 @@ except Exception as exc:
     failed = traceback.format_exception_only(exc)[-1].strip()
 failed`;
 
+// A reader's File as Python reads it (headspace.safetensors_file's source): a range at a time, so a
+// checkpoint larger than the tab's memory is never held whole. FileReaderSync runs only in workers.
+let ownModel = null;
+function fileSource(file) {
+  return {
+    name: file.name, size: file.size,
+    read: (offset, length) => new Uint8Array(new FileReaderSync().readAsArrayBuffer(file.slice(offset, offset + length))),
+  };
+}
+
 async function boot({ indexURL, lockFileURL }) {
   Object.assign(downloads, { bytes: 0, pending: new Set(["wasm", "stdlib"]) }); // a boot after a failed one counts again
   progress(1);
@@ -323,6 +333,15 @@ async function boot({ indexURL, lockFileURL }) {
     // A figure's answer: {json} (the result, as Python wrote it) or {error} (protocol.json's).
     callDemo: (...args) => {
       const out = runtime.answer(...args);
+      const [status, json] = out.toJs();
+      out.destroy();
+      return status === "result" ? { json } : { error: JSON.parse(json) };
+    },
+    // The Score-your-model page (headspace_site.own_model, imported on its first use): {json} or
+    // {error}. The reader's files, with op open, go to Python as sources read a range at a time.
+    checkpoint: (op, args, files) => {
+      ownModel ||= pyodide.pyimport("headspace_site.own_model");
+      const out = ownModel.answer(op, JSON.stringify(args), files ? files.map(fileSource) : undefined);
       const [status, json] = out.toJs();
       out.destroy();
       return status === "result" ? { json } : { error: JSON.parse(json) };
@@ -440,6 +459,18 @@ async function handle(data, reply, port) {
   } else if (data.type === "stats") {
     const booted = python && (await python.catch(() => null));
     reply({ type: "stats", heapBytes: booted && wasmMemory ? wasmMemory.buffer.byteLength : null, clients });
+  } else if (data.type === "checkpoint") {
+    const booted = python && (await python.catch(() => null));
+    if (!booted) return reply({ type: "error", id: data.id, error: error("not-ready", { message: "Python is not ready yet" }) });
+    const t0 = performance.now();
+    let answer;
+    try {
+      answer = booted.checkpoint(data.op, data.args, data.files);
+    } catch (err) {
+      answer = { error: error("python", { message: readable(err) }) };
+    }
+    if (answer.error) reply({ type: "error", id: data.id, error: answer.error });
+    else reply({ type: "checkpoint", id: data.id, json: answer.json, pythonMs: performance.now() - t0 });
   } else if (data.type === "call") {
     const booted = python && (await python.catch(() => null));
     if (!booted) return reply({ type: "error", id: data.id, error: error("not-ready", { message: "Python is not ready yet" }) });

@@ -171,6 +171,16 @@ export function figureData(name, params, width) {
   });
 }
 
+/** Send ``message`` (a page_to_worker kind that carries an id, given here) and resolve with the
+ * worker's reply of that id (null if the worker closed first). */
+export function request(message) {
+  return new Promise((resolve) => {
+    const id = nextId++;
+    pending.set(id, { answered: resolve });
+    worker.post({ ...message, id });
+  });
+}
+
 /** Replace this page's list of values asked for ahead (an empty list cancels it). */
 export function ahead(width, items) {
   if (worker) worker.post({ type: "ahead", width, items });

@@ -8,7 +8,7 @@ a kind from the one enumeration and that kind's fields.
 >>> error("typo", message="x")
 Traceback (most recent call last):
 ...
-ValueError: error kind 'typo' is not in protocol.json; its kinds are parameter, missing-model, model-download, python, not-ready, boot
+ValueError: error kind 'typo' is not in protocol.json; its kinds are parameter, missing-model, model-download, python, not-ready, boot, checkpoint
 """
 
 from __future__ import annotations

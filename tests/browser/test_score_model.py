@@ -1,0 +1,240 @@
+"""The "Score your model" page (issue 50): checkpoints written here, in each layout the reader reads,
+chosen with the page's file chooser, scored by Python in the tab; every score the page shows and
+exports equals ``python -m headspace scores`` on the same files within 1e-5; no request leaves after
+the files are chosen; each bad file is named and the page goes on working.
+
+One page serves the module (Python boots once): each test chooses new files, as a reader does.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+import pytest
+
+from browser_support import BOOT_MS
+from headspace import checkpoint as ckp
+from headspace.cli import main
+from headspace.safetensors_file import to_bytes
+
+pytestmark = pytest.mark.browser
+
+SCORES = ("frobenius", "product_norm", "norm_product")
+LAYOUTS = {
+    "gpt2": dict(n_layers=3, n_heads=4, d_model=32),
+    "gpt_neox": dict(n_layers=3, n_heads=4, d_model=32),
+    "llama": dict(n_layers=3, n_heads=4, d_model=32, n_kv_heads=2),
+    "mistral": dict(n_layers=2, n_heads=8, d_model=32, n_kv_heads=2),
+    "qwen2": dict(n_layers=3, n_heads=2, d_model=24),
+    "transformer_lens": dict(n_layers=3, n_heads=4, d_model=32, n_kv_heads=2),
+}
+
+
+class Session:
+    """The module's page, its console errors and every request it made since ``mark()``."""
+
+    def __init__(self, page, origin):
+        self.page, self.origin, self.errors, self.requests = page, origin, [], []
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("request", lambda r: self.requests.append(r.url))
+
+    def choose(self, paths) -> None:
+        """Choose ``paths`` with the page's file chooser, as a reader does."""
+        with self.page.expect_file_chooser() as chooser:
+            self.page.locator(".own-choose").click()
+        chooser.value.set_files([str(p) for p in paths])
+
+    def scored(self, paths) -> None:
+        before = self.page.locator("[data-own-model]").get_attribute("data-scored")
+        self.choose(paths)
+        self.page.wait_for_function(
+            """before => { const r = document.querySelector('[data-own-model]');
+                return r.dataset.scored && r.dataset.scored !== before
+                    && r.querySelectorAll('[data-role=top] tbody tr').length > 0
+                    && r.querySelector('.own-figure[data-mode=V] svg'); }""", arg=before, timeout=BOOT_MS)
+
+    def refused(self, paths) -> str:
+        self.page.evaluate("() => { const e = document.querySelector('[data-role=error]'); e.hidden = true; e.textContent = ''; }")
+        self.choose(paths)
+        error = self.page.locator("[data-role=error]")
+        error.wait_for(state="visible", timeout=BOOT_MS)
+        return error.text_content()
+
+
+@pytest.fixture(scope="module")
+def own(browser, site_url):
+    context = browser.new_context(reduced_motion="reduce", viewport={"width": 1100, "height": 900},
+                                  accept_downloads=True)
+    page = context.new_page()
+    session = Session(page, site_url)
+    page.goto(f"{site_url}/score-your-model/")
+    page.wait_for_selector("[data-own-model][data-ready]", timeout=BOOT_MS)
+    yield session
+    context.close()
+    assert session.errors == [], f"console errors: {session.errors}"
+    off = [u for u in session.requests if urlparse(u).scheme not in ("data", "blob")
+           and f"{urlparse(u).scheme}://{urlparse(u).netloc}" != site_url]
+    assert off == [], f"requests left the origin: {off}"
+
+
+def folder(tmp_path: Path, arch: str, dtype: str = "F32", seed: int = 0) -> Path:
+    config = ckp.example_config(arch, **LAYOUTS[arch])
+    where = tmp_path / f"{arch}-{dtype}"
+    where.mkdir()
+    (where / "config.json").write_text(json.dumps(config))
+    ckp.write_example(where / "model.safetensors", config, seed=seed, dtype=dtype)
+    return where
+
+
+def cli_scores(where: Path, tmp_path: Path) -> dict:
+    out = tmp_path / f"{where.name}.csv"
+    assert main(["scores", str(where), "--mode", "Q,K,V", "--metric", ",".join(SCORES), "--out", str(out)]) == 0
+    return {key(r): r for r in csv.DictReader(out.open())}
+
+
+def key(r) -> tuple:
+    return (r["mode"], int(r["layer1"]), int(r["head1"]), int(r["layer2"]), int(r["head2"]))
+
+
+def page_csv(own) -> list[dict]:
+    with own.page.expect_download() as info:
+        own.page.locator("[data-role=csv]").click()
+    return list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text())))
+
+
+@pytest.mark.parametrize("arch, dtype", [(a, "F32") for a in LAYOUTS] + [("gpt2", "F16"), ("llama", "BF16")])
+def test_every_score_shown_equals_the_command_line(own, tmp_path, arch, dtype):
+    where = folder(tmp_path, arch, dtype)
+    cli = cli_scores(where, tmp_path)
+    own.scored([where / "model.safetensors", where / "config.json"])
+    page = own.page
+    summary = {d.get_attribute("data-field"): d.text_content() for d in page.locator("[data-role=summary] dd").all()}
+    sizes = LAYOUTS[arch]
+    assert summary["layers"] == str(sizes["n_layers"]) and summary["d_model"] == str(sizes["d_model"])
+    assert summary["dtype"] == dtype and f"{arch if arch not in ('mistral', 'qwen2') else 'llama'} layout" in summary["architecture"]
+    # every pair, every score: the CSV export
+    rows = page_csv(own)
+    assert len(rows) == len(cli) == 3 * sizes["n_heads"] ** 2 * sizes["n_layers"] * (sizes["n_layers"] - 1) // 2
+    worst = 0.0
+    for r in rows:
+        for s in SCORES:
+            want = float(cli[key(r)][s])
+            worst = max(worst, abs(float(r[s]) - want) / abs(want))
+    assert worst < 1e-5, worst
+    # the top pairs and the pair shown in detail: every number in their rows
+    for tr in page.locator("[data-role=top] tbody tr").all():
+        l1, h1, l2, h2 = json.loads(tr.get_attribute("data-pair"))
+        want = cli[(tr.get_attribute("data-mode"), l1, h1, l2, h2)]
+        for s, attr in zip(SCORES, ("data-frobenius", "data-product-norm", "data-norm-product")):
+            assert float(tr.get_attribute(attr)) == pytest.approx(float(want[s]), rel=1e-5)
+    l1, h1, l2, h2 = json.loads(page.locator(".own-pair").get_attribute("data-pair"))
+    for tr in page.locator("[data-role=pair-table] tbody tr").all():
+        want = cli[(tr.get_attribute("data-mode"), l1, h1, l2, h2)]
+        for s, attr in zip(SCORES, ("data-frobenius", "data-product-norm", "data-norm-product")):
+            assert float(tr.get_attribute(attr)) == pytest.approx(float(want[s]), rel=1e-5)
+
+
+def test_a_tap_on_a_heatmap_cell_shows_that_pair(own, tmp_path):
+    where = folder(tmp_path, "gpt2")
+    own.scored([where / "model.safetensors", where / "config.json"])
+    fig = own.page.locator(".own-figure[data-mode=K]")
+    fig.scroll_into_view_if_needed()
+    box = json.loads(fig.get_attribute("data-box"))
+    n, H = int(fig.get_attribute("data-n")), int(fig.get_attribute("data-heads"))
+    assert n == 2 * H                                    # writers of layers 0-1, readers of layers 1-2
+    svg = fig.locator("svg").bounding_box()
+    row, col = 1, H + 3                                  # writer L0H1, reader L2H3
+    x = box["x0"] + (col + 0.5) / n * (box["x1"] - box["x0"])
+    y = box["y0"] + (row + 0.5) / n * (box["y1"] - box["y0"])
+    own.page.mouse.click(svg["x"] + x / box["width"] * svg["width"], svg["y"] + y / box["height"] * svg["height"])
+    own.page.wait_for_function("() => document.querySelector('.own-pair').dataset.pair === '[0,1,2,3]'", timeout=20_000)
+    assert own.page.locator("[data-role=pair-title]").text_content() == "writer L0H1 → reader L2H3"
+
+
+def test_no_request_leaves_after_the_files_are_chosen(own, tmp_path):
+    where = folder(tmp_path, "llama")
+    own.requests.clear()
+    own.scored([where / "model.safetensors", where / "config.json"])
+    page_csv(own)
+    own.page.locator("[data-role=score]").select_option("product_norm")
+    own.page.wait_for_timeout(1500)
+    assert [u for u in own.requests if urlparse(u).scheme not in ("blob", "data")] == []
+    assert "Nothing is uploaded" in own.page.locator(".own-private").text_content()
+
+
+# --------------------------------------------------------------------------- bad files, one test each
+
+def good_and(tmp_path, name: str, data: bytes) -> list[Path]:
+    where = folder(tmp_path, "gpt2")
+    (where / "model.safetensors").unlink()
+    bad = where / name
+    bad.write_bytes(data)
+    return [bad, where / "config.json"]
+
+
+def with_header(data: bytes, change) -> bytes:
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + n])
+    change(header)
+    text = json.dumps(header).encode()
+    return len(text).to_bytes(8, "little") + text + data[8 + n:]
+
+
+def gpt2_bytes(dtype="F32") -> bytes:
+    state = ckp.example_state(ckp.example_config("gpt2", **LAYOUTS["gpt2"]))
+    return to_bytes(state, {k: dtype for k in state})
+
+
+def lie(header):
+    header["transformer.h.1.attn.c_attn.weight"]["data_offsets"][1] -= 8
+
+
+def as_int(header):
+    header["transformer.h.0.attn.c_proj.weight"]["dtype"] = "I32"
+
+
+BAD = {
+    "not safetensors": (lambda: b"PK\x03\x04 a zip archive, not a checkpoint" * 10, "not a safetensors file"),
+    "truncated": (lambda: gpt2_bytes()[:-1000], "is truncated"),
+    "header lies": (lambda: with_header(gpt2_bytes(), lie), "header lies about tensor 'transformer.h.1.attn.c_attn.weight'"),
+    "unknown architecture": (
+        lambda: to_bytes({"encoder.layer.0.attention.self.query.weight": np.zeros((4, 4), np.float32)}),
+        "Tensor names found: encoder.layer.0.attention.self.query.weight. Expected names such as gpt2: h.0.attn.c_attn.weight"),
+    "unsupported dtype": (lambda: with_header(gpt2_bytes(), as_int), "has dtype I32; supported are F32, F16, BF16"),
+}
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_a_bad_file_is_named_and_the_page_keeps_working(own, tmp_path, case):
+    make, words = BAD[case]
+    paths = good_and(tmp_path, "model.safetensors", make())
+    if case == "unknown architecture":
+        paths = paths[:1]                                 # without config: the names must speak
+    message = own.refused(paths)
+    assert words in message, message
+    assert message.startswith("Could not read model.safetensors")
+    where = folder(tmp_path, "gpt_neox")
+    own.scored([where / "model.safetensors", where / "config.json"])      # and the next file works
+
+
+def test_a_model_too_large_for_the_tab_is_refused_before_reading(browser, site_url, tmp_path):
+    context = browser.new_context(viewport={"width": 800, "height": 900})
+    context.add_init_script("window.HEADSPACE_MEMORY_LIMIT = 300000;")  # a tab of 0.3 MB for the model
+    page = context.new_page()
+    try:
+        session = Session(page, site_url)
+        page.goto(f"{site_url}/score-your-model/")
+        page.wait_for_selector("[data-own-model][data-ready]", timeout=BOOT_MS)
+        where = folder(tmp_path, "gpt2")
+        message = session.refused([where / "model.safetensors", where / "config.json"])
+        assert "too large for this tab" in message and "this tab can use about 0.3 MB on this device" in message
+        assert "Nothing was read beyond the headers" in message
+        assert session.errors == []
+    finally:
+        context.close()
