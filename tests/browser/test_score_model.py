@@ -225,7 +225,7 @@ def test_a_bad_file_is_named_and_the_page_keeps_working(own, tmp_path, case):
 
 def test_a_model_too_large_for_the_tab_is_refused_before_reading(browser, site_url, tmp_path):
     context = browser.new_context(viewport={"width": 800, "height": 900})
-    context.add_init_script("window.HEADSPACE_MEMORY_LIMIT = 300000;")  # a tab of 0.3 MB for the model
+    context.add_init_script("window.HEADSPACE_MEMORY_LIMIT = 50000;")  # a tab of 0.05 MB for the model
     page = context.new_page()
     try:
         session = Session(page, site_url)
@@ -233,7 +233,7 @@ def test_a_model_too_large_for_the_tab_is_refused_before_reading(browser, site_u
         page.wait_for_selector("[data-own-model][data-ready]", timeout=BOOT_MS)
         where = folder(tmp_path, "gpt2")
         message = session.refused([where / "model.safetensors", where / "config.json"])
-        assert "too large for this tab" in message and "this tab can use about 0.3 MB on this device" in message
+        assert "too large for this tab" in message and "this tab can use about 0.1 MB on this device" in message
         assert "Nothing was read beyond the headers" in message
         assert session.errors == []
     finally:
