@@ -282,11 +282,11 @@ class _Session:
         zmax = float(np.max(Z[later])) if later.any() else 1.0
         z = [[round(float(v), 4) if ok else None for v, ok in zip(row, oks)] for row, oks in zip(Z, later)]
         ticks = [k * H + (H - 1) / 2 for k in range(L - 1)]
-        side = max(160, min(width - 120, 720))
+        side = max(160, min(width - 140, 720))                      # room on the right for the colour bar
         every = max(1, int(np.ceil((L - 1) * 30 / side)))          # a label every 30 px at least
         rows = [f"L{l}" if l % every == 0 else "" for l in range(L - 1)]
         cols = [f"L{l}" if (l - 1) % every == 0 else "" for l in range(1, L)]
-        margin = {"l": 50, "r": width - 50 - side, "t": 36, "b": 44}
+        margin = {"l": 44, "r": width - 44 - side, "t": 36, "b": 44}
         height = side + margin["t"] + margin["b"]
         trace = {"type": "heatmap", "z": z, "zmin": 0, "zmax": zmax or 1.0, "colorscale": SCORE_SCALE,
                  "colorbar": {"title": {"text": unit}, "thickness": 10}, "showscale": True, "hoverongaps": False}
