@@ -168,6 +168,26 @@ def test_no_request_leaves_after_the_files_are_chosen(own, tmp_path):
     assert "Nothing is uploaded" in own.page.locator(".own-private").text_content()
 
 
+def test_progress_says_the_work_done_and_cancel_stops_it(own, tmp_path):
+    config = ckp.example_config("gpt2", n_layers=24, n_heads=8, d_model=256)
+    where = tmp_path / "deep"
+    where.mkdir()
+    (where / "config.json").write_text(json.dumps(config))
+    ckp.write_example(where / "model.safetensors", config)
+    before = own.page.locator("[data-own-model]").get_attribute("data-scored")
+    own.choose([where / "model.safetensors", where / "config.json"])
+    own.page.wait_for_function("() => /^Scoring: [\\d,]+ of 52,992 head pairs × modes, [\\d,]+ a second, about \\d+ s left\\.$/"
+                               ".test(document.querySelector('[data-role=status]').textContent)", timeout=BOOT_MS)
+    own.page.locator("[data-role=cancel]").click()
+    assert own.page.locator("[data-role=status]").text_content().startswith("Cancelled.")
+    own.page.wait_for_timeout(1500)
+    assert own.page.locator("[data-own-model]").get_attribute("data-scored") == before
+    assert own.page.locator("[data-role=progress]").is_hidden() and own.page.locator("[data-role=results]").is_hidden()
+    assert own.page.locator("[data-role=status]").text_content().startswith("Cancelled.")   # no step came after
+    small = folder(tmp_path, "gpt2")
+    own.scored([small / "model.safetensors", small / "config.json"])
+
+
 # --------------------------------------------------------------------------- bad files, one test each
 
 def good_and(tmp_path, name: str, data: bytes) -> list[Path]:
@@ -225,7 +245,7 @@ def test_a_bad_file_is_named_and_the_page_keeps_working(own, tmp_path, case):
 
 def test_a_model_too_large_for_the_tab_is_refused_before_reading(browser, site_url, tmp_path):
     context = browser.new_context(viewport={"width": 800, "height": 900})
-    context.add_init_script("window.HEADSPACE_MEMORY_LIMIT = 300000;")  # a tab of 0.3 MB for the model
+    context.add_init_script("window.HEADSPACE_MEMORY_LIMIT = 50000;")  # a tab of 0.05 MB for the model
     page = context.new_page()
     try:
         session = Session(page, site_url)
@@ -233,7 +253,7 @@ def test_a_model_too_large_for_the_tab_is_refused_before_reading(browser, site_u
         page.wait_for_selector("[data-own-model][data-ready]", timeout=BOOT_MS)
         where = folder(tmp_path, "gpt2")
         message = session.refused([where / "model.safetensors", where / "config.json"])
-        assert "too large for this tab" in message and "this tab can use about 0.3 MB on this device" in message
+        assert "too large for this tab" in message and "this tab can use about 0.1 MB on this device" in message
         assert "Nothing was read beyond the headers" in message
         assert session.errors == []
     finally:

@@ -115,3 +115,10 @@ def test_steps_run_in_order():
     assert status == "error" and "not finished" in json.loads(out)["message"]
     answer("close", "{}")
     assert own_model._session is None
+
+
+def test_a_refused_file_leaves_the_last_model_as_it_was():
+    run_all(files_of("gpt2", n_layers=2, n_heads=2, d_model=8)[1])
+    refusal([Source("x.safetensors", b"not a checkpoint, just text")])
+    status, out = answer("view", json.dumps({"mode": "K", "pair": [0, 0, 1, 1], "heatmap": False}))
+    assert status == "result" and json.loads(out)["pair"]["layer2"] == 1

@@ -54,8 +54,11 @@ async function score(files) {
     }
     return;
   }
+  // Python now holds this model, not the last one: the last one's scores leave the page with it.
   const s = opened.summary;
   const name = names.find((n) => !n.endsWith(".json")) || names[0];
+  shown = null;
+  $("results").hidden = true;
   summary(s, name);
   const progress = $("progress"), bar = $("bar");
   progress.hidden = false;
@@ -220,7 +223,7 @@ drop.addEventListener("drop", (event) => {
 $("cancel").addEventListener("click", () => {
   run++;
   $("progress").hidden = true;
-  say(shown ? `Cancelled. Still showing ${shown.name}.` : "Cancelled. Choose a model's files to score it.");
+  say("Cancelled. Choose a model's files to score it again, or another model.");
 });
 $("score").addEventListener("change", () => draw());
 $("csv").addEventListener("click", async () => {

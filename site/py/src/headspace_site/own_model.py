@@ -72,9 +72,12 @@ def answer(op: str, args_json: str, files=None) -> tuple[str, str]:
     try:
         args = json.loads(args_json or "{}")
         if op == "open":
-            _session = None                     # the last model's memory is free before the next is read
-            _session = _Session(files or [], int(args.get("limitBytes") or 2**31))
-            out = _session.opened()
+            # headers and checks first: a file refused leaves the last model (and the page's figures) as they were
+            opened = _Session(files or [], int(args.get("limitBytes") or 2**31))
+            _session = None                     # the last model's memory is free before the next one's is taken
+            opened.allocate()
+            _session = opened
+            out = opened.opened()
         elif op == "close":
             _session = None
             out = {}
@@ -145,11 +148,15 @@ class _Session:
                              f"and the scores), and this tab can use about {_mb(limit)} on this device. Models up "
                              f"to about {_mb(limit)} fit here; on a computer with more memory, or with "
                              f"python -m headspace scores, it runs. Nothing was read beyond the headers.")
+        self.done = 0
+
+    def allocate(self) -> None:
+        """The arrays the steps fill, and the random baselines: taken once the files passed every check."""
+        L, H, M, D = self.ck.n_layers, self.ck.n_heads, self.ck.d_model, self.ck.d_head
         self.W = {k: np.zeros((L, H, M, D) if k != "W_O" else (L, H, D, M), np.float32)
                   for k in ("W_Q", "W_K", "W_V", "W_O")}
         self.scores = {s: np.zeros((len(MODES), L, H, L, H)) for s in SCORES}
         self.base = random_baselines(M, D)
-        self.done = 0
 
     def opened(self) -> dict:
         ck = self.ck
@@ -275,11 +282,11 @@ class _Session:
         zmax = float(np.max(Z[later])) if later.any() else 1.0
         z = [[round(float(v), 4) if ok else None for v, ok in zip(row, oks)] for row, oks in zip(Z, later)]
         ticks = [k * H + (H - 1) / 2 for k in range(L - 1)]
-        side = max(160, min(width - 120, 720))
+        side = max(160, min(width - 140, 720))                      # room on the right for the colour bar
         every = max(1, int(np.ceil((L - 1) * 30 / side)))          # a label every 30 px at least
         rows = [f"L{l}" if l % every == 0 else "" for l in range(L - 1)]
         cols = [f"L{l}" if (l - 1) % every == 0 else "" for l in range(1, L)]
-        margin = {"l": 50, "r": width - 50 - side, "t": 36, "b": 44}
+        margin = {"l": 44, "r": width - 44 - side, "t": 36, "b": 44}
         height = side + margin["t"] + margin["b"]
         trace = {"type": "heatmap", "z": z, "zmin": 0, "zmax": zmax or 1.0, "colorscale": SCORE_SCALE,
                  "colorbar": {"title": {"text": unit}, "thickness": 10}, "showscale": True, "hoverongaps": False}
