@@ -2,9 +2,9 @@
 // checked against protocol.json (figure/protocol.js).
 //
 // The boot fails when it stops making progress, not after a fixed time: a slow link is not a
-// failure. While the runtime downloads, no byte for STALL_MS is (OFFLINE_MS with the browser
-// offline: a stall then, and it says so); once it is in, starting the interpreter and importing
-// the package must finish within START_MS. A boot that stalled may be started again (retryable).
+// failure. While the runtime downloads, no byte for STALL_MS is; once it is in, starting the
+// interpreter and importing the package must finish within START_MS. Offline, a download that
+// fails or stalls says so. A boot that stalled may be started again (retryable).
 
 import { demos, marks, parsed, script } from "./page.js";
 import { afterPageLoad } from "../first-paint.js";
@@ -12,7 +12,6 @@ import { checked, fatal } from "./protocol.js";
 
 const STALL_MS = window.HEADSPACE_STALL_MS || 20000; // tests may shorten them
 const START_MS = window.HEADSPACE_BOOT_LIMIT_MS || 60000;
-const OFFLINE_MS = 3000; // offline, bytes come from this site's cache at once, or not at all
 const TOTAL = Number(script?.dataset.runtimeBytes) || 0; // the runtime's bytes (the build's sum of its files)
 
 let worker = null;
@@ -74,11 +73,9 @@ export function boot() {
       clearTimeout(watchdog);
       watchdog = downloaded
         ? setTimeout(() => reject(new Error(`Python did not start within ${START_MS / 1000} s of its download.`)), START_MS)
-        : navigator.onLine === false
-          ? setTimeout(() => reject(stalled(OFFLINE)), OFFLINE_MS)
-          : setTimeout(() => reject(stalled(`Python's download stalled: nothing arrived for ${STALL_MS / 1000} s. It starts again when you move a control.`)), STALL_MS);
+        : setTimeout(() => reject(stalled(navigator.onLine === false ? OFFLINE
+          : `Python's download stalled: nothing arrived for ${STALL_MS / 1000} s. It starts again when you move a control.`)), STALL_MS);
     };
-    addEventListener("offline", () => !downloaded && watch(), { once: true });
     const message = () => ({
       type: "boot", indexURL: new URL(script.dataset.pyodide, location.href).href,
       lockFileURL: new URL(script.dataset.lockfile, location.href).href,
