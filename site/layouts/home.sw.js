@@ -7,8 +7,8 @@ one visit the site reads offline, its figures going live.
   and KaTeX under /vendor/<hash>/, Hugo's fingerprinted /js/ and /css/) are answered from the browser's HTTP cache first, then this
   cache, and only then the network: the HTTP cache is where V8 finds the wasm it compiled before
   (fromHttpCacheFirst), and this cache keeps every file for offline reading.
-- /models/ keep their names across builds: they too come from the cache first, and their content
-  is in VERSION, so a build that changes them starts a new cache.
+- /models/ keep their names across builds: they too come from the cache first, and the content of
+  every file there is in VERSION, so a build that changes any of them starts a new cache.
 - Pages, and everything else, go to the network first (a page always revalidates); the cache is
   the offline fallback. Offline, a page not in the cache gets a page that says so and lists the
   pages this cache holds (offlinePage).
@@ -23,9 +23,8 @@ one visit the site reads offline, its figures going live.
 */ -}}
 {{- $contract := site.Data.contract -}}
 {{- $parts := slice (jsonify $contract) -}}
-{{- range slice "../py/src/headspace/models/manifest.json" -}}
-  {{- $parts = $parts | append (readFile . | md5) -}}
-{{- end -}}
+{{- /* every file under /models/ (served cache-first): the manifest, the weights, benchmark.json */ -}}
+{{- range sort (resources.Match "models/**") "Name" }}{{ $parts = $parts | append (.Content | md5) }}{{ end -}}
 {{- $version := delimit $parts "\n" | md5 | truncate 12 "" -}}
 {{- $root := "/" | relURL -}}
 {{- $kept := slice ("/" | relURL) ("/about/" | relURL) -}}
@@ -47,6 +46,10 @@ const RUNTIME = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm"]
 // The pages kept after one visit (Home, About, the primer), and every page's title for the offline page.
 const PAGES = {{ $kept | jsonify }}.map((p) => new URL(p, self.location).href);
 const TITLES = {{ $titles | jsonify }};
+
+// KaTeX's large-bracket fonts: a page reads them only where tall brackets are laid out, which on
+// this visit may have been off the screen (skipped prose): kept anyway, so the maths reads offline.
+const FONTS = [1, 2, 3, 4].map((n) => new URL(`${VENDOR}katex/fonts/KaTeX_Size${n}-Regular.woff2`, self.location).href);
 
 const IMMUTABLE = ["pyodide/", "vendor/", "js/", "css/"].map((p) => ROOT + p);
 const VERSIONED = ["models/"].map((p) => ROOT + p);
@@ -148,7 +151,7 @@ self.addEventListener("fetch", (event) => {
 // and model files the site lockfile and the models' manifest name) they are copied from the
 // browser's HTTP cache into this cache, without the network: a file the browser does not hold is
 // skipped ("only-if-cached"), so nothing is downloaded that the reader did not load, except
-// PAGES: Home, About and the primer, fetched once so that the site's way in reads offline.
+// PAGES (Home, About and the primer, fetched once so that the site's way in reads offline) and FONTS.
 // When every file is in, the page is told (it marks <html data-offline-copy="kept">): closing
 // the browser before then can leave the copy incomplete.
 self.addEventListener("message", (event) => {
@@ -183,7 +186,7 @@ async function keep(urls) {
       ([name, model]) => Object.keys(model.files).map((f) => new URL(`${name}/${f}`, MODELS).href)));
   } catch (err) { /* no model demo read yet */ }
   await Promise.all(extra.map(fromBrowser));
-  await Promise.all(PAGES.map(async (page) => {
+  await Promise.all(PAGES.concat(FONTS).map(async (page) => {
     if (await cache.match(page)) return;
     try {
       const response = await fetch(page);

@@ -10,7 +10,7 @@ comes onto the plot or moves over it, so its hover values are the shown figure's
 
 import pytest
 
-from browser_support import BOOT_MS
+from browser_support import BOOT_MS, next_frame, worker_caught_up
 
 pytestmark = pytest.mark.browser
 
@@ -130,7 +130,10 @@ def test_plotly_draws_when_the_pointer_reaches_the_plot(page, site_url):
             page.locator(fig).locator("input[name=theta]").hover()
         in_place = [page.evaluate(STEP_JS, "polarizer") for _ in range(3)]
         assert in_place[-1] is True, f"moves not drawn in place, pointer {pointer}: {in_place}"
-        page.wait_for_timeout(600)  # a pause: nothing redraws
+        # plotly would draw once the worker answered its figure data and plotly loaded: after that
+        # answer (the worker answers in order) and a frame, nothing has redrawn
+        worker_caught_up(page)
+        next_frame(page)
         assert plotly.count() == 0, f"plotly drew with the pointer {pointer}"
         assert page.evaluate(SAME_JS, "polarizer") is None
         if pointer == "resting on the plot":

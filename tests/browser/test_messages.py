@@ -89,8 +89,9 @@ def test_javascript_off_leaves_no_enabled_control(browser, site_url):
         page.goto(f"{site_url}/posts/composition-and-subspaces/")
         figures = page.locator("figure.demo")
         assert figures.count() >= 3
+        # none, shown or not (issue 49.9: the share menu's hidden buttons were enabled)
         controls = page.locator("figure.demo :is(input, select, button, textarea)")
-        enabled = controls.evaluate_all("els => els.filter(e => e.checkVisibility() && e.matches(':enabled')).map(e => e.outerHTML.slice(0, 80))")
+        enabled = controls.evaluate_all("els => els.filter(e => e.matches(':enabled')).map(e => e.outerHTML.slice(0, 80))")
         assert controls.count() > 10 and enabled == [], enabled
         for fig in figures.all():
             reason = fig.locator(".demo-noscript")

@@ -26,7 +26,8 @@ KEPT = """async () => {
     if (names.length !== 1) return false;
     const cache = await caches.open(names[0]);
     const paths = (await cache.keys()).map(r => new URL(r.url).pathname);
-    return ['pyodide.asm.wasm', 'python_stdlib.zip', 'numpy-', 'headspace-', 'pyodide-lock.json', '/js/demos.', '/js/worker.']
+    return ['pyodide.asm.wasm', 'python_stdlib.zip', 'numpy-', 'headspace-', 'pyodide-lock.json', '/js/demos.', '/js/worker.',
+            'KaTeX_Size1-Regular.woff2', 'KaTeX_Size4-Regular.woff2']  // the large brackets, laid out or not (issue 49.9)
         .every(part => paths.some(p => p.includes(part))) && paths.includes(location.pathname);
 }"""
 
@@ -143,4 +144,76 @@ def test_the_way_in_reads_offline_after_one_visit(playwright, server, tmp_path):
         kept = page.locator("[data-role=kept] a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
         assert set(WAY_IN) | {ARTICLE} <= set(kept) and "/gallery/" not in kept, kept
     finally:
+        context.close()
+
+
+def test_offline_says_so_and_python_starts_when_the_connection_returns(browser, site_url):
+    """Issue 49.9: offline in a fresh profile the figures waited 20 s and said "Python's download
+    stalled", and stayed failed. They now say offline within seconds, and go live once the
+    connection returns."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
+    context.add_init_script("window.HEADSPACE_WORKER = 'dedicated';")  # one page, one worker: nothing left from the first boot
+    held = []
+    context.route("**/pyodide/**", lambda route: held.append(route))  # the runtime has not come yet
+    page = context.new_page()
+    try:
+        page.goto(f"{site_url}{ARTICLE}", wait_until="domcontentloaded")
+        page.wait_for_function("() => window.headspace")
+        context.set_offline(True)
+        for route in held:
+            route.abort()
+        context.unroute("**/pyodide/**")
+        fig = page.locator("figure.demo").first
+        page.wait_for_function("f => f.dataset.status === 'error'", arg=fig.element_handle(), timeout=12_000)  # not the 20 s stall
+        message = fig.locator('[data-role="error"]').inner_text()
+        assert "offline" in message and "stalled" not in message, message
+        context.set_offline(False)  # the online event: the runtime is asked for again
+        page.wait_for_function(LIVE, timeout=BOOT_MS)
+        live_render(page)
+    finally:
+        context.close()
+
+
+def test_a_rebuild_that_changes_only_the_benchmark_table_reaches_a_returning_reader(browser, tmp_path):
+    """Issue 49.9: /models/ is answered from the service worker's cache first, so its version must
+    cover every file there: models/benchmark.json was not covered, and a rebuilt table with unchanged
+    code left a returning reader on the old one."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    site, models = tmp_path / "site", tmp_path / "py" / "src" / "headspace" / "models"
+    shutil.copytree(root / "site", site, ignore=shutil.ignore_patterns("public", "resources", "answers", "pyodide"))
+    shutil.copytree(root / "py" / "src" / "headspace" / "models", models)
+    hugo = Path.home() / ".cache" / "headspace" / "venv" / "bin" / "hugo"
+
+    def build(dest):
+        subprocess.run([str(hugo), "--source", str(site), "--destination", str(dest), "--quiet"], check=True, timeout=300)
+        return json.loads((dest / "models" / "benchmark.json").read_text())
+
+    before = build(tmp_path / "a")
+    table = dict(before, rebuilt="with unchanged code")
+    (models / "benchmark.json").write_text(json.dumps(table))
+    assert build(tmp_path / "b") == table
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    server = devserver.serve(0, directory=tmp_path / "a")
+    port = server.server_port
+    read = "() => fetch('/models/benchmark.json').then(r => r.json())"
+    try:
+        page.goto(f"http://127.0.0.1:{port}/about/")
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=30_000)
+        assert page.evaluate(read) == before  # and now in the service worker's cache
+        server.shutdown()
+        server.server_close()
+        server = devserver.serve(port, directory=tmp_path / "b")
+        page.goto(f"http://127.0.0.1:{port}/about/")  # the returning reader
+        version = page.evaluate("() => fetch('/sw.js').then(r => r.text()).then(t => t.match(/VERSION = \"(\\w+)\"/)[1])")
+        # the new build's service worker takes over, its cache the only one (evaluate awaits the promise)
+        page.evaluate("""(v) => new Promise((resolve) => { const look = () => caches.keys().then((names) =>
+            names.length === 1 && names[0] === 'headspace-' + v ? resolve() : setTimeout(look, 100)); look(); })""", version)
+        assert page.evaluate(read) == table
+    finally:
+        server.shutdown()
         context.close()

@@ -230,3 +230,26 @@ test("an event a life does not expect is refused loudly, and the state is left a
   assert.deepEqual(s, before);
   assert.throws(() => reduce(s, { type: "nonesuch" }), /no event nonesuch/);
 });
+
+test("a stalled boot (offline, say) starts again on a reader's move, and the figure catches up", () => {
+  let { state } = run(fresh(), { type: "booting" }, move({ theta: 61 }), { type: "fail", message: "You are offline.", retryable: true });
+  assert.equal(state.python, "stalled");
+  assert.equal(state.life, "failed");
+  let out = run(state, move({ theta: 62 }));
+  assert.deepEqual(out.types, ["readouts", "retry"]); // still failed until the boot starts again
+  out = run(out.state, { type: "retry", params: { theta: 62 }, key: key({ theta: 62 }) });
+  assert.equal(out.state.life, "asking");
+  assert.equal(out.state.error, null);
+  out = run(out.state, { type: "live" });
+  assert.deepEqual(out.effects.find((e) => e.type === "post").params, { theta: 62 });
+  out = run(out.state, reply({ theta: 62 }, result()));
+  assert.equal(out.state.life, "live");
+  // a figure at its start is "built" again, going live
+  const start = run(fresh(), { type: "booting" }, { type: "fail", message: "x", retryable: true }, { type: "retry", params: START, key: key(START) });
+  assert.equal(start.state.life, "built");
+  assert.equal(dataStatus(start.state), "loading");
+  // a failure that is not a stall (a crash) is never retried
+  const crash = run(live(), { type: "fail", message: "The Python worker crashed." }, move({ theta: 62 }), { type: "retry", params: { theta: 62 }, key: key({ theta: 62 }) });
+  assert.ok(!crash.types.includes("retry"));
+  assert.equal(crash.state.life, "failed");
+});

@@ -1,23 +1,13 @@
-// Page side of the live demos (DOM contract in docs/contracts.md): each figure's life from the build's
-// drawing to Python's, as the reader moves its controls. A figure's state is one plain object,
-// changed only by figure/reduce.js (reduce(state, event) -> {state, effects}); this file turns the
-// reader's moves, the worker's messages and the page's observers into events, and carries out the
-// effects, in one place (dispatch). The other parts live in figure/:
-//   status.js    what a figure says, written from its state: data-life, data-status, its line, errors
-//   draw.js      the drawings (the build's and Python's, one engine), plotly where a pointer is
-//   answers.js   answers drawn without waiting: Python's, kept and asked ahead; the build's
-//   python.js    the worker: its boot (which fails on a stall, not on a slow link) and messages
-//   controls.js  readouts, inactive controls, play, random tokens, the answer grid, swipes
-//   embed-host.js  an embed page tells its host page its height
-// The page arrives with each figure drawn by the build; Python boots in a worker once the page is
-// on screen (under the data saver, when a reader moves a control); docs/architecture.md draws the rest.
+// Page side of the live demos (DOM contract: docs/contracts.md). A figure's state is one plain object
+// changed only by figure/reduce.js; this file turns the reader's moves, the worker's messages and the
+// page's observers into events, and carries out the effects in one place (dispatch).
 
 import { fromQuery, readParams, writeParams } from "./state.js";
 import { setupMenu } from "./share.js";
 import { afterPageLoad } from "./first-paint.js";
 import { demos, embedPage, marks, same, saveData } from "./figure/page.js";
 import { answerKey, initial, reduce } from "./figure/reduce.js";
-import { say, sayRaw, show } from "./figure/status.js";
+import { say, show } from "./figure/status.js";
 import * as draw from "./figure/draw.js";
 import * as answers from "./figure/answers.js";
 import * as python from "./figure/python.js";
@@ -25,9 +15,7 @@ import { applyActive, keepOnSwipe, keepToGrid, setupPlay, setupRandomTokens, upd
 import { reportHeight } from "./figure/embed-host.js";
 import { THEMES } from "./theme.js";
 
-// Each figure is wired as soon as its markup has been parsed (wireParsed, below): on a long article
-// the reader's first touch is answered while the rest of the page is still being parsed and laid
-// out (issue 32). A view: the figure's elements, what is drawn in them (draw.js), and its state.
+// A view: a figure's elements, what is drawn in them (draw.js), and its state.
 const views = [];
 function viewOf(fig) {
   const plot = fig.querySelector('[data-role="plot"]');
@@ -60,6 +48,7 @@ const EFFECTS = {
   draw: drawAnswer,
   readouts: (view) => updateReadouts(view.fig),
   boot: () => bootPython().catch(() => {}), // a failure is the event "fail"
+  retry: () => retryPython(),
   frame: (view) => requestAnimationFrame(() => dispatch(view, { type: "frame" })),
   keep: (view, { key, json }) => answers.keep(key, json),
   // A link's settings Python accepted go into the controls (its texts), which are read back.
@@ -70,8 +59,7 @@ const EFFECTS = {
     const now = readParams(view.fig);
     dispatch(view, { type: "linked", params: now, key: JSON.stringify(now), asked: JSON.stringify(params), result, width });
   },
-  // Figures computed ahead: a reader who reaches for a control (a pointer over its figure, focus,
-  // a move) will most likely move it on: Python computes the figure at that control's other values
+  // A reader who reaches for a control will most likely move it: Python computes its other values
   // in the worker's idle time, and a move to one of them is drawn from that answer at once.
   idle: (view) => whenIdle(() => {
     const control = view.controls[view.state.reach];
@@ -113,11 +101,23 @@ function move(view, again = false) {
     kept: live ? answers.kept(answerKey(view.state.index, key, width)) : null, build: live ? null : answers.buildAnswerURL(view, params) });
 }
 
-function failAll(message) {
+function failAll(message, retryable = false) {
   python.close(); // nothing is sent once the runtime is gone
   answers.forgetAll(); // a figure drawn after this would claim a live Python
-  for (const view of views) dispatch(view, { type: "fail", message });
+  for (const view of views) dispatch(view, { type: "fail", message, retryable });
 }
+
+// A boot that stalled (offline, say) starts again when the connection returns or a reader moves a control.
+function retryPython() {
+  if (python.started() || !views.some((v) => v.state.python === "stalled")) return;
+  announced = false;
+  for (const view of views) {
+    const params = readParams(view.fig);
+    dispatch(view, { type: "retry", params, key: JSON.stringify(params) });
+  }
+  bootPython().catch(() => {});
+}
+addEventListener("online", retryPython);
 
 let announced = false;
 function bootPython() {
@@ -125,7 +125,7 @@ function bootPython() {
   if (!announced) {
     announced = true;
     for (const view of views) dispatch(view, { type: "booting" }); // "loading", and how far the boot is
-    booting.then(() => { for (const view of views) dispatch(view, { type: "live" }); }, (err) => failAll(err.message));
+    booting.then(() => { for (const view of views) dispatch(view, { type: "live" }); }, (err) => failAll(err.message, err.retryable));
   }
   return booting;
 }
@@ -144,10 +144,8 @@ python.listen({
 });
 
 // ---------- plotly: hover values only ----------
-// plotly draws the figure shown once a pointer is on it. Its data: the build's for the starting
-// settings; for any other, Python's, asked for then (an answer carries only its drawing), once per
-// setting shown. A build's answer before Python is live has none: its drawing stays. Without
-// plotly a figure still answers every move: the one a pointer reached says what is missing.
+// plotly draws the figure shown once a pointer is on it, from the build's data (the start) or
+// Python's, asked for then, once per setting (an answer carries only its drawing).
 const settle = (view) => draw.settle(view, figureShown).catch((err) => dispatch(view, { type: "plotlyFailed", message: err.message }));
 function figureShown(view) {
   const { showing, shown, name } = view.state;
@@ -164,8 +162,7 @@ function figureShown(view) {
   return view.asked.figure;
 }
 
-// For tests and benchmarks: boot now, a figure's current parameters, timing marks, and the
-// worker's wasm heap size.
+// For tests and benchmarks.
 const viewOfFig = (fig) => views.find((v) => v.fig === fig);
 window.headspace = {
   ready: () => bootPython(),
@@ -182,9 +179,8 @@ window.headspace = {
 };
 
 // ---------- start ----------
-// The page's script tag is at the start of <body> (scripts.html), so it runs as soon as it has
-// arrived, usually while the article is still being parsed: each figure is wired once the parser
-// has passed its end, and what concerns the whole page waits for the whole page.
+// This script runs as soon as it arrives (its tag starts <body>), usually while the article is
+// still being parsed: each figure is wired once the parser has passed its end.
 const query = new URLSearchParams(location.search);
 const theme = embedPage && query.get("theme");
 if (embedPage) query.delete("theme");
@@ -198,7 +194,6 @@ const near = new IntersectionObserver((entries) => {
     if (!view || !view.startAnimation || view.state.fromLink) continue; // a link's state never animates away
     view.inView = e.isIntersecting;
     // Python may finish booting after the figure has left the screen: start only if still in view.
-    // Until then its button says it will play (controls.js).
     if (e.isIntersecting && (python.started() || !saveData)) {
       if (!python.live()) view.armAnimation();
       bootPython().then(() => view.inView && view.startAnimation(), () => view.stopAnimation());
@@ -230,7 +225,8 @@ function wire(fig) {
   if (announced) dispatch(view, { type: "booting" }); // "loading", and how far the boot is
   else { // the data saver: nothing until the reader asks
     const cost = fig.querySelector('[data-role="live"]')?.dataset.cost; // the build's sum of the runtime's files
-    sayRaw(fig, `Data saver: as built until you move a control; then Python starts (${cost}, once).`);
+    const line = fig.querySelector('[data-role="live"] .demo-live-text');
+    if (line) line.textContent = `Data saver: as built until you move a control; then Python starts (${cost}, once).`;
   }
   // plotly (hover values) loads when a mouse reaches a figure, before it is on the plot; a finger
   // on the plot loads it then (settle).
@@ -244,9 +240,8 @@ function wire(fig) {
     if (saveData) bootPython(); // following a link to a state asks for Python
   }
   setupMenu(fig, view.plot.getAttribute("aria-label") || view.state.name);
-  // A pointer coming onto the plot (a mouse, a finger), or moving over it, is about to read plotly's
-  // hover values. Not the browser's own pointer events when the drawing changes under a pointer
-  // at rest (they carry no movement): every move would then be drawn by plotly.
+  // A pointer coming onto the plot, or moving over it (not the browser's own events as the drawing
+  // changes under a pointer at rest), is about to read plotly's hover values.
   view.plot.addEventListener("pointerenter", () => settle(view), { passive: true });
   view.plot.addEventListener("pointermove", (e) => (e.movementX || e.movementY) && settle(view), { passive: true });
   applyActive(fig); // a browser may have restored other values (back, reload) than the build's
@@ -298,9 +293,8 @@ function wireParsed() {
 /** Once the whole page is parsed: what concerns every figure at once. */
 function wholePage() {
   wireParsed();
-  // A figure away from the screen is neither painted nor composited (content-visibility), so a
-  // slider's frame costs what the figures on screen cost. Its height stays the one it was laid out
-  // at, so nothing moves.
+  // A figure away from the screen is neither painted nor composited (a slider's frame costs what the
+  // figures on screen cost), at the height it was laid out at, so nothing moves.
   const heights = views.map((v) => v.fig.offsetHeight);
   views.forEach((v, i) => Object.assign(v.fig.style, { containIntrinsicHeight: `auto ${heights[i]}px`, contentVisibility: "auto" }));
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {

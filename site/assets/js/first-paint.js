@@ -2,10 +2,8 @@
 // (afterFirstPaint) and once it has loaded (pageLoaded); Python's worker starts after both
 // (afterPageLoad).
 //
-// Why wait for the first paint: compiling the interpreter's wasm fills every core of a small
-// machine. Started while the first frame was on its way to the screen, it held that frame back in
-// some of Lighthouse's mobile runs; waiting costs the first Python render nothing measurable
-// (docs/decisions/0002-timings.md, scripts/bench).
+// Why: compiling the interpreter's wasm fills every core of a small machine, and started during the
+// first frame it held that frame back (docs/decisions/0002-timings.md).
 const LIMIT_MS = 1500;
 
 // Resolves at the page's load event, or at once if it has passed.

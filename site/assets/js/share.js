@@ -12,9 +12,8 @@ import { figureSVG, toPNG } from "./figure/image.js";
 
 const script = document.querySelector("script[data-worker]");
 
-/** Wire up the menu of one figure; ``title`` names it in the iframe code. ``drawn`` resolves once
- * the figure shown is plotly's own drawing (an image copies plotly's SVG). */
-export function setupMenu(fig, title, drawn = () => Promise.resolve()) {
+/** Wire up the menu of one figure; ``title`` names it in the iframe code. */
+export function setupMenu(fig, title) {
   const menu = fig.querySelector('[data-role="menu"]');
   if (!menu) return;
   const panel = menu.querySelector('[data-role="share"]');
@@ -69,7 +68,7 @@ export function setupMenu(fig, title, drawn = () => Promise.resolve()) {
       const name = button.dataset.output;
       download(`${fig.dataset.demo}-${name}.csv`, toCSV(outputs(fig)[name]), "text/csv");
     } else if (action === "svg" || action === "png") {
-      drawn().then(() => {
+      Promise.resolve().then(() => {
         const svg = figureSVG(fig, title, linkTo(fig, params));
         if (action === "svg") return download(`${fig.dataset.demo}.svg`, svg, "image/svg+xml");
         return toPNG(svg).then((png) => download(`${fig.dataset.demo}.png`, png, "image/png"));
@@ -78,6 +77,7 @@ export function setupMenu(fig, title, drawn = () => Promise.resolve()) {
       copy(box.value, status);
     }
   });
+  for (const el of menu.querySelectorAll("button, textarea")) el.disabled = false; // disabled as built: nothing works without this script
   menu.hidden = false;
 }
 
@@ -126,11 +126,8 @@ export function pythonSnippet(name, params) {
 }
 
 function pyLiteral(v) {
-  if (v === null) return "None";
-  if (v === true) return "True";
-  if (v === false) return "False";
-  if (typeof v === "number") return String(v);
-  if (typeof v === "string") return JSON.stringify(v); // a JSON string is a valid Python literal
+  if (v === null || typeof v === "boolean") return { null: "None", true: "True", false: "False" }[v];
+  if (typeof v === "number" || typeof v === "string") return JSON.stringify(v); // JSON's number or string is Python's too
   if (Array.isArray(v)) return `[${v.map(pyLiteral).join(", ")}]`;
   return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${pyLiteral(x)}`).join(", ")}}`;
 }

@@ -1,12 +1,8 @@
 // A figure's state as a URL, and back.
 //
-// A link to a figure in a state is the page's address with the parameters as
-// a query and, on a page with many figures, the figure's id as the fragment:
-//   /posts/polariser/?theta=30#demo-polarizer-1      /embed/polarizer/?theta=30
-// Strings (select options, token text) are written as they are; numbers,
-// booleans and matrices as JSON. Reading a link types each value by the
-// control it names and leaves every check to Python: the registry's own
-// validation names an unknown parameter or a bad value.
+// A link to a figure in a state: /posts/polariser/?theta=30#demo-polarizer-1, /embed/polarizer/?theta=30.
+// Strings are written as they are, numbers, booleans and matrices as JSON. Reading a link types each
+// value by its control and leaves every check to Python, which names a bad parameter or value.
 
 import { key } from "./figure/page.js";
 

@@ -1,7 +1,5 @@
-// Answers a figure can be drawn from without waiting: Python's (every call's answer is kept, and
-// the values of the control a reader reached for are asked for ahead), and the build's (each
-// control moved alone from the figure's starting settings, fetched from /answers/ as the reader
-// moves; scripts/sitebuild/answers.py).
+// Answers a figure is drawn from without waiting: Python's (each call's kept, and the values of the
+// control reached for asked ahead), and the build's (scripts/sitebuild/answers.py).
 
 import { ANSWER_CHARS, same } from "./page.js";
 import { readParams, typed } from "../state.js";
@@ -73,10 +71,9 @@ export function aheadItems(view, control, width) {
 }
 
 // ---------- the build's answers ----------
-// A figure with answers (data-answers: their folder, named by Python) started from the parameters it
-// was built with (view.start). A setting that differs from them in one answered control alone is in
-// a file named by that control and the value's place on its grid, which Python wrote into the
-// control (data-answered: the values answered, in the order of their files).
+// A setting that differs from the built one (view.start) in one answered control alone is in the
+// figure's folder (data-answers), named by that control and the value's place on the grid Python
+// wrote into it (data-answered).
 
 /** Where the build's answer for ``params`` is ({url, name}: its file, and the one control moved
  * from the start), or null if the build has none. */

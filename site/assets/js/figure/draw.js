@@ -29,9 +29,7 @@ const PLOT_CONFIG = { responsive: false, displayModeBar: false, scrollZoom: fals
 
 // ---------- the width a figure is drawn at ----------
 // Python lays each figure out for one of a few widths (headspace_site.figure.fit.WIDTHS): the widest
-// that fits the figure's column. The build drew a static SVG at each and kept each one's layout;
-// CSS shows the SVG this column takes, and plotly draws Python's figure at the same width.
-// ``view``: a figure's elements and what is drawn in them (demos.js), never its state (reduce.js).
+// that fits the figure's column; CSS shows the build's SVG for it. ``view``: demos.js's.
 export function prerender(view) {
   view.pre ||= JSON.parse(view.fig.querySelector('script[data-role="prerender"]').textContent);
   return view.pre;
@@ -44,57 +42,29 @@ export function drawingWidth(view) {
   return view.widths.filter((w) => w <= room).pop() || view.widths[0];
 }
 
-// ---------- outputs and readouts ----------
+// ---------- outputs ----------
 // An output whose text is unchanged is left alone: rewriting it would lay out and repaint the
 // figure's text on every move of a drag. One whose markup keeps its elements (a matrix whose
-// numbers change) gets the new words in its existing text nodes: no elements parsed and built.
-const written = new WeakMap(); // output element -> the HTML last written into it
+// numbers change) gets the new words in its existing nodes, as a drawing does (writePieces).
+const written = new WeakMap(); // output element -> {html: last written, shown: its pieces}
 export function writeOutputs(view, outputs, text) {
   for (const out of view.fig.querySelectorAll("output[data-output]")) {
     const value = JSON.stringify(outputs[out.dataset.output]), html = text[out.dataset.output];
     if (out.dataset.value !== value) out.dataset.value = value;
-    const before = written.get(out);
-    if (before === html) continue;
-    // Python's format_outputs: the same (escaped) HTML the build printed
-    if (before === undefined || !reword(out, before, html)) out.innerHTML = html;
-    written.set(out, html);
+    const was = written.get(out); // Python's format_outputs: the same (escaped) HTML the build printed
+    if (was?.html === html) continue;
+    const shown = was && writePieces(was.shown, html) ? was.shown : ((out.innerHTML = html), piecesOf(out, html));
+    written.set(out, { html, shown });
   }
 }
 
-// ``html`` written into ``node`` as new text in the text nodes ``before`` made, if both have the
-// same tags in the same order (else false, nothing changed). Text is as format_outputs escapes it.
-const TAG = /<[^>]*>/g;
-const ENTITY = { "&amp;": "&", "&lt;": "<", "&gt;": ">" };
-function reword(node, before, html) {
-  const tags = (h) => h.match(TAG) || [];
-  const words = (h) => h.split(TAG);
-  const [a, b] = [tags(before), tags(html)];
-  if (a.length !== b.length || a.some((t, k) => t !== b[k])) return false;
-  const [old, now] = [words(before), words(html)];
-  if (old.some((w, k) => !w !== !now[k]) || now.some((w) => /&(?!amp;|lt;|gt;)/.test(w))) return false;
-  const nodes = [];
-  const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
-  while (walker.nextNode()) nodes.push(walker.currentNode);
-  const kept = now.filter((w) => w);
-  if (nodes.length !== kept.length) return false;
-  kept.forEach((w, k) => {
-    const data = w.replace(/&(amp|lt|gt);/g, (e) => ENTITY[e]);
-    if (nodes[k].data !== data) nodes[k].data = data;
-  });
-  return true;
-}
-
 // ---------- the drawings: one engine (headspace_site.figure.svg) for the build's and Python's ----------
-// The build drew the page's first figures and its answers; Python in the worker draws every other
-// setting with the same code, at this column's drawing width. A move shows the new drawing by
-// writing into the one on screen only what differs (a slider moves numbers, not elements), so it
-// costs a frame; plotly draws a figure only when a reader's pointer is on it (settle).
+// A move shows the new drawing by writing into the one on screen only what differs (a slider moves
+// numbers, not elements), so it costs a frame.
 const parser = document.createElement("template");
 
-/** Show a drawing: ``svg`` an answer's (clip ids still "HSFIGURE"), ``from`` "python" (the
- * worker's, at this column's drawing width) or "answer" (the build's); ``svg`` null is the page's
- * own drawing of the starting settings. Answers carry no figure data: plotly's are asked for when
- * a pointer reaches the plot (settle). Returns whether it was written into the drawing shown. */
+/** Show a drawing: ``svg`` an answer's (the build's or Python's; clip ids still "HSFIGURE"), or null
+ * for the page's own drawing of the starting settings. Returns whether it was written in place. */
 export function showDrawing(view, svg) {
   const html = svg === null ? view.startDrawing : svg.replaceAll("HSFIGURE", `${view.fig.id}-`); // unique ids, as demo.html does
   if (view.plotly && window.Plotly) Plotly.purge(view.plot);
@@ -113,6 +83,7 @@ export function showDrawing(view, svg) {
 const TAGS = /(<[^>]*>)/;
 const ATTRIBUTE = /\s([^\s=]+)="([^"]*)"/g;
 const ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'" };
+const OTHER_ENTITY = /&(?!amp;|lt;|gt;|quot;|#x27;)/;
 const unescape = (text) => text.replace(/&(amp|lt|gt|quot|#x27);/g, (e) => ENTITIES[e]);
 const nameOf = (tag) => tag.match(/^<\/?[^\s/>]*/)[0];
 
@@ -126,7 +97,7 @@ function piecesOf(plot, html) {
 }
 
 function writePieces(shown, html) {
-  if (!shown) return false;
+  if (!shown || OTHER_ENTITY.test(html)) return false; // a text this page does not unescape itself
   const pieces = html.split(TAGS), before = shown.pieces, changed = [];
   if (pieces.length !== before.length) return false;
   for (let i = 0; i < pieces.length; i++) {
@@ -197,10 +168,8 @@ function inkOf(figure) {
   return places;
 }
 
-/** plotly draws the figure shown, so that a reader's pointer reads its values (resolves once
- * drawn). Called when a pointer comes onto the plot or moves over it. ``dataOf(view)``: a promise
- * of the data of the figure shown (the build's, or Python's, asked for now), or of null where
- * there are none (a build's answer before Python is live): the drawing then stays. */
+/** plotly draws the figure shown, for a reader's pointer (resolves once drawn). ``dataOf(view)``: a
+ * promise of its data, or of null where there are none (a build's answer): the drawing then stays. */
 export function settle(view, dataOf) {
   if (view.plotly) return Promise.resolve();
   const shown = view.drawing;

@@ -1,10 +1,10 @@
-// The page's side of the worker (worker.js): opening it and its boot. The messages between them,
-// and Python's errors, are declared once, in protocol.json; every one the page sends or receives is
-// checked against it (figure/protocol.js).
+// The page's side of the worker (worker.js): opening it and its boot. Every message either way is
+// checked against protocol.json (figure/protocol.js).
 //
 // The boot fails when it stops making progress, not after a fixed time: a slow link is not a
 // failure. While the runtime downloads, no byte for STALL_MS is; once it is in, starting the
-// interpreter and importing the package must finish within START_MS.
+// interpreter and importing the package must finish within START_MS. Offline, a download that
+// fails or stalls says so. A boot that stalled may be started again (retryable).
 
 import { demos, marks, parsed, script } from "./page.js";
 import { afterPageLoad } from "../first-paint.js";
@@ -31,18 +31,12 @@ export const live = () => Boolean(marks.pythonReady) && Boolean(worker);
 
 // One interface over both kinds: post(message), onmessage, onerror, close().
 function openWorker(url, kind) {
-  if (kind === "shared" && window.SharedWorker) {
-    const shared = new SharedWorker(url, { type: "module", name: "headspace" });
-    const port = shared.port;
-    return {
-      kind: "shared", post: (m) => port.postMessage(checked("page_to_worker", m)), close: () => port.close(),
-      set onmessage(f) { port.onmessage = f; }, set onerror(f) { shared.onerror = f; },
-    };
-  }
-  const dedicated = new Worker(url, { type: "module" });
+  const shared = kind === "shared" && window.SharedWorker ? new SharedWorker(url, { type: "module", name: "headspace" }) : null;
+  const opened = shared || new Worker(url, { type: "module" }), port = shared ? shared.port : opened;
   return {
-    kind: "dedicated", post: (m) => dedicated.postMessage(checked("page_to_worker", m)), close: () => dedicated.terminate(),
-    set onmessage(f) { dedicated.onmessage = f; }, set onerror(f) { dedicated.onerror = f; },
+    kind: shared ? "shared" : "dedicated", post: (m) => port.postMessage(checked("page_to_worker", m)),
+    close: () => (shared ? port.close() : opened.terminate()),
+    set onmessage(f) { port.onmessage = f; }, set onerror(f) { opened.onerror = f; },
   };
 }
 
@@ -64,9 +58,14 @@ function rate(bytes) {
   return now - t0 > 500 ? ((bytes - b0) / (now - t0)) * 1000 : 0;
 }
 
-/** Start Python (once); resolves when it is ready, rejects with the reason it could not start. */
+const OFFLINE = "You are offline, and Python's runtime is not kept on this device yet: it starts when the connection returns.";
+const stalled = (message) => Object.assign(new Error(message), { retryable: true });
+
+/** Start Python (once, or again after a failed boot); resolves when it is ready, rejects with the
+ * reason it could not start (``retryable``: a stalled download, which may work later). */
 export function boot() {
   if (booted) return booted;
+  progress.now = null;
   booted = new Promise((resolve, reject) => {
     let watchdog = null, lastBytes = -1, downloaded = false;
     // No progress for too long: the download stalled, or the interpreter never started.
@@ -74,7 +73,8 @@ export function boot() {
       clearTimeout(watchdog);
       watchdog = downloaded
         ? setTimeout(() => reject(new Error(`Python did not start within ${START_MS / 1000} s of its download.`)), START_MS)
-        : setTimeout(() => reject(new Error(`Python's download stalled: nothing arrived for ${STALL_MS / 1000} s.`)), STALL_MS);
+        : setTimeout(() => reject(stalled(navigator.onLine === false ? OFFLINE
+          : `Python's download stalled: nothing arrived for ${STALL_MS / 1000} s. It starts again when you move a control.`)), STALL_MS);
     };
     const message = () => ({
       type: "boot", indexURL: new URL(script.dataset.pyodide, location.href).href,
@@ -132,7 +132,7 @@ export function boot() {
           handlers.ahead(data);
         } else if (data.type === "error" && fatal(data.error)) {
           clearTimeout(watchdog);
-          reject(new Error(data.error.message + "."));
+          reject(navigator.onLine === false ? stalled(OFFLINE) : new Error(data.error.message + "."));
         } else if (pending.has(data.id)) {
           const call = pending.get(data.id);
           pending.delete(data.id);
@@ -149,7 +149,7 @@ export function boot() {
       connect(window.HEADSPACE_WORKER || "shared");
     });
   });
-  booted.then(() => { marks.pythonReady = performance.now(); }, () => {});
+  booted.then(() => { marks.pythonReady = performance.now(); }, () => { booted = null; }); // a failed boot may be started again
   return booted;
 }
 

@@ -3,14 +3,8 @@
 // what is to be done (post to the worker, fetch a build answer, draw, wait for a frame or for the
 // page to be idle) comes back as effects, which demos.js carries out; what the figure says
 // (data-life, data-status, its error, note and line) is written from the state by status.js.
-// The lives and events are drawn in docs/architecture.md; tests/js/reduce.test.mjs runs the races.
-//
-//   built     the build's drawing of the figure's starting settings (the page as it arrived)
-//   answered  the build's drawing of the setting the reader moved to (an answer from the build)
-//   asking    the reader's setting waits for Python; the last drawing stays
-//   live      Python's figure of the current setting, drawn by the engine (plotly under a pointer)
-//   refused   Python refused the reader's input (or a link's); the last good drawing stays
-//   failed    the runtime failed: answers from the build are still drawn, nothing asks Python
+// Its lives (built, answered, asking, live, refused, failed) and events are drawn and tabled in
+// docs/architecture.md; tests/js/reduce.test.mjs plays the races.
 
 const NEXT = {
   built: { answer: "answered", back: "built", ask: "asking", ready: "live", drawn: "live", refuse: "refused", fail: "failed" },
@@ -18,7 +12,7 @@ const NEXT = {
   asking: { answer: "answered", back: "built", ask: "asking", ready: "asking", drawn: "live", refuse: "refused", fail: "failed" },
   live: { ask: "live", ready: "live", drawn: "live", refuse: "refused", fail: "failed" },
   refused: { answer: "answered", back: "built", ask: "asking", ready: "refused", drawn: "live", refuse: "refused", fail: "failed" },
-  failed: { answer: "failed", back: "failed", ask: "failed", ready: "failed", drawn: "failed", refuse: "failed", fail: "failed" },
+  failed: { answer: "failed", back: "failed", ask: "failed", ready: "failed", drawn: "failed", refuse: "failed", fail: "failed", revive: "built", retry: "asking" },
 };
 export const LIVES = Object.keys(NEXT);
 
@@ -29,7 +23,7 @@ export const answerKey = (index, paramsKey, width) => `${index}@${width}:${param
 export function initial({ index, name, startKey, answered = false }) {
   return {
     index, name, startKey, answered, // answered: the build answers its controls moved one at a time
-    python: "off", // off, booting, live, failed: the page's runtime, as this figure knows it
+    python: "off", // off, booting, live, failed, stalled (failed, and started again on a move or a reconnection)
     life: "built", error: null, note: "", // what it says: error {about, ...} is words for status.js
     // the request pipeline: at most one call in flight, the latest setting queued behind it
     lastKey: startKey, queued: null, inFlight: null, superseded: false, nextAnswer: null, frameBooked: false,
@@ -74,9 +68,8 @@ function post(s, fx, kind, params) {
 }
 
 function send(s, fx) {
-  const params = s.queued;
+  post(s, fx, "controls", s.queued);
   s.queued = null;
-  post(s, fx, "controls", params);
 }
 
 // Python's answer drawn; a link's settings drawn without the ones Python refused say which.
@@ -109,16 +102,23 @@ function reach(s, fx, control) {
 }
 
 const EVENTS = {
-  /** A link to this figure in a state: ``params`` (Python checks them first), ``text`` as the link
-   * wrote them, ``problems`` the page found itself (an embed's colour scheme). */
+  /** A link to this figure in a state: ``params`` for Python to check, ``text`` as the link wrote them. */
   link(s, { params, text, problems = null }) {
     Object.assign(s, { link: params, linkText: text, linkApplied: Object.keys(params).length > 0, linkProblems: problems, fromLink: true });
     s.note = "Showing the default settings until Python has started; then this figure opens with the settings in the link.";
   },
 
-  /** The reader's move to ``params`` (``key``, their JSON) at ``width``: ``kept`` Python's answer
-   * for it if the page has one, ``build`` where the build's is ({url, name}) or null; ``again``: the
-   * same setting, now answerable (an answer ahead came). */
+  /** Python's boot starts again after a stall: the setting the controls hold (``params``, ``key``) waits for it. */
+  retry(s, { params, key }) {
+    if (s.python !== "stalled") return;
+    s.python = "booting";
+    if (key === s.startKey && s.showing === "start") return advance(s, "revive");
+    Object.assign(s, { queued: params, lastKey: key });
+    advance(s, "retry");
+  },
+
+  /** The reader's move to ``params`` (``key``: their JSON): ``kept`` Python's answer if the page has
+   * one, ``build`` where the build's is ({url, name}); ``again``: the same setting, now answerable. */
   move(s, { params, key, width, kept = null, build = null, again = false }, fx) {
     s.link = s.linkProblems = null; // the reader's own move wins over a link still waiting for Python
     s.note = "";
@@ -145,6 +145,7 @@ const EVENTS = {
     } else if (build) fx.push({ type: "fetch", ...build, key });
     else advance(s, "ask");
     if (s.life !== "failed") fx.push({ type: "boot" });
+    else if (s.python === "stalled") fx.push({ type: "retry" }); // the reader asks for Python again
   },
 
   /** The build's answer for the setting ``key`` came (``grid``: on the grid this page knows). */
@@ -155,12 +156,10 @@ const EVENTS = {
     Object.assign(s, { showing: "answer", shown: { key, width }, answerCount: s.answerCount + 1 });
     advance(s, "answer");
   },
-  /** The build has no answer for ``key`` after all (a fetch that failed). */
-  unbuilt(s, { key }) {
-    if (s.lastKey === key) advance(s, "ask");
-  },
+  /** The build's answer for ``key`` could not be fetched. */
+  unbuilt: (s, { key }) => s.lastKey === key && advance(s, "ask"),
 
-  /** The frame an answer was drawn for has begun: the answer that waited for it is drawn. */
+  /** The next frame has begun: the answer that waited for it is drawn. */
   frame(s, event, fx) {
     const next = s.nextAnswer;
     Object.assign(s, { frameBooked: false, nextAnswer: null });
@@ -168,9 +167,7 @@ const EVENTS = {
   },
 
   /** Python's boot began. */
-  booting(s) {
-    if (s.python === "off") s.python = "booting";
-  },
+  booting: (s) => void (s.python === "off" && (s.python = "booting")),
   /** Python is live: a link is checked, a waiting setting sent, the control reached for asked ahead. */
   live(s, event, fx) {
     s.python = "live";
@@ -183,14 +180,13 @@ const EVENTS = {
     }
     reach(s, fx);
   },
-  /** The runtime failed (its boot, or a crash later): nothing will answer. */
-  fail(s, { message }) {
-    Object.assign(s, { python: "failed", inFlight: null, queued: null, nextAnswer: null, link: null, note: "" });
+  /** The runtime failed (its boot, or a crash later): nothing will answer, unless it is ``retryable``. */
+  fail(s, { message, retryable = false }) {
+    Object.assign(s, { python: retryable ? "stalled" : "failed", inFlight: null, queued: null, nextAnswer: null, link: null, note: "" });
     advance(s, "fail", { about: "figure", message: `${message} The figure shows the values computed when the page was built.` });
   },
 
-  /** Python's reply to a call of ``kind`` (controls, link) for ``params`` at ``width``: ``data`` the
-   * worker's message; ``result`` its answer, parsed (a link's); ``timing`` for demo:rendered. */
+  /** Python's reply (``data``) to a call of ``kind`` (controls, link); ``result``: a link's, parsed. */
   reply(s, { kind, params, width, data, result, timing }, fx) {
     s.inFlight = null;
     if (data.type === "result") fx.push({ type: "keep", key: answerKey(s.index, JSON.stringify(params), width), json: data.json });
@@ -228,8 +224,8 @@ const EVENTS = {
     if (s.queued && !s.inFlight) send(s, fx);
   },
 
-  /** A link's settings are in the controls, which now hold ``params`` (``key``): drawn if that is
-   * what Python computed, else asked for (a value between a slider's steps snapped to a step). */
+  /** A link's settings are in the controls, which hold ``params``: drawn if Python computed those
+   * (``asked``), else asked for (a value between a slider's steps snapped to a step). */
   linked(s, { params, key, asked, result, width }, fx) {
     s.lastKey = key;
     if (key === asked) render(s, fx, { result }, { key, width }, {});
@@ -243,12 +239,9 @@ const EVENTS = {
     if (waiting && answerKey(s.index, waiting, width) === key) EVENTS.move(s, { params: s.queued, key: waiting, width, kept: json, again: true }, fx);
   },
   /** The reader reached for ``control`` (a pointer over the figure, focus, a move). */
-  reach(s, { control }, fx) {
-    reach(s, fx, control);
-  },
-  /** The page is idle: ask for the values of the control reached for (``usable``: it is there and
-   * enabled; ``hasValues``: it has a list of values), at ``params`` and ``width``. Not while a call
-   * is on its way: then once the figure is drawn. */
+  reach: (s, { control }, fx) => reach(s, fx, control),
+  /** The page is idle: the values of the control reached for are asked for (if ``usable``: there and
+   * enabled, and ``hasValues``); while a call is on its way, once the figure is drawn. */
   idle(s, { usable, hasValues, params, width }, fx) {
     s.aheadSoon = false;
     if (!usable || s.python !== "live") return;
@@ -259,10 +252,8 @@ const EVENTS = {
     Object.assign(s, { missed: false, ahead: sweep });
     fx.push({ type: "ahead", control: s.reach, width });
   },
-  /** The worker's list of values ahead is another figure's now, or none (the page went away). */
-  aheadDropped(s) {
-    s.ahead = null;
-  },
+  /** The worker's list of values ahead is another figure's now, or none. */
+  aheadDropped: (s) => void (s.ahead = null),
 
   /** The column now takes drawings ``width`` px wide: Python's figure is laid out again. */
   resize(s, { width }, fx) {
@@ -273,9 +264,7 @@ const EVENTS = {
     } else fx.push({ type: "plot", start: true });
   },
   /** plotly drew ``figure`` (for its hover values) at ``width``. */
-  plotted(s, { figure, width = s.width }) {
-    Object.assign(s, { showing: "plotly", lastFigure: figure, width });
-  },
+  plotted: (s, { figure, width = s.width }) => Object.assign(s, { showing: "plotly", lastFigure: figure, width }),
   /** plotly could not be loaded: the figure says so, and still answers every move. */
   plotlyFailed(s, { message }) {
     s.error = { about: "figure", message: `${message} Values under the pointer are not shown; the controls still redraw the figure.` };

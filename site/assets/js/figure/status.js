@@ -1,11 +1,7 @@
-// What a figure says, written from its state (reduce.js): data-life, data-status, the line under
-// its controls (which part of the figure responds now, and the runtime's progress), the error, and
-// the note a link to a state shows while it waits for Python. Nothing here is read back as state.
-//
-// An error sits next to what it is about (one element, data-role="error", moved there): under the
-// control Python refused, which is marked aria-invalid and names the message as its error until the
-// error goes; at the top of the figure for a link's settings; in place of the line above the plot
-// for a failure of the figure as a whole. While an error shows, the line (and its progress bar) does not.
+// What a figure says, written from its state (reduce.js), never read back: data-life, data-status,
+// the line under its controls, its note and its error. The error (one element, data-role="error")
+// sits next to what it is about: under a refused control (marked aria-invalid), at the figure's top
+// for a link's settings, above the plot for the figure as a whole; the line is hidden beside it.
 
 import { framed } from "./page.js";
 import { dataStatus } from "./reduce.js";
@@ -164,12 +160,6 @@ export function say(view) {
     line.prepend(bar);
   }
   if (bar && p) Object.assign(bar, p.total ? { max: p.total, value: Math.min(p.bytes, p.total) } : { max: p.of, value: p.step });
-}
-
-/** Say something in a figure's own line before Python (the data saver's sentence). */
-export function sayRaw(fig, text) {
-  const line = fig.querySelector('[data-role="live"]');
-  if (line) line.querySelector(".demo-live-text").textContent = text;
 }
 
 function showNote(fig, text) {
