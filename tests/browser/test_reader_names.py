@@ -105,3 +105,23 @@ def test_no_code_names_where_a_reader_reads(browser, site_url):
         ctx.close()
     assert seen > 1000 and len(named) >= 10, (seen, named)
     assert bad == {}, f"code names or second names where a reader reads: {bad}"
+
+
+def test_a_refused_input_names_its_control_once(browser, site_url):
+    """A mistyped token: the message under the control names it once ("Tokens: token 3 must be ..."),
+    not "Tokens: Tokens: token 3 ..." (issue 49, point 11)."""
+    from browser_support import wait_ready
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    page = ctx.new_page()
+    try:
+        page.goto(site_url + "/posts/transformer-circuits-primer/")
+        wait_ready(page)
+        fig = page.locator('figure[data-demo="attention-explorer"]').first
+        box = fig.locator('input[name="tokens"]')
+        box.fill("1 2 x")
+        box.dispatch_event("change")
+        page.wait_for_function("f => f.dataset.status === 'error'", arg=fig.element_handle(), timeout=60_000)
+        message = fig.locator('[data-role="error"]').text_content()
+    finally:
+        ctx.close()
+    assert "token 3" in message and message.count("Tokens") == 1, message
