@@ -125,3 +125,23 @@ def test_a_refused_input_names_its_control_once(browser, site_url):
     finally:
         ctx.close()
     assert "token 3" in message and message.count("Tokens") == 1, message
+
+
+def test_a_full_stop_keeps_to_its_formula(browser, site_url):
+    """At 390 px a full stop or comma after inline maths never starts a line alone: each formula
+    followed by one (render-passthrough.html, page.html) lies on a single line with it."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme="dark")
+    page = ctx.new_page()
+    broken, seen = [], 0
+    try:
+        for path in ["/posts/formalising-composition/", "/posts/composition-and-subspaces/"]:
+            page.goto(site_url + path)
+            rows = page.evaluate("""() => [...document.querySelectorAll('.mi')].filter(m => m.querySelector(':scope > .mi-p'))
+              .map(m => { const tops = new Set([...m.getClientRects()].map(r => Math.round(r.top)));
+                          return {text: m.textContent.slice(-30), lines: tops.size}; })""")
+            seen += len(rows)
+            broken += [f"{path}: {r['text']!r}" for r in rows if r["lines"] != 1]
+    finally:
+        ctx.close()
+    assert seen > 20, f"only {seen} formulas followed by a stop: is the marker there?"
+    assert broken == [], broken
