@@ -105,3 +105,43 @@ def test_no_code_names_where_a_reader_reads(browser, site_url):
         ctx.close()
     assert seen > 1000 and len(named) >= 10, (seen, named)
     assert bad == {}, f"code names or second names where a reader reads: {bad}"
+
+
+def test_a_refused_input_names_its_control_once(browser, site_url):
+    """A mistyped token: the message under the control names it once ("Tokens: token 3 must be ..."),
+    not "Tokens: Tokens: token 3 ..." (issue 49, point 11)."""
+    from browser_support import wait_ready
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    page = ctx.new_page()
+    try:
+        page.goto(site_url + "/posts/transformer-circuits-primer/")
+        wait_ready(page)
+        fig = page.locator('figure[data-demo="attention-explorer"]').first
+        box = fig.locator('input[name="tokens"]')
+        box.fill("1 2 x")
+        box.dispatch_event("change")
+        page.wait_for_function("f => f.dataset.status === 'error'", arg=fig.element_handle(), timeout=60_000)
+        message = fig.locator('[data-role="error"]').text_content()
+    finally:
+        ctx.close()
+    assert "token 3" in message and message.count("Tokens") == 1, message
+
+
+def test_a_full_stop_keeps_to_its_formula(browser, site_url):
+    """At 390 px a full stop or comma after inline maths never starts a line alone: each formula
+    followed by one (render-passthrough.html, page.html) lies on a single line with it."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme="dark")
+    page = ctx.new_page()
+    broken, seen = [], 0
+    try:
+        for path in ["/posts/formalising-composition/", "/posts/composition-and-subspaces/"]:
+            page.goto(site_url + path)
+            rows = page.evaluate("""() => [...document.querySelectorAll('.mi')].filter(m => m.querySelector(':scope > .mi-p'))
+              .map(m => { const tops = new Set([...m.getClientRects()].map(r => Math.round(r.top)));
+                          return {text: m.textContent.slice(-30), lines: tops.size}; })""")
+            seen += len(rows)
+            broken += [f"{path}: {r['text']!r}" for r in rows if r["lines"] != 1]
+    finally:
+        ctx.close()
+    assert seen > 20, f"only {seen} formulas followed by a stop: is the marker there?"
+    assert broken == [], broken

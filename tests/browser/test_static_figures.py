@@ -66,7 +66,8 @@ def said(figure) -> tuple[set[str], set[str]]:
         may |= {plain(v) for key in ("x", "y", "text") for v in t.get(key) or [] if isinstance(v, str)}
         if t.get("type") == "heatmap" and t.get("showscale", True):  # its colour bar: a title, listed labels
             bar = t.get("colorbar") or {}
-            must.add(plain((bar.get("title") or {}).get("text") if isinstance(bar.get("title"), dict) else bar.get("title") or ""))
+            title = (bar.get("title") or {}).get("text") if isinstance(bar.get("title"), dict) else bar.get("title") or ""
+            must |= {plain(line) for line in re.split(r"<br\s*/?>", title)}   # a wrapped title: a line each
             may |= {plain(v) for v in bar.get("ticktext", [])}
     must.discard("")
     return must, may | must

@@ -247,7 +247,9 @@ def printed_correctly(text: str, value) -> bool:
     """Whether ``text`` is ``value`` as a string, or rounded to the digits ``text`` shows (x100 with a %)."""
     if isinstance(value, str):
         return text == value
-    m = re.fullmatch(r"(-?\d+(?:\.(\d+))?(?:e([-+]\d+))?)(%?)", text)
+    sup = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+    text = re.sub(r" × 10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda p: "e" + p[1].translate(sup), text)   # 7.0 × 10⁻⁷
+    m = re.fullmatch(r"(-?\d+(?:\.(\d+))?(?:e([-+]?\d+))?)(%?)", text)
     if not m:
         return False
     shown, decimals, exponent, pct = m.groups()
@@ -269,6 +271,7 @@ def test_values_print_what_the_library_computed(built):
             seen += 1
     assert seen >= 10
     assert not printed_correctly("0.79", 0.7805) and printed_correctly("0.78", 0.7805) and printed_correctly("78%", 0.7805)
+    assert printed_correctly("7.0 × 10⁻⁷", 6.96e-07) and not printed_correctly("7.0 × 10⁻⁶", 6.96e-07)
 
 
 @pytest.mark.parametrize("shortcode, message", [

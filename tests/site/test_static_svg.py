@@ -606,8 +606,8 @@ def check_text(d: Drawing, ticks: list[str]) -> None:
         bar = tr.get("colorbar") or {}
         title = (bar.get("title") or {}).get("text") if isinstance(bar.get("title"), dict) else bar.get("title")
         right = d.width - m["r"]
-        if title:
-            find(plain(title), lambda x, y, anchor, tf: right < x and y < lay["height"] - m["b"], "colour bar title")
+        for line in re.split(r"<br\s*/?>", title or ""):   # a title too wide for the margin wraps (fit.readable_colorbars)
+            find(plain(line), lambda x, y, anchor, tf: right < x and y < lay["height"] - m["b"], "colour bar title")
         listed = bar.get("ticktext")
         labels = [t for t in outside if right < t[1] and (t[0] in listed if listed else number(t[0]) is not None)]
         assert labels and len(labels) == len(listed or labels), f"colour bar: labels {labels}"

@@ -73,8 +73,8 @@ def basis_params(rotation: float, scale: float, axis: str) -> list[Param]:
 
 @register(
     "hidden-symmetry", "Change the hidden basis: the output never notices",
-    key='Faded: before the change of basis; solid: after. OV: colour marks the place on the ring. '
-        'QK: circles are queries, diamonds keys.',
+    key='Faded: before the change of basis; solid: after. OV: colour marks the place on the ring; '
+        'QK: the legend tells queries from keys.',
     params=[
         *basis_params(rotation=30, scale=1.5, axis="hidden"),
         Param("view", "Circuit", "select", "OV", options=("OV", "QK"),

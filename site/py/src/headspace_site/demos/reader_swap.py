@@ -69,8 +69,8 @@ def _scores(A, B, D) -> dict:
 
 @register(
     "reader-swap", "A change of basis that keeps a writer and swaps two of its readers",
-    key="Each score of the writer with reader B (circles) and with reader D (diamonds), before and after "
-        "the change of basis S.",
+    key="Each score of the writer with reader B and with reader D, before and after the change of basis S: "
+        "the two trade places.",
     params=[
         Param("angle_b", "Reader B's angle", "range", 20, min=5, max=85, step=1, unit="°",
               help="the angle between what the writer writes and what reader B reads"),
@@ -102,10 +102,9 @@ def reader_swap(angle_b: float, angle_d: float) -> dict:
         return [{**scatter([scores[m][0] for m in METRICS], [0] * len(METRICS), name="writer with reader B",
                            color=COLORS["blue"], size=11, showlegend=legend, legendgroup="B"), "y": names},
                 {**scatter([scores[m][1] for m in METRICS], [0] * len(METRICS), name="writer with reader D",
-                           color=COLORS["orange"], marker={"symbol": "diamond", "size": 11, "color": COLORS["orange"]},
-                           showlegend=legend, legendgroup="D"), "y": names}]
+                           color=COLORS["orange"], size=11, showlegend=legend, legendgroup="D"), "y": names}]
 
-    rows = {"type": "category", "autorange": "reversed", "showgrid": False}
+    rows = {"type": "category", "range": [len(METRICS) - 0.5, -0.5], "showgrid": False}   # room above the top row
     axis = {"range": [-0.03, 1.05], "title": {"text": "score"}, "fixedrange": True}
     fig = two_panels(panel(before, True), panel(after, False), titles=("before", "after the change of basis S"),
                      height=300, xaxis=axis, xaxis2=dict(axis), yaxis=dict(rows), yaxis2=dict(rows))

@@ -46,7 +46,7 @@ def _mode_words(mode: str) -> str:
 
 
 def _group_words(group: str) -> str:
-    return "models whose circuit formed (the tables)" if group == FORMED else group_words(group)
+    return "formed circuits (the tables)" if group == FORMED else group_words(group)
 
 
 @lru_cache(maxsize=2)
@@ -77,7 +77,7 @@ def _truth(key: str) -> str:
     """A ground truth in words, short enough for a phone's legend; "excess" is the patch's loss minus a
     control's that pushes as far in a random direction (the article's ground truth that leaves size out)."""
     if key.startswith("excess"):
-        return "excess (patch minus control), circuit positions"
+        return "excess, circuit positions"
     return _truth_words(key).replace(" ablation", "")
 
 

@@ -258,7 +258,7 @@ def _colorbar_px(trace: dict, width: int) -> int:
 
 #: The px a colour bar's title may take on any width: from the bar's left edge (2 % of the plot plus
 #: 10 px right of it) to the drawing's edge, within the 90 px right margin, at 840 px (the widest).
-COLORBAR_TITLE_ROOM = 62
+COLORBAR_TITLE_ROOM = 64
 
 
 def readable_colorbars(figure: dict) -> dict:

@@ -419,7 +419,7 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
                 out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size / 2:.1f}" fill="{_paint(fill(k))}" opacity="{opacity}"{stroke}/>')
     if tr.get("showlegend", True) and tr.get("name"):  # plotly's legend shows the first point's colour
         swatch = fill(0) if isinstance(colors, list) and colors and not line.get("color") else color
-        legend.append((tr["name"], swatch, mode, line.get("dash"), line.get("width", 2)))
+        legend.append((tr["name"], swatch, mode, line.get("dash"), line.get("width", 2), opacity))
     return out
 
 
@@ -591,11 +591,12 @@ def _decorations(layout: dict, axes: dict, box: tuple, width: int, m: dict, lege
             ly = ly - 8 - 18 * (len(rows) - 1) if spec.get("yanchor", "auto") == "bottom" else ly + 14
         for r, row in enumerate(rows):
             y = ly + (19 if spec.get("yref") == "container" else 18) * r  # plotly's rows, its swatch and text
-            for x, (name, color, mode, dash, lw) in row:  # plotly's sample: the trace's width and dashes
+            for x, (name, color, mode, dash, lw, alpha) in row:  # plotly's sample: the trace's width, dashes, opacity
                 pattern = dasharray(dash, lw)
                 swatch = (f'<line x1="{x + 5:.1f}" x2="{x + 35:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{_paint(color)}" stroke-width="{lw:g}"'
                           + (f' stroke-dasharray="{pattern}"' if pattern else "") + "/>"
-                          if "lines" in mode else f'<circle cx="{x + 20:.1f}" cy="{y:.1f}" r="4" fill="{_paint(color)}"/>')
+                          if "lines" in mode else f'<circle cx="{x + 20:.1f}" cy="{y:.1f}" r="4" fill="{_paint(color)}"'
+                          + (f' opacity="{alpha:g}"' if alpha != 1 else "") + "/>")
                 out.append(swatch + f'<text x="{x + 40:.1f}" y="{y + 4:.1f}">{_esc(name)}</text>')
                 bottom = max(bottom, y + 12)
     return out, bottom
