@@ -606,7 +606,7 @@ def check_text(d: Drawing, ticks: list[str]) -> None:
         bar = tr.get("colorbar") or {}
         title = (bar.get("title") or {}).get("text") if isinstance(bar.get("title"), dict) else bar.get("title")
         right = d.width - m["r"]
-        for line in re.split(r"<br\s*/?>", title or ""):   # a title too wide for the margin wraps (fit.readable_colorbars)
+        for line in re.split(r"<br\s*/?>", title) if title else []:   # a wide title wraps (fit.readable_colorbars)
             find(plain(line), lambda x, y, anchor, tf: right < x and y < lay["height"] - m["b"], "colour bar title")
         listed = bar.get("ticktext")
         labels = [t for t in outside if right < t[1] and (t[0] in listed if listed else number(t[0]) is not None)]

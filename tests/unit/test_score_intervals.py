@@ -44,4 +44,4 @@ def test_rows_are_named_as_the_articles_name_scores():
     fig = REGISTRY["score-intervals"].run({})["figure"]
     assert fig["layout"]["yaxis"]["ticktext"] == [METRIC_NAMES[s] for s in SCORES]
     best = REGISTRY["score-intervals"].run({})["outputs"]["best"]
-    assert best in METRIC_NAMES.values()
+    assert len(best) == 1 and set(best) <= set(METRIC_NAMES.values())

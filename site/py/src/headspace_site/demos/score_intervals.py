@@ -9,12 +9,12 @@ comes from ``benchmark.json``, the table ``score-benchmark`` reads (intervals ov
 The statistic is Spearman's ρ over each model's pairs, or the AUROC at finding the causal pairs. The
 dashed line is what a score with no information gets: ρ = 0, AUROC = 0.5.
 
-Outputs: ``best``, the score with the highest mean under the first ground truth drawn (ties are
-common: read the intervals); ``n_models``, how many models the statistics average over.
+Outputs: ``best``, ``{score: mean}`` of the score with the highest mean under the first ground truth
+drawn (ties are common: read the intervals); ``n_models``, how many models the statistics average over.
 
 >>> from headspace_site.demos import REGISTRY
 >>> out = REGISTRY["score-intervals"].run({})["outputs"]
->>> out["n_models"] > 0 and isinstance(out["best"], str)
+>>> out["n_models"] > 0 and len(out["best"]) == 1
 True
 """
 
@@ -100,7 +100,7 @@ def _truth(key: str) -> str:
               help="which input of the later head: each model's own task's mode, or one mode for every model"),
     ],
     outputs=[
-        Output("best", "highest mean", "auto",
+        Output("best", "highest mean", "mapping",
                "the score with the highest mean under the first ground truth drawn; overlapping intervals "
                "mean the data do not separate it from the others"),
         Output("n_models", "models", "integer", "how many models the statistics average over"),
@@ -135,5 +135,6 @@ def score_intervals(statistic: str, group: str, mode: str) -> dict:
                  yaxis={"tickmode": "array", "tickvals": list(range(len(SCORES))), "ticktext": names,
                         "range": [len(SCORES) - 0.4, -0.6], "zeroline": False, "showgrid": False})
     first = {names[i]: m for i, (m, _, _) in enumerate(per_truth[0]) if m is not None}
-    best = max(first, key=first.get) if first else "none: these models have no causal pair to find"
+    top = max(first, key=first.get) if first else None
+    best = {top: first[top]} if top else {}     # empty where these models have no causal pair to find
     return {"figure": fig, "outputs": {"best": best, "n_models": int(n_models)}}
