@@ -67,7 +67,8 @@ def test_python_error_keeps_the_last_figure(page, site_url):
     fig.locator('input[name="theta"]').evaluate(
         "el => { el.type = 'number'; el.removeAttribute('max'); el.value = '400'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
     message = wait_error(page)
-    assert "theta" in message.text_content() and "between 0 and 180" in message.text_content()
+    # named by its label, as a reader sees it (the code name "theta" is for links and Python)
+    assert "Polariser angle" in message.text_content() and "between 0 and 180" in message.text_content()
     set_control(fig, "theta", 10)  # the next good value recovers
     page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'ready'")
     assert message.is_hidden()

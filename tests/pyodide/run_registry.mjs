@@ -59,6 +59,13 @@ function run(name, params) {
 const errors = {
   parameter: answer("polarizer", { theta: 400 }),
   python: answer("nonesuch", {}),
+  // the Score-your-model page's op before any checkpoint is open: refused as kind checkpoint
+  checkpoint: (() => {
+    const out = pyodide.pyimport("headspace_site.own_model").answer("step", "{}");
+    const [status, json] = out.toJs();
+    out.destroy();
+    return { status, answer: JSON.parse(json) };
+  })(),
   // a store with the manifest and none of its files: a model demo's call reads its weights
   ...(modelsDir && existsSync(modelsDir) ? { "missing-model": (() => {
     pyodide.FS.mkdirTree("/partial");

@@ -115,3 +115,4 @@ def test_pythons_errors_in_pyodide_are_those_of_the_protocol(pyodide_results):
     assert errors["parameter"]["answer"]["parameter"] == "theta"
     assert errors["python"]["answer"]["message"].startswith("ValueError: unknown demo 'nonesuch'")
     assert errors["missing-model"]["answer"]["path"].endswith((".json", ".npz"))
+    assert errors["checkpoint"]["answer"]["message"] == "no checkpoint is open: choose one first"
