@@ -233,17 +233,6 @@ def seeded(tables) -> list[dict]:
     return [benchmark(t, checked=True) for t in tables]
 
 
-def _tied(t: dict, group: str, gt: str, first: str, other: str) -> bool:
-    """Whether the paired bootstrap of table ``t`` cannot tell ``other`` from ``first`` (each model in its task's mode)."""
-    from headspace.benchmark import separation
-    return any(other in c for c in separation(t, group, "task", gt, first)[1])
-
-
-def _n_tied(t: dict, group: str, gt: str, first: str) -> int:
-    from headspace.benchmark import separation
-    return len(separation(t, group, "task", gt, first)[1])
-
-
 def test_every_stated_count_and_name_holds_on_every_bootstrap_seed(bench, seeded):
     """Every count and every score's name the article states ("separated from N of the M", "the first
     is X", "N of the M scores have an interval wholly below ...") is the same on every draw of the
@@ -252,11 +241,6 @@ def test_every_stated_count_and_name_holds_on_every_bootstrap_seed(bench, seeded
         if isinstance(stated, (int, str)) and not isinstance(stated, bool):
             got = [v[key] for v in seeded]
             assert got == [stated] * len(seeded), (key, dict(zip(BOOTSTRAP_SEEDS, got)))
-
-
-#: The families whose circuit formed in every seed, by the tag of their values.
-FORMED = {"formed": "induction-none-attn-2l", "formedrms": "induction-rms-attn-2l",
-          "formed3l": "induction-rms-attn-3l", "formedrev": "reverse-ln-mlp-2l", "formedlookup": "lookup-rms-attn-2l"}
 
 
 def test_induction_models_start_above_chance(bench):

@@ -155,3 +155,17 @@ def test_the_scorecard_equals_a_per_model_loop_on_all_the_data(zoo_with_noise):
     assert card["stats"]["spearman"]["frobenius"][0] == pytest.approx(np.mean(rho), abs=1e-4)
     assert card["stats"]["partial_norm_product"]["frobenius"][0] == pytest.approx(np.mean(part), abs=1e-4)
     assert card["stats"]["precision_at_k"]["frobenius"][0] == pytest.approx(np.mean(prec), abs=1e-4)
+
+
+def test_a_recorded_circuitless_mechanism_puts_a_model_apart_whatever_its_paths():
+    """A model whose recorded mechanism is one of CIRCUITLESS_MECHANISMS ("diffuse lookup": large paths, but
+    no head on the entry the design names) is reported apart, like one whose paths stay under the threshold;
+    a model with no recorded mechanism is judged by its paths alone."""
+    data = scorecard.ZooData.synthetic(np.random.default_rng(0), n_families=2, n_seeds=3)
+    plain = scorecard.scorecard(data, resamples=20)
+    assert plain["circuitless_models"] == [] and plain["n_models"] == 6
+    data.mechanisms = [None, "diffuse lookup", "previous-token induction", "none formed", None, None]
+    card = scorecard.scorecard(data, resamples=20)
+    assert card["circuitless_models"] == ["f0-s1", "f1-s0"]
+    assert card["models"] == ["f0-s0", "f0-s2", "f1-s1", "f1-s2"]
+    assert set(scorecard.CIRCUITLESS_MECHANISMS) == {"none formed", "diffuse lookup"}
