@@ -118,6 +118,8 @@ def test_the_mode_shrinks_the_gap(report, v):
     modes = report["scorecards"]["mean-circuit|largest"]["model_modes"]
     moved = [n for n, m in modes.items() if n.startswith("reverse") and m != "V"]
     assert moved and all(modes[n] == "Q" for n in moved), {n: modes[n] for n in moved}
+    # the reverse-copy figure's caption: "Set mode to Q, where they carry their largest path"
+    assert v["sc_n_reverse_moved"] == v["sc_n_reverse"]
     assert v["sc_gap_largest_lo"] <= 0 <= v["sc_gap_largest_hi"] and v["sc_gap_task_lo"] <= 0 <= v["sc_gap_task_hi"]
     assert abs(v["sc_gap_largest"]) < abs(v["sc_gap_task"])
     assert v["sc_gap_largest_hi"] - v["sc_gap_largest_lo"] < (v["sc_gap_task_hi"] - v["sc_gap_task_lo"]) / 2
