@@ -10,14 +10,19 @@ on recall ln 48 = 3.87. Two levels:
   ln 4 = 1.39 (what reading its two cues one at a time leaves), text 1 nat under its step-0 loss.
 
 The zoo (scripts/train_zoo.py CONFIGS; docs/decisions/0004-zoo-mechanisms.md) has five seeds a
-configuration (word-level text: three). By design, the one-layer recall models cannot solve recall
-(``test_recall_needs_two_layers_and_its_models_use_v_composition``): they are the control; they
-learn (a guess among the context's values) but do not solve it, and have no circuit. The word-level text models formed
-no induction mechanism (their largest K paths 0.06-0.15 nats; decision 0004); they count as
-circuit-less where their largest K path stays under 0.1 nats. The circuit test
-(``benchmark.circuit_present``) asks for a path of at least ``benchmark.CIRCUIT_EFFECT`` = 0.1 nats
-(mean ablation, circuit positions, 20 batches) in the task's own mode. These are strict expected
-failures (they fail as soon as a retrained zoo passes them, so the marks come off).
+configuration where it was retrained for issue 47, three in word-level text and in the first zoo's five
+configurations kept as they were trained (``THREE_SEEDS``). By design, the one-layer recall models
+cannot solve recall (``test_recall_needs_two_layers_and_its_models_use_v_composition``): they are the
+control; they learn (a guess among the context's values) but do not solve it, and have no circuit. Of
+the first zoo's models, induction-ln-mlp-2l-s2 is still on the plateau after 16000 steps (2.20 nats on
+the first 4 evaluation batches; no first-layer head attends to the previous position more than
+chance), and the character-level text models (1.89-1.93 nats on those batches, about 3 under step 0)
+formed no K path over 0.012 nats. The word-level text models formed no induction mechanism (their
+largest K paths 0.06-0.15 nats; decision 0004); they count as circuit-less where their largest K path
+stays under 0.1 nats. The circuit test (``benchmark.circuit_present``) asks for a path of at least
+``benchmark.CIRCUIT_EFFECT`` = 0.1 nats (mean ablation, circuit positions, 20 batches) in the task's
+own mode. These are strict expected failures (they fail as soon as a retrained zoo passes them, so the
+marks come off).
 """
 
 import csv
@@ -37,9 +42,13 @@ ZOO = Path(__file__).resolve().parents[2] / "zoo"
 MODELS = list(benchmark.zoo_models(ZOO))
 LEARNED = 0.3
 #: models or families that do not reach *solved* (module docstring)
-NOT_SOLVED = {"recall-none-attn-1l"}
+NOT_SOLVED = {"recall-none-attn-1l", "induction-ln-mlp-2l-s2"}
 #: models or families without a path of their task's mode of 0.1 nats (module docstring)
-NO_CIRCUIT = {"reverse-rms-attn-2l-s0", "recall-none-attn-1l", "words-none-attn-2l-s1", "words-none-attn-2l-s2"}
+NO_CIRCUIT = {"reverse-rms-attn-2l-s0", "recall-none-attn-1l", "words-none-attn-2l-s1", "words-none-attn-2l-s2",
+              "induction-ln-mlp-2l-s2", "text-ln-mlp-2l"}
+#: families with three seeds: word-level text (time), and the first zoo's configurations not trained again
+THREE_SEEDS = {"words-none-attn-2l", "induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l",
+               "reverse-ln-mlp-2l", "text-ln-mlp-2l"}
 
 def family(name):
     return benchmark.zoo_models(ZOO)[name]["family"]
@@ -60,19 +69,20 @@ def heldout_loss(name):
 
 
 def test_the_zoo_covers_what_the_issue_asks():
-    """Every composition mode forced by some task, with and without normalisation, one layer as a control,
-    and at least five seeds a configuration (word-level text: three). (No three-layer, LayerNorm or MLP
-    model since the switch-over: docs/decisions/0004-zoo-mechanisms.md.)"""
+    """Every composition mode forced by some task, without normalisation, with RMSNorm and with LayerNorm
+    and MLPs, two and three layers and one as a control, and at least five seeds a configuration
+    (``THREE_SEEDS``: three)."""
     entries = benchmark.zoo_models(ZOO)
-    assert {store.read_config(ZOO / n)["normalization_type"] for n in entries} == {None, "RMS"}
-    assert {store.read_config(ZOO / n)["n_layers"] for n in entries} == {1, 2}
+    assert {store.read_config(ZOO / n)["normalization_type"] for n in entries} == {None, "RMS", "LN"}
+    assert {store.read_config(ZOO / n)["attn_only"] for n in entries} == {True, False}
+    assert {store.read_config(ZOO / n)["n_layers"] for n in entries} == {1, 2, 3}
     assert {MODE_OF_TASK[e["task"]] for e in entries.values()} == {"Q", "K", "V"}
     families = list(dict.fromkeys(e["family"] for e in entries.values()))
     assert [f for f in families if f in benchmark.FAMILIES] == list(benchmark.FAMILIES)
     assert set(families) - set(benchmark.FAMILIES) == {"recall-none-attn-1l"}       # no pair of heads to score
     for family in families:
         seeds = {e["seed"] for e in entries.values() if e["family"] == family}
-        assert len(seeds) >= (3 if family.startswith("words") else 5), (family, seeds)
+        assert len(seeds) >= (3 if family in THREE_SEEDS else 5), (family, seeds)
 
 
 @pytest.mark.parametrize("name", MODELS)

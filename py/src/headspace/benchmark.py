@@ -3,7 +3,8 @@
 Why: a composition score is only useful if it ranks pairs of heads the way their causal effect
 does, on models it was not tuned on. The zoo (``scripts/train_models --zoo``, files in ``zoo/``
 at the top of the repository, outside the wheel) holds small transformers trained from five
-seeds per configuration (three for word-level text) on tasks that each need one kind of composition
+seeds per configuration (three for word-level text and the first zoo's configurations kept as they
+were trained) on tasks that each need one kind of composition
 (``headspace.tasks``). For each model and mode (Q, K, V) and each pair of an earlier and a later
 head, this module compares the weight scores of ``headspace.pair_scores`` with four ground
 truths (``headspace.ground_truth``), measured on 20 held-out evaluation batches.
@@ -67,8 +68,9 @@ __all__ = ["FAMILIES", "read_table", "zoo_dir", "zoo_models", "scored_models", "
 #: control, which has no pair of heads: ``scored_models``), by family name: task, normalisation,
 #: attention only or with MLPs, layers. The demo declares its choices from this list, before the
 #: table is read (the browser fetches the table only when the figure first runs).
-FAMILIES = ("induction-none-attn-2l", "reverse-rms-attn-2l", "recall-none-attn-2l", "lookup-rms-attn-2l",
-            "words-none-attn-2l")
+FAMILIES = ("induction-none-attn-2l", "induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l",
+            "reverse-rms-attn-2l", "reverse-ln-mlp-2l", "recall-none-attn-2l", "lookup-rms-attn-2l",
+            "words-none-attn-2l", "text-ln-mlp-2l")
 RESAMPLES = 1000
 LEVEL = 0.95             # of every interval
 MIN_EFFECT = 0.02        # nats
