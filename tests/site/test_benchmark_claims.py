@@ -64,7 +64,8 @@ def test_path_size_has_the_highest_spearman_estimate(report):
 def test_beyond_head_sizes_the_estimates_are_positive_and_one_holds(report, v):
     """Results: "Partialling out head sizes leaves a positive correlation for every one of the N scores
     that are not sizes ... after Holm N of them stays above zero: the X score"; summary and introduction:
-    "positive in every estimate", "cannot show it for all but one"; What to use: "only the token score
+    "positive in every estimate, survives a correction for multiple comparisons for only one of them",
+    "cannot show it for all but one"; What to use: "only the token score
     passes the first test after Holm"."""
     card = report["scorecards"]["mean-circuit|task"]
     normalised = [s for s in card["scores"] if s not in ("norm_product", "product_norm")]
