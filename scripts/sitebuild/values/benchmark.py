@@ -89,14 +89,21 @@ _LABEL_TAGS = {"previous-token induction": "prev", "shifted-window induction": "
                "previous-token V-composition": "vcomp", "direct attention to the answer": "direct",
                "entry lookup": "entry", "diffuse lookup": "diffuse", "none formed": "none"}
 #: The zoo's families by the short tag of their values.
-_FAMILY_TAGS = {"induction-none-attn-2l": "ind2l", "reverse-rms-attn-2l": "rev",
+_FAMILY_TAGS = {"induction-none-attn-2l": "ind2l", "induction-rms-attn-2l": "indrms", "induction-ln-mlp-2l": "indln",
+                "induction-rms-attn-3l": "ind3l", "reverse-rms-attn-2l": "rev", "reverse-ln-mlp-2l": "revln",
                 "recall-none-attn-2l": "recall2l", "recall-none-attn-1l": "recall1l", "lookup-rms-attn-2l": "lookup",
-                "words-none-attn-2l": "words"}
+                "words-none-attn-2l": "words", "text-ln-mlp-2l": "chars"}
+
+
+#: The first zoo's configurations kept as they were trained, with three seeds (docs/decisions/0004, section 6).
+_FIRST_ZOO = ("induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l", "reverse-ln-mlp-2l",
+              "text-ln-mlp-2l")
 
 
 def mechanism_counts() -> dict:
     """Per family, how many of its seeds carry each recorded mechanism (headspace.mechanisms, the label
-    in the zoo's manifest): ``{"mech_<family>_<label>": count}``, every label of every family (0 too)."""
+    in the zoo's manifest): ``{"mech_<family>_<label>": count}``, every label of every family (0 too);
+    and per task over its families, ``mech_task_<task>_<label>``."""
     from headspace import benchmark as bench
     entries = bench.zoo_models(_zoo())
     out = {}
@@ -104,6 +111,15 @@ def mechanism_counts() -> dict:
         labels = [e["mechanism"] for e in entries.values() if e["family"] == family]
         for label, ltag in _LABEL_TAGS.items():
             out[f"mech_{tag}_{ltag}"] = labels.count(label)
+    for task in dict.fromkeys(e["task"] for e in entries.values()):
+        labels = [e["mechanism"] for e in entries.values() if e["task"] == task]
+        for label, ltag in _LABEL_TAGS.items():
+            out[f"mech_task_{task}_{ltag}"] = labels.count(label)
+    # the normalised induction models (RMSNorm in two and three layers, LayerNorm with MLPs)
+    normed = [e["mechanism"] for e in entries.values() if e["task"] == "induction" and e["family"] != "induction-none-attn-2l"]
+    out["n_ind_normed"] = len(normed)
+    for label, ltag in _LABEL_TAGS.items():
+        out[f"mech_ind_normed_{ltag}"] = normed.count(label)
     return out
 
 
@@ -177,6 +193,12 @@ def benchmark(t: dict | None = None, checked: bool = False) -> dict:
         out[f"loss_{tag}_min"] = min(m["heldout_circuit_loss"] for m in ms)
         out[f"loss_{tag}_max"] = max(m["heldout_circuit_loss"] for m in ms)
     out.update(mechanism_counts())
+    # the first zoo's configurations kept with their three seeds, and the fewest seeds of any other
+    first = [f for f in t["families"] if f in _FIRST_ZOO]
+    _holds(len(first) == len(_FIRST_ZOO), "every configuration kept from the first zoo is in the table")
+    out["n_families_first"] = len(first)
+    _holds(all(seeds[t["families"].index(f)] == out["n_seeds_min"] for f in first),
+           "the first zoo's configurations have the fewest seeds")
     # the text models' ground truths were measured on fewer evaluation batches (for time: zoo/README.md)
     from headspace.benchmark import read_ground_truth
     gts = read_ground_truth(_zoo())
@@ -375,6 +397,10 @@ def scorecard_values() -> dict:
         out["sc_partial_np_holder"] = name(held[0])
         _triple(out, "sc_partial_np_held", card["stats"]["partial_norm_product"][held[0]])
     out["sc_n_partial_pn_holds"] = sum(r["statistic"] == "partial_product_norm" for r in holding(card, False))
+    # the Frobenius score's Holm-adjusted p beyond head sizes (the article: it holds, only just)
+    out["sc_frobenius_partial_np_p_holm"] = next(
+        r["p_holm"] for r in (dict(zip(card["comparison_fields"], c)) for c in card["comparisons"])
+        if r["score"] == "frobenius" and r["against"] == "0" and r["statistic"] == "partial_norm_product")
     # every ground truth and mode of the report: how many differences from a size score hold after Holm,
     # in the normalised score's favour and against it
     allrows = [r for c in rep["scorecards"].values() for r in holding(c)]
@@ -413,6 +439,8 @@ def scorecard_values() -> dict:
     out["ho_n_A"], out["ho_n_B"] = len(h["halves"]["A"]), len(h["halves"]["B"])
     out["ho_formed_A"] = len(h["scorecards"]["A"]["models"])
     out["ho_formed_B"] = len(h["scorecards"]["B"]["models"])
+    for half in ("A", "B"):
+        out[f"ho_configs_{half}"] = len({n.rsplit("-s", 1)[0] for n in h["scorecards"][half]["models"]})
     # Holm within each half: differences from a size score that hold
     f = card["comparison_fields"]
     out["ho_n_holds"] = sum(1 for half in h["scorecards"].values() for c in half["comparisons"]
