@@ -194,7 +194,7 @@ def test_the_mechanisms_the_zoo_section_names(v):
     assert v["mech_ind2l_prev"] == v["n_ind2l"]
     assert v["mech_ind_normed_prev"] + v["mech_ind_normed_shifted"] + v["mech_ind_normed_none"] == v["n_ind_normed"]
     assert v["mech_ind_normed_none"] == v["mech_indln_none"] == 1
-    assert v["loss_induction_max"] == v["loss_indln_max"] > 1 > v["loss_ind3l_max"]
+    assert v["loss_induction_max"] == v["loss_indln_max"] > 1 > v["loss_induction_second"]
     assert v["n_solved"] == v["n_models"] - 1 and v["solved_induction"] == v["n_induction"] - 1
     assert (v["mech_task_reverse_direct"] + v["mech_task_reverse_vcomp"] + v["mech_task_reverse_none"]
             == v["n_reverse"])

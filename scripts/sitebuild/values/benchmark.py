@@ -181,6 +181,8 @@ def benchmark(t: dict | None = None, checked: bool = False) -> dict:
         out[f"solved_{task}"] = sum(map(solved, ms))
         out[f"formed_{task}"] = sum(map(formed, ms))
         out[f"top_{task}_max"] = max(map(top, ms))
+        if len(ms) > 1:     # the second-highest loss (the article names the highest apart)
+            out[f"loss_{task}_second"] = sorted(m["heldout_circuit_loss"] for m in ms)[-2]
     for family, tag in _FAMILY_TAGS.items():
         ms = [m for m in models if m["family"] == family]
         if not ms:             # the one-layer control: not in the table (no pair of heads); from its files
