@@ -208,6 +208,15 @@ def benchmark(t: dict | None = None, checked: bool = False) -> dict:
                                        [gts[m["name"]].shape[1] for m in models if m["task"] == "words"])
     _holds(all(gts[m["name"]].shape[1] == t["n_batches"] for m in models if m["task"] != "words"),
            "every model but the text models is measured on all the evaluation batches")
+    # word-level text's vocabulary (the most frequent words and one id for the rest) and window
+    out["words_vocab"], out["words_window"] = SHAPES["words"]
+    out["words_vocab_known"] = SHAPES["words"][0] - 1
+    # the steps of the two slowest configurations kept from the first zoo
+    for family, tag in (("induction-rms-attn-2l", "indrms"), ("induction-ln-mlp-2l", "indln")):
+        out[f"steps_{tag}"] = _the_same(f"benchmark.steps_{tag}", [m["steps"] for m in models if m["family"] == family])
+    # the share of a head's attention that makes it do a pattern (headspace.mechanisms)
+    from headspace.mechanisms import ATTENTION
+    out["attention_threshold"] = ATTENTION
     # chance on the induction task's vocabulary (headspace.tasks.SHAPES): ln of its size, in nats
     out["vocab_induction"] = SHAPES["induction"][0]
     out["chance_induction"] = float(np.log(SHAPES["induction"][0]))
