@@ -16,7 +16,7 @@ with its ratio:
   its own venv when scripts/bench could set it up);
 - all-pair scores at Llama-2-7B shapes: time, memory beyond the inputs, and the
   bare-matmul floor (bench/scale.py; --skip-scale leaves it out);
-- the zoos' training time per model, recorded and a short run timed now (bench/training.py;
+- the zoo's training time per model, recorded and a short run timed now (bench/training.py;
   --skip-training leaves it out);
 - the phone (bench/phone.py; --phone alone, --skip-phone leaves it out): every article cold on an
   emulated phone through slow and fast 4G, first paint to the first figure answering a touch,
@@ -286,13 +286,13 @@ def heap_growth(browser, base, moves: int) -> dict:
             "heap_bytes_after": after, "growth_bytes": after - warm}
 
 
-def composition_bench() -> dict:
-    venv = Path(os.environ.get("HEADSPACE_CACHE", Path.home() / ".cache" / "headspace")) / "venv-bench" / "bin" / "python"
-    script = ROOT / "bench" / "composition.py"
+def script_bench(name: str, python: str = sys.executable) -> dict:
+    """Run ``bench/<name>.py --out bench/results/<name>.json`` with ``python``, echo what it prints, and
+    return its JSON (or ``{"error": ...}``): the one way every section that lives in its own script runs."""
+    script = ROOT / "bench" / f"{name}.py"
     if not script.exists():
-        return {"error": "bench/composition.py is missing"}
-    python = str(venv) if venv.exists() else sys.executable
-    out = ROOT / "bench" / "results" / "composition.json"
+        return {"error": f"bench/{name}.py is missing"}
+    out = ROOT / "bench" / "results" / f"{name}.json"
     proc = subprocess.run([python, str(script), "--out", str(out)], capture_output=True, text=True)
     print(proc.stdout, end="")
     if proc.returncode != 0:
@@ -300,15 +300,15 @@ def composition_bench() -> dict:
     return json.loads(out.read_text())
 
 
+def composition_bench() -> dict:
+    """bench/composition.py, in the bench venv (TransformerLens) when it exists."""
+    venv = Path(os.environ.get("HEADSPACE_CACHE", Path.home() / ".cache" / "headspace")) / "venv-bench" / "bin" / "python"
+    return script_bench("composition", str(venv) if venv.exists() else sys.executable)
+
+
 def scale_bench() -> dict:
     """bench/scale.py: all-pair scores at Llama-2-7B shapes against the matmul floor (minutes)."""
-    out = ROOT / "bench" / "results" / "scale.json"
-    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "scale.py"), "--out", str(out)],
-                          capture_output=True, text=True)
-    print(proc.stdout, end="")
-    if proc.returncode != 0:
-        return {"error": proc.stderr[-2000:]}
-    return json.loads(out.read_text())
+    return script_bench("scale")
 
 
 def score_benchmark_run() -> dict:
@@ -337,13 +337,7 @@ def score_benchmark_run() -> dict:
 
 def attribution_bench() -> dict:
     """bench/attribution.py: edge attribution patching's cost per zoo model beside exact path patching."""
-    out = ROOT / "bench" / "results" / "attribution.json"
-    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "attribution.py"), "--out", str(out)],
-                          capture_output=True, text=True)
-    print(proc.stdout, end="")
-    if proc.returncode != 0:
-        return {"error": proc.stderr[-2000:]}
-    return json.loads(out.read_text())
+    return script_bench("attribution")
 
 
 class _Done(Exception):
@@ -362,7 +356,7 @@ def main() -> None:
                         help="skip timing the composition-score benchmark on the zoo (about a minute)")
     parser.add_argument("--skip-scale", action="store_true", help="skip the 7B-shape composition run (about 6 min)")
     parser.add_argument("--skip-training", action="store_true",
-                        help="skip the zoos' training time per model (bench/training.py)")
+                        help="skip the zoo's training time per model (bench/training.py)")
     parser.add_argument("--train-steps", type=int, default=100,
                         help="steps of each next-zoo configuration to time now (0: only the recorded times)")
     parser.add_argument("--skip-embeds", action="store_true", help="skip the four-embeds host page (about 3 min)")
@@ -488,7 +482,7 @@ def main() -> None:
         report["score_benchmark"] = score_benchmark_run()
         report["attribution"] = attribution_bench()
     if not args.skip_training and not args.python_calls:
-        from training import training_bench  # bench/training.py: the zoos' training time per model
+        from training import training_bench  # bench/training.py: the zoo's training time per model
         report["training"] = training_bench(args.train_steps)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

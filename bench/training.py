@@ -1,11 +1,11 @@
-"""The zoos' training time per model: as recorded when each was trained, and a short run timed now.
+"""The zoo's training time per model: as recorded when each was trained, and a short run timed now.
 
 Recorded: every model's ``training_curve.json`` holds the seconds its training took. The seeds of a
 configuration train side by side as one stacked model (scripts/train_zoo.py), so a model's
-``seconds`` is the stack's wall time divided by its seeds; the next zoo records the stack's time and
+``seconds`` is the stack's wall time divided by its seeds; each model records the stack's time and
 its seeds as well. Those times were taken on whatever machine and load the training had.
 
-Timed now (``--train-steps N``, when the training venv exists): each configuration of the next zoo
+Timed now (``--train-steps N``, when the training venv exists): each configuration of the zoo
 trained for N steps from all its seeds, one process, one torch thread, on this machine, so the
 rate per step can be compared with the recorded one.
 
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ZOOS = ("zoo", "zoo-next")
+ZOOS = ("zoo",)
 TRAIN_PY = Path(os.environ.get("HEADSPACE_CACHE", Path.home() / ".cache" / "headspace")) / "venv-train" / "bin" / "python"
 
 
@@ -44,21 +44,21 @@ def recorded(zoo: Path) -> dict:
 
 
 def timed_now(steps: int) -> dict:
-    """Each next-zoo configuration, all its seeds stacked, ``steps`` steps: wall seconds, per model."""
+    """Each zoo configuration, all its seeds stacked, ``steps`` steps: wall seconds, per model."""
     if not TRAIN_PY.is_file():
-        return {"error": f"no training venv at {TRAIN_PY} (scripts/train_models --zoo-next creates it)"}
+        return {"error": f"no training venv at {TRAIN_PY} (scripts/train_models --zoo creates it)"}
     sys.path.insert(0, str(ROOT / "scripts"))
     env = dict(os.environ, PYTHONPATH=f"{ROOT / 'py' / 'src'}:{ROOT / 'scripts'}")
     code = ("import sys; sys.argv=['x']\n"
             "import train_zoo as t\n"
-            "print(' '.join(c.family for c in t.NEXT_CONFIGS))\n")
+            "print(' '.join(c.family for c in t.CONFIGS))\n")
     families = subprocess.run([str(TRAIN_PY), "-c", code], capture_output=True, text=True, env=env,
                               cwd=ROOT).stdout.split()
     out = {}
     for family in families:
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
-            proc = subprocess.run([str(TRAIN_PY), str(ROOT / "scripts" / "train_zoo.py"), "--next", "--only", family,
+            proc = subprocess.run([str(TRAIN_PY), str(ROOT / "scripts" / "train_zoo.py"), "--only", family,
                                    "--steps", str(steps), "--out", tmp, "--no-mechanisms"],
                                   capture_output=True, text=True, env=env, cwd=ROOT)
             wall = time.perf_counter() - t0
@@ -96,7 +96,7 @@ def training_bench(train_steps: int = 0) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--train-steps", type=int, default=0, help="also time N steps of each next-zoo configuration now")
+    ap.add_argument("--train-steps", type=int, default=0, help="also time N steps of each zoo configuration now")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     report = training_bench(args.train_steps)

@@ -1,7 +1,7 @@
 """The controlled ground truth (headspace.controlled) against an independent computation with
 TransformerLens 3.9 hooks, within 1e-6 nats per position.
 
-For a few pairs of heads and each mode, on zoo models of every architecture: the patched run
+For a few pairs of heads and each mode, on zoo models of every architecture (and the kept LayerNorm-and-MLP model): the patched run
 replaces the writer's ``hook_result`` by the next sequence's in the reader's own ``hook_{q,k,v}_input``
 (``use_split_qkv_input``); the reader's ``hook_q`` (``hook_k``, ``hook_v``) is read in that run and in the
 clean one, their difference ``delta`` at each position; the control run sets the reader's
@@ -14,12 +14,11 @@ import numpy as np
 import pytest
 import torch
 
-from headspace import benchmark, store
 from headspace.controlled import controlled_effects
 
-from test_ground_truth_tl import ZOO, hooked
+from test_ground_truth_tl import nll, some_pairs, zoo_case
 
-MODELS = ["induction-none-attn-2l-s0", "induction-ln-mlp-2l-s0", "induction-rms-attn-3l-s1", "reverse-ln-mlp-2l-s0"]
+MODELS = ["induction-none-attn-2l-s0", "induction-ln-mlp-2l-s0", "reverse-rms-attn-2l-s0", "recall-none-attn-2l-s0"]
 
 
 def tl_controlled(model, tokens, l1, h1, l2, h2, mode, seed):
@@ -51,25 +50,18 @@ def tl_controlled(model, tokens, l1, h1, l2, h2, mode, seed):
             u[:, :, h2] = clean_u + push
             return u
         controlled = model.run_with_hooks(toks, fwd_hooks=[(u_name, control)])
-
-    def nll(lg):
-        lp = torch.log_softmax(lg[:, :-1], -1)
-        return -lp.gather(-1, toks[:, 1:, None])[..., 0]
-    return (nll(patched) - nll(clean_logits)).numpy(), (nll(controlled) - nll(clean_logits)).numpy()
+    clean = nll(clean_logits, toks)
+    return (nll(patched, toks) - clean).numpy(), (nll(controlled, toks) - clean).numpy()
 
 
 @pytest.mark.parametrize("name", MODELS)
 def test_controlled_ground_truth_equals_transformer_lens_hooks(name):
-    model = benchmark.load_zoo_model(ZOO, name)
-    task = store.read_manifest(ZOO)["models"][name]["task"]
-    tokens, mask = benchmark.eval_batches(ZOO, task)
-    tokens, mask = tokens[1, :6], mask[1, :6]
-    tl = hooked(name)
+    model, tokens, mask, tl = zoo_case(name, 1)
     L, H = model.config["n_layers"], model.config["n_heads"]
     rng = np.random.default_rng(1)
     ours = controlled_effects(model, tokens, "QKV", seed=7)
     for mi, mode in enumerate("QKV"):
-        for l1, h1, l2, h2 in [(0, rng.integers(H), L - 1, rng.integers(H)), (L - 2, rng.integers(H), L - 1, rng.integers(H))]:
+        for l1, h1, l2, h2 in some_pairs(rng, L, H):
             patched, control = tl_controlled(tl, tokens, l1, h1, l2, h2, mode, 7)
             where = f"{name} {mode} {l1}.{h1}->{l2}.{h2}"
             np.testing.assert_allclose(ours["patched"][mi, l1, h1, l2, h2], patched, atol=1e-6, rtol=0, err_msg=where)

@@ -1,5 +1,5 @@
 """headspace.mechanisms: the positions each task names, the attention shares against a loop over every
-position, the labels' rules on hand-made numbers, and, per model of both zoos (zoo/ and zoo-next/), that
+position, the labels' rules on hand-made numbers, and, per model of the zoo (zoo/), that
 its recorded mechanism holds when measured again from its weights and evaluation batches."""
 
 from pathlib import Path
@@ -14,7 +14,7 @@ from headspace.model import Model
 from headspace.tasks import PARTNER, RECALL_ASK, RECALL_KEY, task_batch
 
 ROOT = Path(__file__).resolve().parents[2]
-ZOOS = [z for z in (ROOT / "zoo", ROOT / "zoo-next") if (z / "manifest.json").is_file()]
+ZOOS = [ROOT / "zoo"]
 MODELS = [(z, n) for z in ZOOS for n in benchmark.zoo_models(z)]
 #: models whose measurement takes about a minute (word-level text: d_vocab 1024, 96 positions): slow
 SLOW_TASKS = ("words",)

@@ -2,8 +2,9 @@
 
 Why: a composition score is only useful if it ranks pairs of heads the way their causal effect
 does, on models it was not tuned on. The zoo (``scripts/train_models --zoo``, files in ``zoo/``
-at the top of the repository, outside the wheel) holds small transformers trained from three
-seeds per configuration on tasks that each need one kind of composition
+at the top of the repository, outside the wheel) holds small transformers trained from five
+seeds per configuration (three for word-level text and the first zoo's configurations kept as they
+were trained) on tasks that each need one kind of composition
 (``headspace.tasks``). For each model and mode (Q, K, V) and each pair of an earlier and a later
 head, this module compares the weight scores of ``headspace.pair_scores`` with four ground
 truths (``headspace.ground_truth``), measured on 20 held-out evaluation batches.
@@ -27,8 +28,8 @@ Statistics, per mode and group of models (a family: one configuration's seeds; a
   mode, per model (interval over its batches) and as the median over the zoo (interval over the
   same hierarchical draws).
 
-Two limits of this bootstrap. With three seeds a configuration, a draw of seeds is one of only ten
-multisets, so the seed part of an interval rests on ten distinct values. And a draw of batches
+Two limits of this bootstrap. With five seeds a configuration, a draw of seeds is one of only 126
+multisets (three seeds: ten), so the seed part of an interval rests on few distinct values. And a draw of batches
 repeats some batches and leaves others out, so its ground truth is noisier than the one on all the
 batches; a noisier ground truth correlates less with any score, so the draws' correlations lean
 towards 0, and an estimate on all the data tends to sit in the upper part of its interval.
@@ -56,27 +57,30 @@ from headspace.head_pairs import later_mask
 from headspace.model import Model
 from headspace.pair_scores import SCORES, weights_of
 from headspace.stats import spearman_along
-from headspace.tasks import MODE_OF_TASK
+from headspace.tasks import CORPUS_TASKS, MODE_OF_TASK
 
-__all__ = ["FAMILIES", "read_table", "zoo_dir", "zoo_models", "load_zoo_model", "compute_ground_truth", "read_ground_truth",
+__all__ = ["FAMILIES", "read_table", "zoo_dir", "zoo_models", "scored_models", "load_zoo_model", "compute_ground_truth", "compute_per_model", "read_ground_truth",
            "score_zoo", "benchmark_table", "auroc", "RESAMPLES", "MIN_EFFECT", "REL_EFFECT", "GT_NAMES",
            "SOLVED_LOSS", "CIRCUIT_EFFECT", "solves", "circuit_present", "TWINS", "twin_classes", "separation", "n_classes", "later_pairs",
            "modes_read", "positives", "eval_batches", "model_ground_truth"]
 
-#: The zoo's configurations (scripts/train_zoo.py's CONFIGS), by family name: task, normalisation,
+#: The zoo's configurations that the benchmark scores (scripts/train_zoo.py's CONFIGS but the one-layer
+#: control, which has no pair of heads: ``scored_models``), by family name: task, normalisation,
 #: attention only or with MLPs, layers. The demo declares its choices from this list, before the
 #: table is read (the browser fetches the table only when the figure first runs).
-FAMILIES = ("induction-none-attn-2l", "induction-rms-attn-2l", "induction-ln-mlp-2l",
-            "induction-rms-attn-3l", "reverse-rms-attn-2l", "reverse-ln-mlp-2l", "lookup-rms-attn-2l",
-            "text-ln-mlp-2l")
+FAMILIES = ("induction-none-attn-2l", "induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l",
+            "reverse-rms-attn-2l", "reverse-ln-mlp-2l", "recall-none-attn-2l", "lookup-rms-attn-2l",
+            "words-none-attn-2l", "text-ln-mlp-2l")
 RESAMPLES = 1000
 LEVEL = 0.95             # of every interval
 MIN_EFFECT = 0.02        # nats
 REL_EFFECT = 0.2         # of the model's largest effect in the mode
 #: A model *solves* its task when its held-out loss at the circuit's positions is under this many
-#: nats (chance is ln 64 = 4.16, for lookup ln 76): induction and reverse copy 1 nat, lookup ln 4
-#: (what reading its two cues one at a time leaves, headspace.tasks); text: 1 nat under its loss at step 0.
-SOLVED_LOSS = {"induction": 1.0, "reverse": 1.0, "lookup": float(np.log(4)), "text": 1.0}
+#: nats (chance is ln 64 = 4.16, for lookup ln 76, recall ln 48): induction, reverse copy and recall 1 nat,
+#: lookup ln 4 (what reading its two cues one at a time leaves, headspace.tasks); text (characters or
+#: words): 1 nat under its loss at step 0.
+SOLVED_LOSS = {"induction": 1.0, "reverse": 1.0, "recall": 1.0, "lookup": float(np.log(4)), "text": 1.0,
+               "words": 1.0}
 #: The circuit a task needs is *present* when one path of the task's mode costs at least this many
 #: nats by mean ablation at the circuit's positions.
 CIRCUIT_EFFECT = 0.1
@@ -101,8 +105,8 @@ TABLE = store.SHIPPED / "benchmark.json"
 
 def solves(task: str, loss: float, loss_at_step_0: float) -> bool:
     """Whether a model of ``task`` with held-out circuit-position loss ``loss`` solves it (``SOLVED_LOSS``)."""
-    if task == "text":
-        return loss < loss_at_step_0 - SOLVED_LOSS["text"]
+    if task in CORPUS_TASKS:
+        return loss < loss_at_step_0 - SOLVED_LOSS[task]
     return loss < SOLVED_LOSS[task]
 
 
@@ -129,6 +133,14 @@ def zoo_models(zoo) -> dict[str, dict]:
     return store.read_manifest(zoo_dir(zoo))["models"]
 
 
+def scored_models(zoo) -> dict[str, dict]:
+    """``zoo_models`` without the one-layer models (the recall task's control): a model with one layer has
+    no pair of an earlier and a later head, so there is nothing for a score to rank; they are trained,
+    measured and tested as the others, but the benchmark's table and scorecard leave them out."""
+    zoo = zoo_dir(zoo)
+    return {n: e for n, e in zoo_models(zoo).items() if store.read_config(zoo / n)["n_layers"] >= 2}
+
+
 def load_zoo_model(zoo, name: str) -> Model:
     """One zoo model, sha256-checked against the zoo's manifest."""
     return Model.from_stored(store.read_model(zoo_dir(zoo) / name))
@@ -153,30 +165,36 @@ def model_ground_truth(model: Model, tokens: np.ndarray, mask: np.ndarray) -> np
     return out
 
 
-def compute_ground_truth(zoo, names=None, progress=print) -> Path:
-    """Compute every model's ground truths (or those of ``names``, keeping the others' on file) on its
-    task's evaluation batches; write ``ground_truth.npz``."""
+def compute_per_model(zoo, file: str, compute, names=None, progress=print, what: str = "ground truths") -> Path:
+    """``compute(model, tokens, mask)`` (float32) for every model of the zoo on its task's evaluation
+    batches, or for those of ``names`` (the others' kept from ``file``); written to ``zoo/file``, one
+    array per model. The one loop behind ``compute_ground_truth`` and ``controlled.compute_zoo``."""
     zoo = zoo_dir(zoo)
     models = zoo_models(zoo)
-    out, seconds = {}, {}
+    out = {}
     if names is not None:
         unknown = sorted(set(names) - set(models))
         if unknown:
             raise ValueError(f"names must be models of the zoo's manifest; got {unknown}")
-        if (zoo / GROUND_TRUTH_FILE).is_file():
-            with np.load(zoo / GROUND_TRUTH_FILE) as f:
+        if (zoo / file).is_file():
+            with np.load(zoo / file) as f:
                 out = {k: f[k] for k in f.files if k in models}
     for name, entry in models.items():
         if names is not None and name not in names:
             continue
         t0 = time.perf_counter()
         tokens, mask = eval_batches(zoo, entry["task"])
-        out[name] = model_ground_truth(load_zoo_model(zoo, name), tokens, mask).astype(np.float32)
-        seconds[name] = time.perf_counter() - t0
+        out[name] = np.asarray(compute(load_zoo_model(zoo, name), tokens, mask)).astype(np.float32)
         if progress:
-            progress(f"{name}: ground truths in {seconds[name]:.1f} s")
-    store.save_npz(zoo / GROUND_TRUTH_FILE, {name: out[name] for name in models if name in out})
-    return zoo / GROUND_TRUTH_FILE
+            progress(f"{name}: {what} in {time.perf_counter() - t0:.1f} s")
+    store.save_npz(zoo / file, {name: out[name] for name in models if name in out})
+    return zoo / file
+
+
+def compute_ground_truth(zoo, names=None, progress=print) -> Path:
+    """Compute every model's ground truths (or those of ``names``, keeping the others' on file) on its
+    task's evaluation batches; write ``ground_truth.npz``."""
+    return compute_per_model(zoo, GROUND_TRUTH_FILE, model_ground_truth, names, progress)
 
 
 def read_ground_truth(zoo) -> dict[str, np.ndarray]:
@@ -192,7 +210,7 @@ def score_zoo(zoo, scores=None) -> dict[str, dict[str, np.ndarray]]:
     """
     scores = SCORES if scores is None else scores
     out = {}
-    for name in zoo_models(zoo):
+    for name in scored_models(zoo):
         model = load_zoo_model(zoo, name)
         w = weights_of(model)
         out[name] = {}
@@ -273,7 +291,7 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
     ``read_ground_truth(zoo)`` unless given. See the module docstring for the statistics.
     """
     zoo = zoo_dir(zoo)
-    entries = zoo_models(zoo)
+    entries = scored_models(zoo)
     gts = read_ground_truth(zoo) if ground_truths is None else ground_truths
     scored = score_zoo(zoo, scores)
     names = list(entries)

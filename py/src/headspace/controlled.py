@@ -195,25 +195,11 @@ def model_controlled(model, tokens, mask, seed: int = 0) -> np.ndarray:
 
 
 def compute_zoo(zoo, names=None, seed: int = 0, progress=print):
-    """Compute ``model_controlled`` for every model of a zoo folder (or ``names``); write ``FILE`` there."""
-    import time
-    from headspace import benchmark, store
-    zoo = benchmark.zoo_dir(zoo)
-    models = benchmark.zoo_models(zoo)
-    out = {}
-    if (zoo / FILE).is_file():
-        with np.load(zoo / FILE) as f:
-            out = {k: f[k] for k in f.files if k in models}
-    for name, entry in models.items():
-        if names is not None and name not in names:
-            continue
-        t0 = time.perf_counter()
-        tokens, mask = benchmark.eval_batches(zoo, entry["task"])
-        out[name] = model_controlled(benchmark.load_zoo_model(zoo, name), tokens, mask, seed).astype(np.float32)
-        if progress:
-            progress(f"{name}: controlled ground truth in {time.perf_counter() - t0:.1f} s")
-    store.save_npz(zoo / FILE, {n: out[n] for n in models if n in out})
-    return zoo / FILE
+    """Compute ``model_controlled`` for every model of a zoo folder (or ``names``, keeping the others' on
+    file); write ``FILE`` there."""
+    from headspace import benchmark
+    return benchmark.compute_per_model(zoo, FILE, lambda model, tokens, mask: model_controlled(model, tokens, mask, seed),
+                                       names, progress, "controlled ground truth")
 
 
 def read_zoo(zoo) -> dict:

@@ -56,9 +56,9 @@ import numpy as np
 from headspace import store
 from headspace.composition import MODES
 from headspace.ground_truth import ground_truth, path_effects
-from headspace.tasks import MODE_OF_TASK, PARTNER, RECALL_ASK, RECALL_KEY, TASKS, NEXT_TASKS
+from headspace.tasks import MODE_OF_TASK, PARTNER, RECALL_ASK, RECALL_KEY, TASKS
 
-__all__ = ["ATTENTION", "PATH", "THRESHOLDS", "N_BATCHES", "LABELS", "NEXT_FAMILIES", "MECHANISM_FILE",
+__all__ = ["ATTENTION", "PATH", "THRESHOLDS", "N_BATCHES", "LABELS", "MECHANISM_FILE",
            "named_positions", "measure", "label", "record", "read", "main"]
 
 #: A head does a pattern when its mean attention there is at least this (a uniform head over the
@@ -70,8 +70,6 @@ PATH = 0.1
 THRESHOLDS = {"attention": ATTENTION, "path": PATH}
 #: Evaluation batches measured (16 sequences each): enough for attention shares to 0.01.
 N_BATCHES = 4
-#: The families of the next zoo (zoo-next/, scripts/train_zoo.py NEXT_CONFIGS), in order.
-NEXT_FAMILIES = ("recall-none-attn-2l", "recall-none-attn-1l", "lookup-rms-attn-2l", "words-none-attn-2l")
 MECHANISM_FILE = "mechanism.json"
 BACK = 8                  # offsets d = 1 .. BACK of the writer's pattern
 AROUND = 7                # offsets k = -AROUND .. AROUND of the reader's pattern about the anchor
@@ -113,8 +111,8 @@ def named_positions(task: str, tokens, mask) -> dict[str, np.ndarray]:
     >>> named_positions("induction", toks, m)["anchor"].tolist()     # token 5 at t=3 recurs from j=0
     [[-1, -1, -1, 0, 1]]
     """
-    if task not in TASKS + NEXT_TASKS:
-        raise ValueError(f"task must be one of {list(TASKS + NEXT_TASKS)}; got {task!r}")
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}")
     tokens, mask = np.asarray(tokens), np.asarray(mask, dtype=bool)
     if tokens.ndim != 2 or mask.shape != (tokens.shape[0], tokens.shape[1] - 1):
         raise ValueError(f"tokens must be [batch, seq] and mask [batch, seq-1]; got tokens {list(tokens.shape)}, "

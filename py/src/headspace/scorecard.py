@@ -16,9 +16,11 @@ its task's mode, in the mode of its largest path, or all in Q, K or V):
 * ``top1``: whether its top pair is causal; ``precision_at_k``: the share of causal pairs among
   its top k, k the model's number of causal pairs (``stats.precision_at_k``, ties shared).
 
-Each statistic is averaged over the models *whose circuit formed* (their largest path in the mode
-costs at least ``circuit_effect`` nats by the reference ground truth, ``FORMED_BY``); the models
-without one are reported apart (a score cannot be rewarded for ranking pairs where nothing is).
+Each statistic is averaged over the models *whose circuit formed*: their largest path in the mode
+costs at least ``circuit_effect`` nats by the reference ground truth, ``FORMED_BY``, and, where the
+zoo records each model's measured mechanism (``headspace.mechanisms``), it is not one of
+``CIRCUITLESS_MECHANISMS``. The models without one are reported apart (a score cannot be rewarded
+for ranking pairs where no circuit is).
 
 Intervals: a three-level bootstrap (``stats.cluster_draws``): configurations (the zoo's families)
 with replacement, then seeds within each, then each drawn model's evaluation batches (the ground
@@ -58,7 +60,7 @@ from headspace.composition import MODES
 
 __all__ = ["ZooData", "zoo_data", "scorecard", "held_out", "sensitivity", "causal_pairs", "split_configurations",
            "STATISTICS", "THRESHOLDS", "SIZE_SCORES", "FORMED_BY", "SCORECARD_MODES", "LEVEL", "RESAMPLES", "zoo_report",
-           "read_report", "REPORT_GROUND_TRUTHS", "REPORT_MODES", "SENSITIVITY", "RANGE"]
+           "read_report", "REPORT_GROUND_TRUTHS", "REPORT_MODES", "SENSITIVITY", "RANGE", "CIRCUITLESS_MECHANISMS"]
 
 #: The statistics of a scorecard, in the order it prints them.
 STATISTICS = ("spearman", "partial_norm_product", "partial_product_norm", "auroc", "top1", "precision_at_k")
@@ -71,6 +73,10 @@ THRESHOLDS = {"min_effect": 0.02, "rel_effect": 0.2, "circuit_effect": 0.1}
 SIZE_SCORES = ("norm_product", "product_norm")
 #: The ground truth that decides whether a model's circuit formed, whichever one is scored.
 FORMED_BY = "mean-circuit"
+#: Recorded mechanisms (``headspace.mechanisms.LABELS``) that count as no circuit whatever the path effects:
+#: no labelled mechanism passed its thresholds, or the task is answered from attention spread over many
+#: entries with no head on the one the design names (lookup), so no pair of heads is *the* circuit.
+CIRCUITLESS_MECHANISMS = ("none formed", "diffuse lookup")
 #: "task": each model in its task's mode; "largest": in the mode of its largest path; or one mode.
 SCORECARD_MODES = ("task", "largest") + MODES
 LEVEL = 0.95
@@ -87,7 +93,8 @@ class ZooData:
     ``names``, ``families``, ``tasks``: one per model. ``scores``: ``{score: [array [3 modes, P]
     per model]}``; ``ground_truths``: ``{name: [array [n_batches, 3 modes, P] per model]}`` (P the
     model's pairs with a later reader, ``benchmark.later_pairs`` order). ``task_mode``: per model
-    its task's mode (``"Q" "K" "V"``).
+    its task's mode (``"Q" "K" "V"``). ``mechanisms``: per model its recorded mechanism's label, or
+    None where none is recorded (then only the path effect decides whether its circuit formed).
     """
     names: list
     families: list
@@ -95,6 +102,7 @@ class ZooData:
     task_mode: list
     scores: dict
     ground_truths: dict = field(default_factory=dict)
+    mechanisms: list | None = None
 
     def subset(self, keep) -> "ZooData":
         """The same data for the models at indices ``keep``."""
@@ -102,13 +110,15 @@ class ZooData:
         pick = lambda xs: [xs[i] for i in keep]  # noqa: E731
         return ZooData(pick(self.names), pick(self.families), pick(self.tasks), pick(self.task_mode),
                        {s: pick(v) for s, v in self.scores.items()},
-                       {g: pick(v) for g, v in self.ground_truths.items()})
+                       {g: pick(v) for g, v in self.ground_truths.items()},
+                       None if self.mechanisms is None else pick(self.mechanisms))
 
     def with_score(self, name: str, per_model) -> "ZooData":
         """A copy with one more score (``[3, P]`` per model)."""
         scores = dict(self.scores)
         scores[name] = [np.asarray(a, dtype=float) for a in per_model]
-        return ZooData(self.names, self.families, self.tasks, self.task_mode, scores, self.ground_truths)
+        return ZooData(self.names, self.families, self.tasks, self.task_mode, scores, self.ground_truths,
+                       self.mechanisms)
 
     @staticmethod
     def synthetic(rng, n_families: int = 4, n_seeds: int = 3, n_pairs: int = 16, n_batches: int = 8) -> "ZooData":
@@ -140,7 +150,7 @@ def zoo_data(zoo, scores=None, ground_truths=None) -> ZooData:
     from headspace import benchmark, store
     from headspace.tasks import MODE_OF_TASK
     zoo = benchmark.zoo_dir(zoo)
-    entries = benchmark.zoo_models(zoo)
+    entries = benchmark.scored_models(zoo)
     scored = benchmark.score_zoo(zoo, scores)
     gts = benchmark.read_ground_truth(zoo)
     names = list(entries)
@@ -161,7 +171,8 @@ def zoo_data(zoo, scores=None, ground_truths=None) -> ZooData:
             a = np.asarray(per_model[name], dtype=float)
             out_gts[g].append(a.reshape(a.shape[0], 3, -1)[..., idx])
     return ZooData(names, [entries[n]["family"] for n in names], [entries[n]["task"] for n in names],
-                   [MODE_OF_TASK[entries[n]["task"]] for n in names], out_scores, out_gts)
+                   [MODE_OF_TASK[entries[n]["task"]] for n in names], out_scores, out_gts,
+                   [entries[n].get("mechanism") for n in names])
 
 
 def causal_pairs(effect, min_effect: float = THRESHOLDS["min_effect"],
@@ -236,6 +247,7 @@ def scorecard(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", 
     size_idx = [score_names.index(s) for s in SIZE_SCORES]
     n_models = len(data.names)
     formed = np.array([data.ground_truths[reference][m].mean(0)[modes[m]].max() >= th["circuit_effect"]
+                       and (data.mechanisms is None or data.mechanisms[m] not in CIRCUITLESS_MECHANISMS)
                        for m in range(n_models)])
     rng = np.random.default_rng(seed)
     per = {s: np.full((n_models, resamples + 1, len(score_names)), np.nan) for s in STATISTICS}

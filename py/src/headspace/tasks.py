@@ -36,7 +36,7 @@ the next token is random (or, for text, ordinary language). numpy only, seeded.
 * ``text``: characters of source code (``encode_text``); the mask marks positions whose
   current two characters occurred earlier in the sequence (where copying can help).
 
-The next zoo (``zoo-next/``, docs/decisions/0004-zoo-mechanisms.md) adds two tasks, in ``NEXT_TASKS``:
+The present zoo (``zoo/``, docs/decisions/0004-zoo-mechanisms.md) adds two tasks to the first zoo's:
 
 * ``recall`` (V-composition, redesigned so that the answer's position cannot be found by its
   keys): a context of 10 pairs ``value key`` (10 distinct keys of 16, values of 16 drawn with
@@ -71,14 +71,12 @@ import re
 
 import numpy as np
 
-__all__ = ["TASKS", "NEXT_TASKS", "MODE_OF_TASK", "task_batch", "encode_text", "decode_text", "TEXT_VOCAB", "text_mask",
+__all__ = ["TASKS", "MODE_OF_TASK", "task_batch", "encode_text", "decode_text", "TEXT_VOCAB", "text_mask",
            "LOOKUP_VOCAB", "latin_square", "PARTNER",
            "WordVocab", "split_words"]
 
-#: Task names, in the order the benchmark lists them.
-TASKS = ("induction", "reverse", "lookup", "text")
-#: Tasks of the next zoo (zoo-next/): V-composition forced, and text as word-level tokens.
-NEXT_TASKS = ("recall", "words")
+#: The benchmark zoo's tasks, in the order the benchmark lists them.
+TASKS = ("induction", "reverse", "recall", "lookup", "words", "text")
 #: The kind of composition each task is built to need (text: none is forced; induction is expected).
 MODE_OF_TASK = {"induction": "K", "reverse": "V", "lookup": "Q", "text": "K", "recall": "V", "words": "K"}
 
@@ -185,8 +183,8 @@ def task_batch(task: str, rng: np.random.Generator, batch: int = 32, corpus: np.
     ``corpus`` (character ids from ``encode_text``) is needed for ``text`` only: windows
     of ``seq`` characters start at random offsets in it.
     """
-    if task not in TASKS + NEXT_TASKS:
-        raise ValueError(f"task must be one of {list(TASKS + NEXT_TASKS)}; got {task!r}")
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}")
     if not isinstance(batch, (int, np.integer)) or batch < 1:
         raise ValueError(f"batch must be a positive integer; got {batch!r}")
     d_vocab, seq = SHAPES[task]

@@ -93,7 +93,7 @@ def _truth(key: str) -> str:
         Param("group", "models", "select", FORMED, options=(FORMED,) + GROUPS,
               option_labels=tuple(_group_words(g) for g in (FORMED,) + GROUPS),
               help="the models whose circuit formed (the article's tables), every model, one task's, or one "
-                   "configuration's three seeds"),
+                   "configuration's seeds"),
         Param("mode", "composition", "select", "task", options=MODE_OPTIONS,
               option_labels=tuple(_mode_words(m) for m in MODE_OPTIONS), active_when={"group": {"not": [FORMED]}},
               inactive="The tables read each model in its task's mode",
