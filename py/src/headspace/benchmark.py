@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from headspace import store
+from headspace import mechanisms, store
 from headspace.composition import MODES
 from headspace.ground_truth import GROUND_TRUTHS, ground_truth, path_effects
 from headspace.head_pairs import later_mask
@@ -283,6 +283,16 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+#: What the table keeps of each model's recorded mechanism (``headspace.mechanisms``): its label and the
+#: designed one, the pair and mode it rests on, the path's effect (nats) and the evidence in words.
+MECHANISM_FIELDS = ("label", "designed", "writer", "reader", "mode", "effect", "evidence")
+
+
+def _mechanism_summary(zoo, name: str) -> dict:
+    rec = mechanisms.read(zoo, name)
+    return {k: rec[k] for k in MECHANISM_FIELDS}
+
+
 def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
                     ground_truths=None) -> dict:
     """Scores, ground truths and statistics of the whole zoo, as a JSON-ready dict.
@@ -342,7 +352,8 @@ def benchmark_table(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0,
                            "n_layers": cfg["n_layers"], "n_heads": cfg["n_heads"], "d_model": cfg["d_model"],
                            "d_head": cfg["d_head"],
                            "normalization_type": cfg.get("normalization_type"), "mlp": not cfg["attn_only"],
-                           "steps": e.get("steps"), "train_seconds": e.get("train_seconds"), **pairs})
+                           "steps": e.get("steps"), "train_seconds": e.get("train_seconds"),
+                           "mechanism": _mechanism_summary(zoo, name), **pairs})
     # groups: all, each task, each family; seeds resampled within families
     families = list(dict.fromkeys(m["family"] for m in models_out))
     tasks = list(dict.fromkeys(m["task"] for m in models_out))

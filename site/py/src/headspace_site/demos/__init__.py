@@ -35,6 +35,7 @@ from . import singular_routes  # noqa: F401
 from . import random_subspaces  # noqa: F401
 from . import score_benchmark  # noqa: F401
 from . import score_intervals  # noqa: F401
+from . import zoo_mechanisms  # noqa: F401
 from . import residual_stream  # noqa: F401
 
 __all__ = ["REGISTRY", "Demo", "Param", "Output", "register", "to_json_value", "format_value", "format_outputs"]
