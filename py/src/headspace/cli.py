@@ -118,9 +118,10 @@ def _parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="the composition-score benchmark: every score against the causal ground "
                                      "truths on the zoo of trained models")
     b.add_argument("--ground-truth", default="mean-circuit",
-                   help="mean-all, mean-circuit, resample-all or resample-circuit (default: mean-circuit)")
-    b.add_argument("--group", default="all", help="all, a task (induction, reverse, lookup, text) or a family "
-                                                  "(default: all)")
+                   help="mean-all, mean-circuit, resample-all, resample-circuit, or excess-circuit (the scorecard's "
+                        "ground truth that leaves size out; default: mean-circuit)")
+    b.add_argument("--group", default="all", help="all, a task (induction, reverse, recall, lookup, words, text) or "
+                                                  "a family (default: all)")
     b.add_argument("--mode", default="task", help="Q, K, V, task: each model in its task's mode (default), or "
                                                   "largest: in the mode of its largest path (scorecard only)")
     b.add_argument("--score", action="append", default=[], metavar="MODULE:FUNCTION",
