@@ -95,8 +95,9 @@ def test_nothing_is_shown_beyond_path_size(report, v):
 
 def test_shortlisting_intervals_overlap(report, v):
     """Results: "Shortlisting does not pick a winner either, though size comes close. Path size's top pair
-    is causal in a share X ..., head sizes' in Y, the subspace score's in Z. ... AUROC ... The intervals
-    overlap, and none of these differences survives Holm"."""
+    is causal in a share X ..., head sizes' in Y, the subspace score's in Z. These intervals overlap, as do
+    path size's and the Frobenius score's on AUROC and precision@k, and none of these differences survives
+    Holm"."""
     assert overlap(v, "sc_product_norm_precision_at_k", "sc_frobenius_precision_at_k")
     assert overlap(v, "sc_subspace_top1", "sc_product_norm_top1")
     assert overlap(v, "sc_norm_product_top1", "sc_product_norm_top1")
