@@ -10,7 +10,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from headspace_site.demos import REGISTRY
 from support import assert_json_close
-from browser_support import BOOT_MS, in_view, next_frame, output_values, page_started, set_control, wait_ready
+from browser_support import BOOT_MS, in_view, next_frame, opened, output_values, page_started, set_control, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -116,10 +116,7 @@ def test_a_swipe_scrolls_the_page_wherever_it_starts(browser, site_url, where):
 
 
 def test_a_paused_animation_stays_paused(browser, site_url):
-    context = browser.new_context(viewport={"width": 1100, "height": 800})
-    page = context.new_page()
-    try:
-        page.goto(f"{site_url}/posts/composition-and-subspaces/")
+    with opened(browser, f"{site_url}/posts/composition-and-subspaces/", viewport={"width": 1100, "height": 800}) as page:
         wait_ready(page)
         played = 'figure.demo:has([data-role="play"])'  # the first figure with a play button
         fig = page.locator(played).first
@@ -133,8 +130,6 @@ def test_a_paused_animation_stays_paused(browser, site_url):
         fig.scroll_into_view_if_needed()
         in_view(page, played)  # and come back: a restart would say Pause at once
         assert button.get_attribute("aria-pressed") == "false", "the animation restarted by itself"
-    finally:
-        context.close()
 
 
 def test_a_turned_phone_gets_the_figure_laid_out_for_its_new_width(browser, site_url):
