@@ -75,21 +75,24 @@ def test_the_css_shows_the_drawing_of_pythons_width(page):
 
 
 def test_the_tables_geometry_is_the_stylesheets():
-    """The plot box the table describes is the one main.css lays out: its columns are --measure
-    and --wide, an article's figure reaches 1 rem past main's 1.1 rem padding and has 1 rem of its own."""
+    """The plot box the table describes is the one main.css lays out: main's column (--measure) and
+    padding; an article's figure reaches 1 rem past that padding with 1 rem of its own, from 64 rem
+    --wide across, and on a phone (to 40 rem) spans the screen with 0.75 rem; a gallery's figure keeps
+    the column; an embed page's main has no padding."""
     css = (ROOT / "site" / "assets" / "css" / "main.css").read_text()
     rem = lambda name: float(re.search(rf"{name}: ([\d.]+)rem", css)[1])  # noqa: E731
+    main_pad, figure_out, figure_pad, phone_pad = 1.1, 1, 1, 0.75
     assert re.search(r"\nmain \{[^}]*padding: 1rem 1\.1rem", css)
     assert "figure.demo { margin: 2rem -1rem; padding: 1rem;" in css
-    assert ".gallery figure.demo { margin: 2rem 0; }" in css and "body.embed main { max-width: none; padding: 0; }" in css
     assert re.search(r"@media \(min-width: 64rem\) \{ figure\.demo \{ margin-left: calc\(\(var\(--measure\) - var\(--wide\)\) / 2\)", css)
-    main_pad, figure_pad, figure_out = 1.1, 1, 1
-    # from 64 rem a figure reaches (--wide - --measure) / 2 past the column on each side: its box is
-    # --wide less main's padding and its own
-    article = [(0, rem("--measure"), 2 * (main_pad - figure_out + figure_pad)),
-               (64, rem("--wide"), 2 * (main_pad + figure_pad))]
+    assert re.search(r"@media \(max-width: 40rem\) \{[^@]*figure\.demo \{ margin: 1\.5rem -1\.1rem; border-radius: 0; padding: 0\.75rem; \}", css)
+    assert ".gallery figure.demo { margin: 2rem 0; }" in css and "body.embed main { max-width: none; padding: 0; }" in css
+    want = {
+        "article": [(0, None, 2 * phone_pad), (40, rem("--measure"), 2 * (main_pad - figure_out + figure_pad)),
+                    # from 64 rem the figure reaches (--wide - --measure) / 2 past the column on each side
+                    (64, rem("--wide"), 2 * (main_pad + figure_pad))],
+        "gallery": [(0, None, 2 * (main_pad + phone_pad)), (40, rem("--measure"), 2 * (main_pad + figure_pad))],
+        "embed": [(0, None, 2 * phone_pad), (40, None, 2 * figure_pad)],
+    }
     got = {page: [(p["from"], p["column"], p["less"]) for p in spec["pieces"]] for page, spec in widths.TABLE["plot_box"].items()}
-    assert got["article"] == [(f, c, pytest.approx(less)) for f, c, less in article]
-    assert got["gallery"] == [(0, rem("--measure"), pytest.approx(2 * (main_pad + figure_pad)))]
-    assert got["embed"] == [(0, None, 2 * figure_pad)]
-
+    assert got == {page: [(f, c, pytest.approx(less)) for f, c, less in pieces] for page, pieces in want.items()}

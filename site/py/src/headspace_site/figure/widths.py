@@ -12,7 +12,7 @@ the viewport, and the queries are where it reaches each width.
 >>> drawing_width(366), drawing_width(637), drawing_width(860), drawing_width(300)
 (330, 600, 840, 330)
 >>> shown_from("article"), shown_from("embed")
-([(0, 330), (39.7, 600), (64, 840)], [(0, 330), (39.5, 600), (54.5, 840)])
+([(0, 330), (39, 600), (64, 840)], [(0, 330), (39, 600), (54.5, 840)])
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def plot_box(page: str, viewport_px: float) -> float:
     """The plot box's width (px) on a ``page`` of the table at a viewport ``viewport_px`` wide.
 
     >>> plot_box("article", 390), plot_box("article", 1280), plot_box("gallery", 1280)
-    (354.8, 860.8, 604.8)
+    (366.0, 860.8, 604.8)
     """
     if page not in TABLE["plot_box"]:
         raise ValueError(f"page: expected one of {', '.join(PAGES)}, got {page!r}")
