@@ -326,7 +326,8 @@ CONTRACT = ROOT / "site" / "data" / "contract.json"
 def write_contract(site_lockfile: Path, plain_lockfile: Path, vendor: Path) -> dict:
     """site/data/contract.json: what Hugo (site.Data.contract) and the page scripts (through Hugo)
     take from Python instead of repeating: the Pyodide version and folder, the site lockfile,
-    the vendored files' content-hashed folder, and the ink colour of neutral marks (which the dark scheme swaps for its text colour)."""
+    the vendored files' content-hashed folder, the ink colour of neutral marks (which the dark scheme swaps for its text colour), and the CSS that shows the build's drawing of each column's width (``headspace_site.figure.widths.css``)."""
+    from headspace_site.figure import widths
     from headspace_site.figure.style import COLORS
     # What making the figures live costs a reader, at most (before the host's compression): the
     # pages say it before Python starts. The worker downloads Pyodide's core and the site's set.
@@ -341,6 +342,9 @@ def write_contract(site_lockfile: Path, plain_lockfile: Path, vendor: Path) -> d
         "plain_lockfile": plain_lockfile.relative_to(STATIC).as_posix(),
         "vendor_dir": vendor.relative_to(STATIC).as_posix() + "/",  # plotly.min.js, katex/
         "ink": COLORS["ink"],
+        # The rules that show the build's drawing of the width each page's plot box holds
+        # (head.html inlines them after main.css): written from the one table, figure/widths.json.
+        "static_figure_css": widths.css(),
     }
     text = json.dumps(contract, indent=1) + "\n"
     if not CONTRACT.exists() or CONTRACT.read_text() != text:

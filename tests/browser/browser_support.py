@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 from headspace_site.demos import REGISTRY, format_outputs
@@ -96,6 +97,38 @@ def go_live(page):
     page.evaluate("() => window.headspace.settle()")
     page.wait_for_function("() => [...document.querySelectorAll('figure.demo [data-role=plot]')]"
                            ".every(p => p.querySelector('.main-svg'))", timeout=BOOT_MS)
+
+
+@contextmanager
+def opened(browser, url: str, **options):
+    """A page at ``url`` in a browser context of its own (``options``: the context's: viewport,
+    colour scheme, ...), closed after the block: ``with opened(browser, site_url + "/",
+    viewport={"width": 390, "height": 844}) as page: ...``."""
+    context = browser.new_context(**options)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        yield page
+    finally:
+        context.close()
+
+
+#: A figure's data as the build wrote them (its figure and its layout at each width).
+PRERENDER = "f => JSON.parse(f.querySelector('script[data-role=\"prerender\"]').textContent)"
+
+
+def each_figure(page, site_url: str, paths, live=(False, True)):
+    """Every figure of every page in ``paths``, as the build drew it and then live (plotly drawing
+    Python's figure): yields ``(path, index, fig, is_live, prerender)``; ``live``: the states to visit."""
+    for path in paths:
+        page.goto(site_url + path)
+        for is_live in live:
+            if is_live:
+                go_live(page)
+            figs = page.locator("figure.demo")
+            for i in range(figs.count()):
+                fig = figs.nth(i)
+                yield path, i, fig, is_live, fig.evaluate(PRERENDER)
 
 
 def figure_in(frame):

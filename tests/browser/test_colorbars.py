@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from browser_support import figure_pages, go_live
+from browser_support import each_figure, figure_pages
 from readable import COLLECT
 
 pytestmark = pytest.mark.browser
@@ -47,33 +47,25 @@ def test_colour_bar_titles_clear_their_ticks_and_fit(browser, site_url, width):
     page = ctx.new_page()
     bad, checked = {}, 0
     try:
-        for path in figure_pages():
-            page.goto(site_url + path)
-            for live in (False, True):
-                if live:
-                    go_live(page)
-                figs = page.locator("figure.demo")
-                for i in range(figs.count()):
-                    fig = figs.nth(i)
-                    pre = fig.evaluate("f => JSON.parse(f.querySelector('script[data-role=\"prerender\"]').textContent)")
-                    found = bars(pre["figure"])   # live, the page draws the same settings
-                    if not found:
-                        continue
-                    drawn = fig.evaluate(COLLECT)
-                    texts = [(_plain(t["text"]), t["box"]) for t in drawn["texts"]]
-                    for title_lines, ticks in found:
-                        titles = [box for text, box in texts if text in title_lines or text == " ".join(title_lines)]
-                        labels = [box for text, box in texts if text in ticks]
-                        where = f"{path} {fig.get_attribute('data-demo')} #{i} ({'live' if live else 'as built'})"
-                        if not titles:
-                            bad[where] = f"title {title_lines} not drawn whole (cut or wrapped otherwise)"
-                            continue
-                        checked += 1
-                        for box in titles:
-                            if box[0] + box[2] > drawn["plot"][2] + 1 or box[0] < -1:
-                                bad[where] = f"title {title_lines} leaves the drawing: {[round(v) for v in box]}"
-                            if any(touching(box, lab) for lab in labels):
-                                bad[where] = f"title {title_lines} touches a tick label"
+        for path, i, fig, live, pre in each_figure(page, site_url, figure_pages()):
+            found = bars(pre["figure"])   # live, the page draws the same settings
+            if not found:
+                continue
+            drawn = fig.evaluate(COLLECT)
+            texts = [(_plain(t["text"]), t["box"]) for t in drawn["texts"]]
+            for title_lines, ticks in found:
+                titles = [box for text, box in texts if text in title_lines or text == " ".join(title_lines)]
+                labels = [box for text, box in texts if text in ticks]
+                where = f"{path} {fig.get_attribute('data-demo')} #{i} ({'live' if live else 'as built'})"
+                if not titles:
+                    bad[where] = f"title {title_lines} not drawn whole (cut or wrapped otherwise)"
+                    continue
+                checked += 1
+                for box in titles:
+                    if box[0] + box[2] > drawn["plot"][2] + 1 or box[0] < -1:
+                        bad[where] = f"title {title_lines} leaves the drawing: {[round(v) for v in box]}"
+                    if any(touching(box, lab) for lab in labels):
+                        bad[where] = f"title {title_lines} touches a tick label"
     finally:
         ctx.close()
     assert checked >= 10, f"only {checked} colour-bar titles checked"

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from readable import COLLECT, DRAWING_SIZE
-from browser_support import figure_pages, go_live
+from browser_support import each_figure, figure_pages, go_live
 
 pytestmark = pytest.mark.browser
 
@@ -87,25 +87,17 @@ def test_stacked_panels_keep_their_labels(browser, site_url):
     page = ctx.new_page()
     found, checked = {}, 0
     try:
-        for path in figure_pages():
-            page.goto(site_url + path)
-            for live in (False, True):
-                if live:
-                    go_live(page)
-                figs = page.locator("figure.demo")
-                for i in range(figs.count()):
-                    fig = figs.nth(i)
-                    fig.scroll_into_view_if_needed()
-                    pre = fig.evaluate("f => JSON.parse(f.querySelector('script[data-role=\"prerender\"]').textContent)")
-                    width = str(int(fig.evaluate(DRAWING_SIZE)[0] + 0.5))
-                    layout = pre["layouts"].get(width) or pre["layouts"]["330"]
-                    scale = fig.evaluate(DRAWING_SIZE)[0] / layout["width"]
-                    drawn = fig.evaluate(COLLECT)
-                    assert drawn["live"] == live or not live, f"{path} figure {i}: still the build's drawing"
-                    missing = unlabelled(pre["figure"], layout, drawn["texts"], scale)
-                    checked += len(category_axes(pre["figure"], layout))
-                    if missing:
-                        found[f"{path} {fig.get_attribute('data-demo')} ({'live' if live else 'as built'})"] = missing
+        for path, i, fig, live, pre in each_figure(page, site_url, figure_pages()):
+            fig.scroll_into_view_if_needed()
+            width = str(int(fig.evaluate(DRAWING_SIZE)[0] + 0.5))
+            layout = pre["layouts"].get(width) or pre["layouts"]["330"]
+            scale = fig.evaluate(DRAWING_SIZE)[0] / layout["width"]
+            drawn = fig.evaluate(COLLECT)
+            assert drawn["live"] == live or not live, f"{path} figure {i}: still the build's drawing"
+            missing = unlabelled(pre["figure"], layout, drawn["texts"], scale)
+            checked += len(category_axes(pre["figure"], layout))
+            if missing:
+                found[f"{path} {fig.get_attribute('data-demo')} ({'live' if live else 'as built'})"] = missing
     finally:
         ctx.close()
     assert checked > 20, f"only {checked} category axes checked"

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from browser_support import wait_ready
+from browser_support import opened, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -26,46 +26,32 @@ FIRST_HEAD = """() => {
 @pytest.mark.parametrize("viewport", [(390, 844), (375, 667)], ids=["390x844", "375x667"])
 def test_a_head_of_the_schematic_in_the_first_screen(browser, site_url, viewport):
     w, h = viewport
-    ctx = browser.new_context(viewport={"width": w, "height": h}, color_scheme="dark", is_mobile=True, has_touch=True)
-    page = ctx.new_page()
-    try:
-        page.goto(site_url + "/posts/transformer-circuits-primer/")
+    with opened(browser, site_url + "/posts/transformer-circuits-primer/", viewport={"width": w, "height": h},
+                color_scheme="dark", is_mobile=True, has_touch=True) as page:
         assert page.evaluate("() => document.querySelector('figure.demo').dataset.demo") == "residual-stream"
         bottom = page.evaluate(FIRST_HEAD)
         assert bottom is not None, "no head label drawn in the schematic"
         assert bottom <= h, f"the schematic's first head ends at y {bottom:.0f}, below the {h} px screen"
-    finally:
-        ctx.close()
 
 
 @pytest.mark.parametrize("viewport", [(390, 844, "dark"), (1280, 900, "light")], ids=["390", "1280"])
 def test_home_opens_on_a_live_figure(browser, site_url, viewport):
     w, h, scheme = viewport
-    ctx = browser.new_context(viewport={"width": w, "height": h}, color_scheme=scheme)
-    page = ctx.new_page()
-    try:
-        page.goto(site_url + "/")
+    with opened(browser, site_url + "/", viewport={"width": w, "height": h}, color_scheme=scheme) as page:
         fig = page.locator("figure.demo").first
         top = fig.locator('[data-role="plot"]').evaluate("p => p.getBoundingClientRect().top")
         assert top < h - 150, f"Home's figure starts at y {top:.0f}: not in the first screen of {h} px"
         wait_ready(page)
         assert fig.get_attribute("data-status") == "ready"
-    finally:
-        ctx.close()
 
 
 def test_every_article_entry_has_a_picture_of_its_figures(browser, site_url):
-    ctx = browser.new_context(viewport={"width": 390, "height": 844})
-    page = ctx.new_page()
-    try:
-        page.goto(site_url + "/")
+    with opened(browser, site_url + "/", viewport={"width": 390, "height": 844}) as page:
         cards = page.evaluate("""() => [...document.querySelectorAll('.post-card')].map(c => {
           const svg = c.querySelector('.thumb svg.thumb-figure'); const r = svg && svg.getBoundingClientRect();
           return {title: c.querySelector('h2').textContent.trim(), bytes: svg ? svg.outerHTML.length : 0,
                   shown: !!r && r.width > 50 && r.height > 30, hidden: !!svg && svg.closest('[aria-hidden=true]') !== null};
         })""")
-    finally:
-        ctx.close()
     assert len(cards) >= 7
     assert [c["title"] for c in cards if not (c["shown"] and c["hidden"])] == []
     assert max(c["bytes"] for c in cards) < 20_000, cards  # markup; a few kB once compressed

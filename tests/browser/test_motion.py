@@ -9,10 +9,12 @@ pytestmark = pytest.mark.browser
 DEMO = 'figure.demo[data-demo="projection-2d-1d"]'
 
 
-def open_article(browser, site_url, reduced):
+def open_article(browser, site_url, reduced, clock=False):
     context = browser.new_context(reduced_motion="reduce" if reduced else "no-preference",
                                   viewport={"width": 1100, "height": 900})
     page = context.new_page()
+    if clock:  # the page's timers on a clock the test can run forward (time still flows as usual)
+        page.clock.install()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{site_url}/posts/composition-and-subspaces/")
@@ -26,7 +28,7 @@ def render_count(page):
 
 
 def test_animation_plays_and_pauses(browser, site_url):
-    context, page, errors = open_article(browser, site_url, reduced=False)
+    context, page, errors = open_article(browser, site_url, reduced=False, clock=True)
     try:
         page.wait_for_function(f"() => Number(document.querySelector('{DEMO}').dataset.renderCount) >= 3", timeout=10_000)
         button = page.locator(f'{DEMO} [data-role="play"]')
@@ -34,9 +36,13 @@ def test_animation_plays_and_pauses(browser, site_url):
         button.click()
         assert button.get_attribute("aria-pressed") == "false"
         worker_caught_up(page)  # an answer already in flight has landed
-        paused = render_count(page)
-        # Only time shows that a timer (the animation's, 80 ms) stopped: ten of its steps.
-        page.wait_for_timeout(800)
+        slider = page.locator(f'{DEMO} input[name="{button.get_attribute("data-for")}"]')
+        paused, value = render_count(page), slider.input_value()
+        # Ten of the animation's 80 ms steps at once on the page's clock: a timer still running
+        # would move the slider and ask Python; what it asked is answered before we count.
+        page.clock.run_for(800)
+        worker_caught_up(page)
+        assert slider.input_value() == value, "a paused animation moved its slider"
         assert render_count(page) == paused, "a paused animation must not render"
         assert errors == []
     finally:

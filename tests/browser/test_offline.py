@@ -121,6 +121,27 @@ def test_the_article_reads_offline_after_one_visit(playwright, server, tmp_path)
 
 
 WAY_IN = {"/": "headspace", "/about/": "About", "/posts/transformer-circuits-primer/": "Primer"}
+#: The typeset maths of a page, offline: each face of KaTeX's fonts its formulas are laid out in,
+#: and the four large-bracket faces (KaTeX_Size1 to 4, which only tall brackets and large operators
+#: use), loaded, or the reason not; and how many tall brackets the page lays out.
+MATHS = """async () => {
+  const faces = new Set(['normal 400 KaTeX_Size1', 'normal 400 KaTeX_Size2', 'normal 400 KaTeX_Size3', 'normal 400 KaTeX_Size4']);
+  for (const el of document.querySelectorAll('.katex-html *')) {
+    if (el.childElementCount || !el.textContent.trim()) continue;
+    const cs = getComputedStyle(el), family = cs.fontFamily.split(',')[0].replace(/["']/g, '').trim();
+    if (family.startsWith('KaTeX_')) faces.add(`${cs.fontStyle} ${cs.fontWeight} ${family}`);
+  }
+  const loaded = {};
+  for (const face of faces) {
+    const [style, weight, family] = face.split(' ');
+    try {
+      const got = await document.fonts.load(`${style} ${weight} 20px ${family}`, '()[]');
+      loaded[face] = got.length > 0 && got.every(f => f.status === 'loaded') ? 'loaded' : 'no face';
+    } catch (e) { loaded[face] = String(e); }
+  }
+  const tall = document.querySelectorAll('.katex .delimsizing, .katex .delimsizinginner, .katex .large-op').length;
+  return {loaded, tall, formulas: document.querySelectorAll('.katex').length};
+}"""
 
 
 def test_the_way_in_reads_offline_after_one_visit(playwright, server, tmp_path):
@@ -139,6 +160,14 @@ def test_the_way_in_reads_offline_after_one_visit(playwright, server, tmp_path):
             response = page.goto(site + path)
             assert response.status == 200 and title in page.title(), (path, page.title())
             assert page.locator("main#content").is_visible()
+        # The primer's typeset maths reads offline: every KaTeX face its formulas use, and the
+        # large-bracket faces its tall brackets use (issue 49.9: they were not kept), load from the
+        # service worker with the network gone.
+        page.goto(site + "/posts/transformer-circuits-primer/")
+        page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")  # the prose laid out whole
+        maths = page.evaluate(MATHS)
+        assert maths["formulas"] > 10 and maths["tall"] > 0, maths
+        assert {face: how for face, how in maths["loaded"].items() if how != "loaded"} == {}, maths
         response = page.goto(site + "/gallery/")
         assert response.status == 503 and "offline" in page.locator("h1").text_content()
         kept = page.locator("[data-role=kept] a").evaluate_all("links => links.map(a => a.getAttribute('href'))")

@@ -10,7 +10,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from headspace_site.demos import REGISTRY
 from support import assert_json_close
-from browser_support import BOOT_MS, in_view, next_frame, output_values, page_started, set_control, wait_ready
+from browser_support import BOOT_MS, in_view, next_frame, opened, output_values, page_started, set_control, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -45,6 +45,47 @@ def test_a_figure_says_it_is_not_live_yet_and_catches_up(browser, site_url, widt
     assert page.locator('figure.demo [data-role="live"]').get_attribute("role") is None  # live: not announced
     assert len(tops) == 1, f"the plot moved as the line changed: tops {sorted(tops)}, said {said}"
     context.close()
+
+
+#: The opacity of a figure's drawing, its outputs and its line, as drawn now.
+OPACITY = """f => Object.fromEntries(['plot', 'live'].map(r => [r, Number(getComputedStyle(f.querySelector(`[data-role=${r}]`)).opacity)])
+  .concat([['outputs', Number(getComputedStyle(f.querySelector('.demo-outputs')).opacity)]]))"""
+
+
+@pytest.mark.parametrize("reader", [(390, "dark"), (1280, "light")], ids=["390-dark", "1280-light"])
+def test_a_figure_waiting_for_python_is_dimmed_and_says_why(browser, site_url, reader):
+    """Issue 49.11: a setting the build did not answer waits for Python, and meanwhile the drawing
+    and outputs of the last setting stood undimmed beside the new slider value. Now they are dimmed
+    while the line above them, at full strength, says the figure is catching up; Python's drawing
+    of the setting comes at full strength."""
+    width, scheme = reader
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme,
+                                  reduced_motion="reduce", service_workers="block")
+    held = []
+    context.route("**/pyodide/**", lambda route: held.append(route))  # Python has not come yet
+    page = context.new_page()
+    try:
+        page.goto(f"{site_url}/posts/polariser/")
+        fig = page.locator("figure.demo").first
+        page.wait_for_function("f => window.headspace && window.headspace.wired(f)", arg=fig.element_handle())
+        fig.scroll_into_view_if_needed()
+        assert fig.evaluate(OPACITY) == {"plot": 1, "live": 1, "outputs": 1}
+        set_control(fig, "theta", 73)  # off the build's grid: only Python can draw it
+        page.wait_for_function("f => f.dataset.life === 'asking'", arg=fig.element_handle())
+        page.wait_for_function(f"f => ({OPACITY})(f).plot < 0.5", arg=fig.element_handle())  # after its transition
+        seen = fig.evaluate(OPACITY)
+        assert seen["plot"] < 0.5 and seen["outputs"] < 0.5 and seen["live"] == 1, seen
+        line = fig.locator('[data-role="live"]')
+        assert line.is_visible() and "Catching up" in line.inner_text(), line.inner_text()
+        context.unroute("**/pyodide/**")
+        for route in held:
+            route.continue_()
+        wait_ready(page)
+        page.wait_for_function("f => f.dataset.life === 'live'", arg=fig.element_handle(), timeout=BOOT_MS)
+        page.wait_for_function(f"f => ({OPACITY})(f).plot === 1", arg=fig.element_handle())
+        assert_json_close(output_values(fig), REGISTRY["polarizer"].run({"theta": 73})["outputs"])
+    finally:
+        context.close()
 
 
 def test_sliders_announce_their_unit(page, site_url):
@@ -116,10 +157,7 @@ def test_a_swipe_scrolls_the_page_wherever_it_starts(browser, site_url, where):
 
 
 def test_a_paused_animation_stays_paused(browser, site_url):
-    context = browser.new_context(viewport={"width": 1100, "height": 800})
-    page = context.new_page()
-    try:
-        page.goto(f"{site_url}/posts/composition-and-subspaces/")
+    with opened(browser, f"{site_url}/posts/composition-and-subspaces/", viewport={"width": 1100, "height": 800}) as page:
         wait_ready(page)
         played = 'figure.demo:has([data-role="play"])'  # the first figure with a play button
         fig = page.locator(played).first
@@ -133,8 +171,6 @@ def test_a_paused_animation_stays_paused(browser, site_url):
         fig.scroll_into_view_if_needed()
         in_view(page, played)  # and come back: a restart would say Pause at once
         assert button.get_attribute("aria-pressed") == "false", "the animation restarted by itself"
-    finally:
-        context.close()
 
 
 def test_a_turned_phone_gets_the_figure_laid_out_for_its_new_width(browser, site_url):

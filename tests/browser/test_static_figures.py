@@ -1,7 +1,9 @@
 """The static drawing every figure shows before plotly has loaded, and for good when JavaScript
-is off: with scripts disabled, each figure shows the SVG drawn for the widest of
-headspace_site.figure.fit.WIDTHS its column holds (container queries in site/assets/css/main.css), visible, uncovered,
-inside its figure, at close to the scale it was drawn for, and saying what the figure says."""
+is off: with scripts disabled, each figure shows the SVG drawn for the widest of the
+drawing widths its plot box holds (the media queries headspace_site.figure.widths.css writes from
+figure/widths.json), visible, uncovered, inside its figure, at close to the scale it was drawn for,
+and saying what the figure says; and each kind of page changes drawing exactly where that table
+says its plot box reaches the next width."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import re
 
 import pytest
 
-from headspace_site.figure.fit import WIDTHS, drawing_width
+from headspace_site.figure import widths
+from headspace_site.figure.widths import WIDTHS, drawing_width
 
 pytestmark = pytest.mark.browser
 
@@ -139,3 +142,27 @@ def test_every_figure_shows_its_static_drawing_without_javascript(browser, site_
     finally:
         context.close()
     assert seen == set(demos_data["registry"]), f"figures never checked: {set(demos_data['registry']) - seen}"
+
+
+#: A page of each kind the table of drawing widths describes.
+KIND_PAGES = {"article": "/posts/polariser/", "gallery": "/gallery/", "embed": "/embed/polarizer/"}
+
+
+@pytest.mark.parametrize("kind", widths.PAGES)
+def test_the_drawing_changes_where_the_table_says(browser, site_url, kind):
+    """Either side of each viewport where the table's plot box reaches the next width, the plot box
+    is as wide as the table says and the build's drawing of Python's width for it shows."""
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 800, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(site_url + KIND_PAGES[kind])
+        for rem, _ in widths.shown_from(kind)[1:]:
+            for viewport in (int(rem * widths.REM) - 1, int(rem * widths.REM) + 1):
+                page.set_viewport_size({"width": viewport, "height": 900})
+                (f,) = page.locator("figure.demo").first.evaluate_all(READ)
+                where = f"{KIND_PAGES[kind]} at {viewport} px"
+                assert f["plot"]["w"] == pytest.approx(widths.plot_box(kind, viewport), abs=0.5), where
+                shown = [s["cls"] for s in f["svgs"] if s["display"] != "none"]
+                assert shown == [f"static-figure w{drawing_width(f['plot']['w'])}"], where
+    finally:
+        context.close()

@@ -78,8 +78,12 @@ def test_units_none_and_labels():
         "2 layers × 1 heads × 1; every value is in the menu's data"
     assert Output("a", "angles", "vector", "h", unit="°").text([30.0, 60.0]) == "30°, 60°"
     assert Output("c", "first", "number", "h", none="not up to 100").text(None) == "not up to 100"
+    # labelled values are read side by side, so they print to shared decimals
     assert Output("x", "crosstalk", "vector", "h", labels=("reader 1", "reader 2")).text([0.0, 0.5]) == \
-        "reader 1 0 · reader 2 0.5"
+        "reader 1 0.0 · reader 2 0.5"
+    assert Output("b", "before", "vector", "h", labels=("with B", "with D")).text([0.93969, 0.5]) == \
+        "with B 0.940 · with D 0.500"
+    assert Output("t", "tiny", "vector", "h", labels=("a", "b")).text([0.5, 2e-5]) == "a 0.5 · b 2 × 10⁻⁵"
     assert Output("l", "loss", "number", "h", unit=" nats").text(2.861) == "2.86 nats"
 
 

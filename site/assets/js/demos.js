@@ -257,7 +257,7 @@ function wire(fig) {
       if (saveData) bootPython(); // the reader asks for Python
     });
   }
-  for (const slider of controls.querySelectorAll("input[type=range]")) {
+  for (const slider of controls.querySelectorAll("[data-kind=range]")) {
     keepToGrid(slider, python.live);
     keepOnSwipe(slider, moved);
   }

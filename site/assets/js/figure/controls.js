@@ -7,7 +7,7 @@ import { key } from "./page.js";
 import { answerGrid, rangeValues } from "./answers.js";
 
 export function updateReadouts(fig) {
-  for (const input of fig.querySelectorAll("input[type=range]")) {
+  for (const input of fig.querySelectorAll("[data-kind=range]")) { // Python's Param.kind
     const text = `${input.value}${input.dataset.unit || ""}`;
     const readout = input.parentElement.querySelector(".readout");
     // written only when it changes: the figure's other sliders keep theirs on a move of this one

@@ -5,6 +5,7 @@
 
 import * as contract from "@params"; // site/data/contract.json, passed by Hugo's js.Build
 import { script } from "./page.js";
+import { drawingWidth as widthFor } from "./widths.js";
 
 // ---------- theme: plots follow the page's light or dark colours ----------
 let palette = null; // read once per colour scheme, not on every slider move
@@ -28,8 +29,8 @@ function themed(layout) {
 const PLOT_CONFIG = { responsive: false, displayModeBar: false, scrollZoom: false, doubleClick: false };
 
 // ---------- the width a figure is drawn at ----------
-// Python lays each figure out for one of a few widths (headspace_site.figure.fit.WIDTHS): the widest
-// that fits the figure's column; CSS shows the build's SVG for it. ``view``: demos.js's.
+// Python lays each figure out for one of a few widths (figure/widths.json): the widest that fits the
+// figure's plot box (widths.js); the build's CSS shows its drawing for the same box. ``view``: demos.js's.
 export function prerender(view) {
   view.pre ||= JSON.parse(view.fig.querySelector('script[data-role="prerender"]').textContent);
   return view.pre;
@@ -37,9 +38,7 @@ export function prerender(view) {
 // The column's width comes from a ResizeObserver (view.room), read when layout is fresh anyway:
 // reading clientWidth on a slider move would lay out the whole page before the move is sent.
 export function drawingWidth(view) {
-  view.widths ||= Object.keys(prerender(view).layouts).map(Number).sort((a, b) => a - b);
-  const room = view.room ?? view.plot.clientWidth;
-  return view.widths.filter((w) => w <= room).pop() || view.widths[0];
+  return widthFor(view.room ?? view.plot.clientWidth);
 }
 
 // ---------- outputs ----------

@@ -8,7 +8,9 @@
   the words a figure uses for heads;
 * ``names``: one reader-facing name per score, axiom, task and zoo family (``words``, ``family``);
 * ``style``: plotly figure dicts in the house style (``figure``, ``scatter``, ``COLORS``);
-* ``fit``: a figure laid out for the width it is drawn at (``fit``, ``WIDTHS``);
+* ``widths``: the widths a figure is drawn at and where each shows (``widths.json``: ``WIDTHS``,
+  ``drawing_width``, the CSS that shows the build's drawing);
+* ``fit``: a figure laid out for the width it is drawn at (``fit``);
 * ``colour``: colours read once and written in one form (``canonical_figure``), colour scales;
 * ``keys``: a parameter value's key, its JSON as the page writes it (``key``, ``same``);
 * ``shipped``: the shipped toy models as the demos see them (names, steps, weights, scores,
@@ -17,6 +19,6 @@
   (``python -m headspace_site.figure.causal_table``) into ``causal_table.json``.
 
 Imports run one way: ``registry`` reads ``outputs``, ``colour``, ``fit`` (its colour bars) and ``keys``; ``colour`` reads
-``keys``; ``fit`` reads ``colour``; ``outputs`` reads ``names``; ``style`` reads ``outputs``; ``shipped``
+``keys``; ``fit`` reads ``colour`` and ``widths``; ``outputs`` reads ``names``; ``style`` reads ``outputs``; ``shipped``
 reads ``outputs`` and ``registry``; ``causal_table`` reads ``shipped``.
 """

@@ -25,11 +25,9 @@ import math
 import re
 
 from .colour import ink_on, scale_colour
-
-#: The widths a figure is drawn at (px); the page draws at the widest that fits its column.
-WIDTHS = (330, 600, 840)
-#: Below this width, two panels side by side are stacked.
-STACK_BELOW = 560
+# The drawing widths, where panels stack, and which width a column draws at: one table (widths.json),
+# read by the page and the build's CSS too.
+from .widths import STACK_BELOW, WIDTHS, drawing_width
 CHAR = 0.56  # an average character's width, in font sizes (system-ui runs 0.48 to 0.55)
 FONT, TITLE_FONT = 12, 14
 LEGEND_ROW, LEGEND_SYMBOL = 20, 44  # plotly: an entry's row height, its symbol and gap before the text
@@ -38,15 +36,6 @@ NOTE_LINE = 16  # a line of a 12 px annotation
 X_TITLE = 50  # plotly sets an x axis title's baseline about 43 px below the axis: with descenders, 50
 CATEGORY_ROW = 16  # the height a category's 12 px tick label needs
 TITLE_CAP = 10  # plotly's CAP_SHIFT, 0.7 em of the title's 14 px: a line's cap height above its baseline
-
-
-def drawing_width(px: float) -> int:
-    """The width to draw at in a column ``px`` wide: the widest of ``WIDTHS`` that fits.
-
-    >>> drawing_width(366), drawing_width(637), drawing_width(860), drawing_width(300)
-    (330, 600, 840, 330)
-    """
-    return max([w for w in WIDTHS if w <= px], default=WIDTHS[0])
 
 
 def plain(text) -> str:

@@ -231,6 +231,10 @@ class Output:
 
     def _vector(self, value, _):
         items = [self._num(v) for v in value]
+        if self.labels and all(v is not None and (v == 0 or 1e-3 <= abs(v) < 1e5) for v in value):
+            # labelled values are read side by side: to shared decimals, as a column ("with B 0.940
+            # with D 0.500", not "0.940 ... 0.5"); a tiny or huge one keeps its power of ten
+            items = [t + self.unit for t in column(value, self.digits, self.floor)]
         if self.labels:
             return Pairs([(self.labels[i] if i < len(self.labels) else str(i), t) for i, t in enumerate(items)])
         return ", ".join(items)
