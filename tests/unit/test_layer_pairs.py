@@ -4,7 +4,7 @@ dense definitions (``pair_scores.product_norm``, ``norm_product``) and its all-p
 import numpy as np
 import pytest
 
-from headspace import pair_scores
+from headspace import layer_pairs, pair_scores
 from headspace.composition import all_composition_scores, random_baseline
 from headspace.layer_pairs import layer_pair_scores, random_baselines, size_scores
 from headspace.weights import Weights
@@ -67,3 +67,42 @@ def test_random_baselines():
         dense.append(np.linalg.norm(A @ B, 2) / (np.linalg.norm(A) * np.linalg.norm(B)))
     se = np.hypot(b["size_ratio"][1], np.std(dense) / np.sqrt(len(dense)))
     assert abs(b["size_ratio"][0] - np.mean(dense)) < 5 * se
+
+
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-9), (np.float32, 2e-6)])
+@pytest.mark.parametrize("metric", ["frobenius", "svd_bound", "subspace"])
+def test_every_score_equals_the_all_pairs_engine(dtype, rtol, metric):
+    W = random_weights(dtype, seed=4, L=3, H=4, M=48, D=8)
+    engine = all_composition_scores(*W, "QKV", metric)
+    for l1, l2 in ((0, 1), (0, 2), (1, 2)):
+        block = layer_pair_scores(*W, l1, l2, "QKV")
+        np.testing.assert_allclose(block[metric], engine[:, l1, :, l2, :], rtol=rtol, atol=0)
+
+
+def test_a_rank_deficient_head_reads_its_rank():
+    """subspace divides by the writer's rank and ignores directions of zero singular value."""
+    W_Q, W_K, W_V, W_O = random_weights(np.float64, seed=5)
+    W_V[0, 1, :, 2:] = 0                                 # writer L0H1 has rank 2 of 4
+    W_K[2, 0, :, 1:] = 0                                 # reader L2H0 (Q: W_Q W_K^T) has rank 1
+    engine = all_composition_scores(W_Q, W_K, W_V, W_O, "QV", "subspace")
+    block = layer_pair_scores(W_Q, W_K, W_V, W_O, 0, 2, "QV")
+    np.testing.assert_allclose(block["subspace"], engine[:, 0, :, 2, :], rtol=1e-9, atol=1e-12)
+
+
+def test_top_singular_value_equals_the_exact_one():
+    """Power iteration against eigvalsh: random matrices, graded ones (as S_A K S_B are), and matrices
+    whose two largest singular values nearly tie (gaps from 10% to 1e-9); within 1e-7 relative."""
+    rng = np.random.default_rng(7)
+    n = 32
+    cases = [rng.standard_normal((200, n, n)),
+             rng.standard_normal((200, n, n)) * np.geomspace(1, 1e-3, n) * np.geomspace(1, 1e-2, n)[:, None]]
+    U, _ = np.linalg.qr(rng.standard_normal((100, n, n)))
+    V, _ = np.linalg.qr(rng.standard_normal((100, n, n)))
+    s = np.sort(rng.uniform(0.1, 1, (100, n)))[:, ::-1].copy()
+    s[:, 1] = s[:, 0] * (1 - np.geomspace(1e-1, 1e-9, 100))           # gaps from 10% to 1e-9
+    cases.append(U * s[:, None, :] @ V)
+    cases.append(np.zeros((3, n, n)))
+    for C in cases:
+        exact = np.sqrt(np.clip(np.linalg.eigvalsh(np.swapaxes(C, -1, -2) @ C)[:, -1], 0, None))
+        got = layer_pairs.top_singular_value(C)
+        np.testing.assert_allclose(got, exact, rtol=1e-7, atol=1e-300)
