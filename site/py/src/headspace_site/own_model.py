@@ -253,7 +253,7 @@ class _Session:
             raise ValueError(f"pair must be an earlier head and a later one, [l1, h1, l2, h2] with l1 < l2 < {L} "
                              f"and heads below {H}; got {pair}")
         detail = self._pair(l1, h1, l2, h2)
-        out = {"n": (L - 1) * H, "heads": H, "top": top, "pair": detail,
+        out = {"n": (L - 1) * H, "heads": H, "top": top, "pair": detail, "names": {s: words(s) for s in SCORES},
                "random": {s: self.base[s][0] for s in ("frobenius", "svd_bound", "subspace", "size_ratio")},
                "pairSvg": render(self._pair_figure(detail, min(width, 640)), min(width, 640), uid="ownpair",
                                  css_class="live")}
