@@ -94,6 +94,13 @@ def head_bases(P, Q, side: str, dtype=np.float32) -> HeadBases:
     q_Q^T``, so the SVD ``r_P r_Q^T = u s vh`` gives ``M``'s: rows ``vh q_Q^T`` (out) or ``u^T q_P^T``
     (in). Computed in float64; ``rows`` stored as ``dtype``.
 
+    The QR factors come from the d_head x d_head Gram matrices (``r`` its Cholesky factor, ``q = P
+    r^-1``): two products of d_model length and small solves, where a Householder QR in Pyodide's
+    numpy (no LAPACK, no BLAS) took most of the page's time to read a layer. Its columns are
+    orthonormal to about ``cond(P)^2`` machine epsilons; if a head's Gram matrix is singular or
+    its Cholesky diagonal spans more than 1e4 (a lower bound on ``cond(P)``), the layer takes the
+    Householder QR instead.
+
     >>> rng = np.random.default_rng(1)
     >>> V, O = rng.normal(size=(2, 3, 6, 2))
     >>> b = head_bases(V, O, "out", np.float64)
@@ -107,19 +114,40 @@ def head_bases(P, Q, side: str, dtype=np.float32) -> HeadBases:
         raise ValueError(f"side must be 'out' (a writer's output) or 'in' (a reader's input); got {side!r}")
     P, Q = np.asarray(P, np.float64), np.asarray(Q, np.float64)
     d = P.shape[-2]
-    if side == "out":
-        r_P = np.linalg.qr(P, mode="r")
-        q_Q, r_Q = np.linalg.qr(Q)
-        _, s, vh = np.linalg.svd(r_P @ _T(r_Q))
-        rows = vh @ _T(q_Q)
-    else:
+    L_P, L_Q = _cholesky_of_gram(P), _cholesky_of_gram(Q)
+    if L_P is None or L_Q is None:
         q_P, r_P = np.linalg.qr(P)
-        r_Q = np.linalg.qr(Q, mode="r")
-        u, s, _ = np.linalg.svd(r_P @ _T(r_Q))
-        rows = _T(u) @ _T(q_P)
+        q_Q, r_Q = np.linalg.qr(Q)
+        u, s, vh = np.linalg.svd(r_P @ _T(r_Q))
+        rows = vh @ _T(q_Q) if side == "out" else _T(u) @ _T(q_P)
+    else:                                          # r = L^T, so q^T = r^-T P^T = L^-1 P^T
+        u, s, vh = np.linalg.svd(_T(L_P) @ L_Q)
+        if side == "out":
+            rows = _times_rows(_T(np.linalg.solve(_T(L_Q), _T(vh))), Q)      # vh L_Q^-1 Q^T
+        else:
+            rows = _times_rows(_T(np.linalg.solve(_T(L_P), u)), P)           # u^T L_P^-1 P^T
     keep = _rank_mask(s, d, None)
     rows = (rows * keep[..., :, None]).astype(dtype)
     return HeadBases(rows, s, keep.sum(-1))
+
+
+def _cholesky_of_gram(X):
+    """Lower ``L`` with ``L L^T = X^T X`` per head (float64), or None if a head's Gram matrix is
+    singular or its diagonal spans more than 1e4 (then the caller takes a Householder QR)."""
+    G = np.einsum("hki,hkj->hij", X, X) if _NO_BLAS else _T(X) @ X
+    try:
+        L = np.linalg.cholesky(G)
+    except np.linalg.LinAlgError:
+        return None
+    diag = np.abs(np.diagonal(L, axis1=-2, axis2=-1))
+    if np.any(diag.min(-1) <= 1e-4 * diag.max(-1)):             # a lower bound on cond(X): too large
+        return None
+    return L
+
+
+def _times_rows(T, X):
+    """``T @ X^T`` per head: T [H, a, b], X [H, d_model, b] -> [H, a, d_model] (an einsum without BLAS)."""
+    return np.einsum("hab,hdb->had", T, X) if _NO_BLAS else T @ _T(X)
 
 
 def layer_bases(W_Q, W_K, W_V, W_O, l: int, modes="QKV", writer: bool = True, readers: bool = True) -> dict:
