@@ -24,12 +24,13 @@ mode, is one matmul of their stacked bases ([n_heads d_head, d_model] by [d_mode
 d_head]): the one product of d_model length, never a d_model x d_model matrix. The bases are
 computed once per layer (``head_bases``), so a whole model costs one such product per layer pair.
 The product is taken in float32 when the weights are float32 (as ``head_pairs`` does) and
-everything after it in float64. Under Pyodide, whose numpy has no BLAS, the product runs as an
-``einsum`` over two rows-contiguous operands, three times faster there than ``matmul`` (whose
-loop without BLAS strides down the second operand's columns); natively it is a BLAS matmul.
+everything after it in float64. Under Pyodide, whose numpy has no BLAS, the product runs as
+``einsum`` over two rows-contiguous operands, in blocks that stay in the cache, faster there than
+``matmul`` (whose loop without BLAS strides down the second operand's columns); natively it is a
+BLAS matmul (docs/decisions/0009-own-model-speed.md has the measurements).
 
 ``token`` and ``whitened`` are not here: they read the embedding (d_vocab x d_model, 154 MB of
-GPT-2 small's file as float32) and its Gram matrix, more work than every other score together;
+GPT-2 small's file as float32) and its d_vocab-row Gram matrix, more work than every other score;
 ``headspace.composition.all_composition_scores`` computes them.
 
 Random baselines, to read a score against: ``random_baselines(d_model, d_head)`` gives the mean
@@ -54,6 +55,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass
 
@@ -96,7 +98,7 @@ def head_bases(P, Q, side: str, dtype=np.float32) -> HeadBases:
 
     The QR factors come from the d_head x d_head Gram matrices (``r`` its Cholesky factor, ``q = P
     r^-1``): two products of d_model length and small solves, where a Householder QR in Pyodide's
-    numpy (no LAPACK, no BLAS) took most of the page's time to read a layer. Its columns are
+    numpy (no LAPACK, no BLAS) is slow enough to dominate reading a layer (decision 0009). Its columns are
     orthonormal to about ``cond(P)^2`` machine epsilons; if a head's Gram matrix is singular or
     its Cholesky diagonal spans more than 1e4 (a lower bound on ``cond(P)``), the layer takes the
     Householder QR instead.
@@ -169,8 +171,7 @@ def _cross(a, b):
     """``a @ b.T`` in float64 for row-contiguous ``a [m, k]``, ``b [n, k]`` (in their dtype, then widened).
 
     Without BLAS, an einsum per 128 rows of ``b``, which stay in the cache while every row of ``a``
-    meets them: measured in Pyodide at GPT-2 small's [768, 768] x [768, 2304], 6.0 s as one einsum,
-    3.8 s in blocks of 128 (2 cores under load 12; blocks of 64, or of ``a`` too, no faster).
+    meets them (decision 0009: faster than one einsum, and blocks of 64 or of ``a`` too are not).
     """
     if not _NO_BLAS:
         return (a @ b.T).astype(np.float64)
@@ -231,10 +232,9 @@ def top_singular_value(C):
     """The largest singular value of each matrix of the stack ``C [..., n, n]`` (float64): the largest
     eigenvalue of ``C C^T``, exactly (``eigvalsh``).
 
-    Power iteration was tried and measured slower (bench/own_model.py's block of 432 matrices of 64 x
-    64, GPT-2 small's layer pair: natively 0.65 s against 0.07 s, in Pyodide 3.8 s against 0.47 s):
-    the top two singular values of these products are close enough that it needs tens of steps.
-    ``C @ C^T`` stays a matmul in Pyodide too: at 64 x 64 it fits the cache (einsum measured slower).
+    Power iteration was tried and measured slower, natively and in Pyodide (decision 0009): the
+    top two singular values of these products are close enough that it needs tens of steps.
+    ``C @ C^T`` stays a matmul in Pyodide too: at 64 x 64 it fits the cache.
 
     >>> C = np.diag([3.0, 2.0, 1.0])[None]
     >>> float(top_singular_value(C)[0])
@@ -270,12 +270,14 @@ def size_scores(W_Q, W_K, W_V, W_O, mode) -> dict:
     return out
 
 
+@functools.lru_cache(maxsize=8)
 def random_baselines(d_model: int, d_head: int, samples: int = 64, seed: int = 0) -> dict:
     """What random heads of these shapes score, ``(mean, stderr)`` each: ``frobenius`` (as
     ``headspace.composition.random_baseline`` for heads: rank ``d_head`` factors of ``d_model``),
     ``svd_bound``, ``subspace`` (exact: ``d_head / d_model``, the mean squared cosine between random
     subspaces) and ``size_ratio``, the mean of ``product_norm / norm_product``, over Gaussian
-    ``W_V, W_O`` of a writer and ``X, Y`` of a reader.
+    ``W_V, W_O`` of a writer and ``X, Y`` of a reader. Kept for the next model of the same shapes
+    (in Pyodide they are a noticeable part of opening a model; the dict is shared: do not change it).
 
     >>> b = random_baselines(64, 16, samples=16)
     >>> 0 < b["size_ratio"][0] < b["frobenius"][0] < 1      # ||A B||_2 <= ||A B||_F: below frobenius
