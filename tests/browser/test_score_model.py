@@ -181,9 +181,9 @@ def test_a_pointer_over_a_cell_shows_its_values_and_a_click_its_detail(own, tmp_
     shown, want = tip_values(own.page), cli[("K", 0, 1, 2, 3)]
     for s in SCORES:                                     # four significant digits of the command line's
         assert shown[NAMES[s]] == pytest.approx(float(want[s]), rel=1e-3), s
-    own.page.mouse.move(x, y - 4000 if y > 4000 else 2)  # away: the values go
-    own.page.locator(".own-results h2").first.hover()
+    own.page.locator(".own-results h2").first.hover()    # away: the values go
     tip.wait_for(state="hidden", timeout=5000)
+    x, y = cell_point(own.page, "K", 1, H + 3)          # (hovering may have scrolled the page)
     own.page.mouse.click(x, y)
     own.page.wait_for_function("() => document.querySelector('.own-pair').dataset.pair === '[0,1,2,3]'", timeout=20_000)
     assert own.page.locator("[data-role=pair-title]").text_content() == "writer L0H1 → reader L2H3"

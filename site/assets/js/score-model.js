@@ -238,11 +238,13 @@ function tipAtRow(tr) {
   showTip(tr.dataset.mode, cell, r, row.left - box.left + 24, row.bottom - box.top - 8);
 }
 
-async function choosePair(next) {
+// A pair chosen: its detail below. From the table (just above the detail) the page scrolls to it; from
+// a heatmap it stays, so that the values shown at the cell stay in view.
+async function choosePair(next, scroll = false) {
   pair = next;
   try {
     detail(await ask("view", { mode: "K", score: $("score").value, width: plotWidth(), pair, heatmap: false }));
-    root.querySelector('.own-figure[data-mode="pair"]').scrollIntoView({ block: "nearest" });
+    if (scroll) root.querySelector('.own-figure[data-mode="pair"]').scrollIntoView({ block: "nearest" });
   } catch (err) {
     fail(`Could not show that pair: ${err.message}`);
   }
@@ -312,7 +314,7 @@ for (const mode of MODES) {
 }
 $("top").addEventListener("click", (event) => {
   const tr = event.target.closest("tr[data-pair]");
-  if (tr) { tipAtRow(tr); choosePair(JSON.parse(tr.dataset.pair)); }
+  if (tr) { tipAtRow(tr); choosePair(JSON.parse(tr.dataset.pair), true); }
 });
 $("top").addEventListener("pointerover", (event) => {
   const tr = event.target.closest("tr[data-pair]");
@@ -326,7 +328,7 @@ $("top").addEventListener("focusin", (event) => {
 $("top").addEventListener("focusout", () => { tip.hidden = true; });
 $("top").addEventListener("keydown", (event) => {
   const tr = event.target.closest("tr[data-pair]");
-  if (tr && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); choosePair(JSON.parse(tr.dataset.pair)); }
+  if (tr && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); choosePair(JSON.parse(tr.dataset.pair), true); }
 });
 // a tap elsewhere, or Escape, puts the values away
 document.addEventListener("pointerdown", (event) => {
