@@ -135,10 +135,12 @@ def test_every_score_shown_equals_the_command_line(own, tmp_path, arch, dtype):
         for s in SCORES:
             assert float(tr.get_attribute(ATTR[s])) == pytest.approx(float(want[s]), rel=1e-5)
     l1, h1, l2, h2 = json.loads(page.locator(".own-pair").get_attribute("data-pair"))
-    for tr in page.locator("[data-role=pair-table] tbody tr").all():
-        want = cli[(tr.get_attribute("data-mode"), l1, h1, l2, h2)]
-        for s in SCORES:
-            assert float(tr.get_attribute(ATTR[s])) == pytest.approx(float(want[s]), rel=1e-5)
+    cells = page.locator("[data-role=pair-table] tbody td").all()
+    assert len(cells) == 3 * len(SCORES)
+    for td in cells:
+        s = td.locator("xpath=..").get_attribute("data-score")
+        want = cli[(td.get_attribute("data-mode"), l1, h1, l2, h2)]
+        assert float(td.get_attribute("data-value")) == pytest.approx(float(want[s]), rel=1e-5)
 
 
 def cell_point(page, mode, row, col):
@@ -215,10 +217,12 @@ def test_each_score_can_be_shown(own, tmp_path):
         own.page.wait_for_function("name => [...document.querySelectorAll('.own-figure[data-mode] svg')]"
                                    ".filter(svg => svg.textContent.includes('-composition: ' + name)).length === 3",
                                    arg=NAMES[s], timeout=20_000)
+        text = own.page.locator("[data-role=results]").inner_text() + own.page.locator(".own-tip").text_content()
+        assert not [k for k in SCORES if "_" in k and k in text], text   # readers read names.py's words
         rows = own.page.locator("[data-role=top] tbody tr").all()
         key = [float(r.get_attribute(ATTR[s])) for r in rows]
         if s != "norm_product":                          # divided by each pair's random value: not raw order
-            shown = [float(r.locator("td").nth(3 + SCORES.index(s)).text_content().rstrip("×")) for r in rows]
+            shown = [float(r.locator("td").nth(2 + SCORES.index(s)).text_content().rstrip("×")) for r in rows]
             assert shown == sorted(shown, reverse=True)
         else:
             assert key == sorted(key, reverse=True)

@@ -165,11 +165,11 @@ function header(table, first) {
 }
 
 function top(rows) {
-  header($("top"), ["mode", "writer", "reader"]);
+  header($("top"), ["mode", "pair"]);
   const body = $("top").querySelector("tbody");
   body.replaceChildren(...rows.map((r) => {
     const tr = document.createElement("tr");
-    cells(tr, [r.mode, head(r.layer1, r.head1), head(r.layer2, r.head2), ...SCORES.map((s) => shownText(s, r))]);
+    cells(tr, [r.mode, `${head(r.layer1, r.head1)} → ${head(r.layer2, r.head2)}`, ...SCORES.map((s) => shownText(s, r))]);
     tr.dataset.mode = r.mode;
     tr.dataset.pair = JSON.stringify([r.layer1, r.head1, r.layer2, r.head2]);
     for (const s of SCORES) tr.dataset[key(s)] = r[s];
@@ -178,18 +178,27 @@ function top(rows) {
   }));
 }
 
+// One pair's detail: a row per score, a column per mode; each cell the value and, under it, the
+// multiple of random heads' (the figure above draws those).
 function detail(view) {
   const p = view.pair;
   const fig = root.querySelector('.own-figure[data-mode="pair"]');
   fig.querySelector('[data-role="plot"]').innerHTML = view.pairSvg;
   $("pair-title").textContent = `writer ${head(p.layer1, p.head1)} → reader ${head(p.layer2, p.head2)}`;
-  header($("pair-table"), ["mode"]);
-  const body = $("pair-table").querySelector("tbody");
-  body.replaceChildren(...MODES.map((m) => {
-    const r = p.modes[m], tr = document.createElement("tr");
-    cells(tr, [m, ...SCORES.map((s) => (s in BASE ? `${fmt(r[s])} (${fmt(shownValue(s, r), 3)}×)` : fmt(r[s])))]);
-    tr.dataset.mode = m;
-    for (const s of SCORES) tr.dataset[key(s)] = r[s];
+  const headRow = document.createElement("tr");
+  headRow.replaceChildren(...["score", ...MODES].map((t) => Object.assign(document.createElement("th"), { textContent: t })));
+  $("pair-table").querySelector("thead").replaceChildren(headRow);
+  $("pair-table").querySelector("tbody").replaceChildren(...SCORES.map((s) => {
+    const tr = document.createElement("tr");
+    tr.dataset.score = s;
+    tr.append(Object.assign(document.createElement("th"), { textContent: names[s] || s, scope: "row" }));
+    for (const m of MODES) {
+      const r = p.modes[m], td = document.createElement("td");
+      td.append(fmt(r[s]));
+      if (s in BASE) td.append(Object.assign(document.createElement("small"), { textContent: `${fmt(shownValue(s, r), 3)}×` }));
+      Object.assign(td.dataset, { mode: m, value: r[s] });
+      tr.append(td);
+    }
     return tr;
   }));
   fig.dataset.pair = JSON.stringify([p.layer1, p.head1, p.layer2, p.head2]);
@@ -198,6 +207,9 @@ function detail(view) {
 // ---------- the values under a pointer or a finger: a heatmap's cell, a table's row ----------
 const values = {}; // per mode: {score: [n * n]} as the heatmap lays the pairs out (Python's view)
 const tip = Object.assign(document.createElement("div"), { className: "own-tip", hidden: true });
+// A screen without hover (a phone) shows values on a tap only: a row scrolled under a resting
+// pointer is not a reader pointing at it.
+const canHover = matchMedia("(hover: hover)").matches;
 tip.setAttribute("role", "status");
 root.append(tip);
 
@@ -304,7 +316,7 @@ for (const mode of MODES) {
   const plot = root.querySelector(`.own-figure[data-mode="${mode}"] [data-role="plot"]`);
   // a mouse or pen shows the values under it; a finger shows them where it taps (the click below)
   plot.addEventListener("pointermove", (event) => {
-    if (event.pointerType !== "touch") tipAtPointer(event.currentTarget.closest("figure"), event);
+    if (canHover && event.pointerType !== "touch") tipAtPointer(event.currentTarget.closest("figure"), event);
   });
   plot.addEventListener("pointerleave", (event) => { if (event.pointerType !== "touch") tip.hidden = true; });
   plot.addEventListener("click", (event) => {
@@ -318,7 +330,7 @@ $("top").addEventListener("click", (event) => {
 });
 $("top").addEventListener("pointerover", (event) => {
   const tr = event.target.closest("tr[data-pair]");
-  if (tr && event.pointerType !== "touch") tipAtRow(tr);
+  if (tr && canHover && event.pointerType !== "touch") tipAtRow(tr);
 });
 $("top").addEventListener("pointerleave", (event) => { if (event.pointerType !== "touch") tip.hidden = true; });
 $("top").addEventListener("focusin", (event) => {

@@ -356,11 +356,11 @@ class _Session:
         title = f"L{detail['layer1']}H{detail['head1']} → L{detail['layer2']}H{detail['head2']}, ÷ random heads'"
         most = max(max(t["x"]) for t in traces[:-1])
         return {"data": traces, "layout": {
-            "height": 64 + 40 + 22 * len(rows), "margin": {"l": 120, "r": 40, "t": 64, "b": 40}, "showlegend": True,
+            "height": 64 + 48 + 22 * len(rows), "margin": {"l": 120, "r": 16, "t": 64, "b": 48}, "showlegend": True,
             "title": {"text": title, "font": {"size": 14}},
             "legend": {"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "bgcolor": "rgba(0,0,0,0)"},
             "yaxis": {"categoryorder": "array", "categoryarray": rows, "range": [len(rows) - 0.5, -0.5]},
-            "xaxis": {"range": [0, max(1.2, most * 1.15)], "zeroline": True, "title": {"text": "× random heads"}}}}
+            "xaxis": {"range": [0, max(1.2, most * 1.35)], "zeroline": True, "title": {"text": "× random heads"}}}}
 
 
 class _JsSource:
