@@ -350,7 +350,7 @@ class _Session:
             ys = [f"{words(s)}, {m}" for s in scored]
             xs = [round(detail["modes"][m][s] / detail["modes"][m][BASELINE[s]], 4) for s in scored]
             traces.append({"type": "bar", "orientation": "h", "x": xs, "y": ys, "name": f"{m}-composition",
-                           "marker": {"color": MODE_COLORS[m]}, "text": [f"{x:.3g}×" for x in xs]})
+                           "marker": {"color": MODE_COLORS[m]}, "text": [f"{x:#.3g}×" for x in xs]})
         traces.append({"type": "scatter", "mode": "lines", "x": [1, 1], "y": [rows[0], rows[-1]],
                        "name": "random heads", "line": {"color": COLORS["ink"], "dash": "dot", "width": 1.5}})
         title = f"L{detail['layer1']}H{detail['head1']} → L{detail['layer2']}H{detail['head2']}, ÷ random heads'"
