@@ -9,9 +9,9 @@ left out: the page never reads them), float32, as ``model.safetensors`` + ``conf
 
 The page: a fresh context, /score-your-model/, Python booted (``data-ready``), then both files
 chosen through the file chooser; the time from the choice until every score is drawn
-(``data-scored`` and the V heatmap on screen), all three modes and every score (frobenius,
-product_norm, norm_product, 28,512 head pairs x modes in 66 layer-pair blocks after 12 layer
-reads). Memory: the worker's wasm heap at the end (it only grows, so this is its peak), and the
+(``data-scored`` and the V heatmap on screen), all three modes and every score the page computes
+(``headspace.layer_pairs.SCORES``: frobenius, svd_bound, subspace, product_norm, norm_product;
+28,512 head pairs x modes in 66 layer-pair blocks after 12 layer reads). Memory: the worker's wasm heap at the end (it only grows, so this is its peak), and the
 peak over the run of the resident memory of every Chromium process this benchmark started
 (sampled from /proc every 100 ms), less what they held before the files were chosen. The phone:
 390 x 844 at 3x with touch and the page's main thread slowed 4x (``sitebuild.browser.PHONE``);
@@ -20,7 +20,7 @@ dark, the desktop's light, and each is saved as bench/results/own-model-<profile
 
 Natively, in a fresh process each: the page's own work (``headspace_site.own_model``'s ops, the same
 steps) and the command line (``python -m headspace scores DIR --mode Q,K,V --metric
-frobenius,product_norm,norm_product --out CSV``), wall time and peak resident memory (``ru_maxrss``).
+frobenius,svd_bound,subspace,product_norm,norm_product --out CSV``), wall time and peak resident memory (``ru_maxrss``).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ NATIVE_CLI = USAGE + """
 import json, resource, sys, time
 from headspace.cli import main
 t0 = time.perf_counter()
-assert main(["scores", sys.argv[1], "--mode", "Q,K,V", "--metric", "frobenius,product_norm,norm_product",
+assert main(["scores", sys.argv[1], "--mode", "Q,K,V", "--metric", "frobenius,svd_bound,subspace,product_norm,norm_product",
              "--out", sys.argv[2], "--top", "3"]) == 0
 print(json.dumps({"score_s": time.perf_counter() - t0, **usage()}))
 """

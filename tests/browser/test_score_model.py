@@ -20,11 +20,12 @@ import pytest
 from browser_support import BOOT_MS
 from headspace import checkpoint as ckp
 from headspace.cli import main
+from headspace.layer_pairs import SCORES
 from headspace.safetensors_file import to_bytes
 
 pytestmark = pytest.mark.browser
 
-SCORES = ("frobenius", "product_norm", "norm_product")
+ATTR = {s: "data-" + s.replace("_", "-") for s in SCORES}         # each score's raw value on a table row
 LAYOUTS = {
     "gpt2": dict(n_layers=3, n_heads=4, d_model=32),
     "gpt_neox": dict(n_layers=3, n_heads=4, d_model=32),
@@ -131,30 +132,124 @@ def test_every_score_shown_equals_the_command_line(own, tmp_path, arch, dtype):
     for tr in page.locator("[data-role=top] tbody tr").all():
         l1, h1, l2, h2 = json.loads(tr.get_attribute("data-pair"))
         want = cli[(tr.get_attribute("data-mode"), l1, h1, l2, h2)]
-        for s, attr in zip(SCORES, ("data-frobenius", "data-product-norm", "data-norm-product")):
-            assert float(tr.get_attribute(attr)) == pytest.approx(float(want[s]), rel=1e-5)
+        for s in SCORES:
+            assert float(tr.get_attribute(ATTR[s])) == pytest.approx(float(want[s]), rel=1e-5)
     l1, h1, l2, h2 = json.loads(page.locator(".own-pair").get_attribute("data-pair"))
-    for tr in page.locator("[data-role=pair-table] tbody tr").all():
-        want = cli[(tr.get_attribute("data-mode"), l1, h1, l2, h2)]
-        for s, attr in zip(SCORES, ("data-frobenius", "data-product-norm", "data-norm-product")):
-            assert float(tr.get_attribute(attr)) == pytest.approx(float(want[s]), rel=1e-5)
+    cells = page.locator("[data-role=pair-table] tbody td").all()
+    assert len(cells) == 3 * len(SCORES)
+    for td in cells:
+        s = td.locator("xpath=..").get_attribute("data-score")
+        want = cli[(td.get_attribute("data-mode"), l1, h1, l2, h2)]
+        assert float(td.get_attribute("data-value")) == pytest.approx(float(want[s]), rel=1e-5)
 
 
-def test_a_tap_on_a_heatmap_cell_shows_that_pair(own, tmp_path):
-    where = folder(tmp_path, "gpt2")
-    own.scored([where / "model.safetensors", where / "config.json"])
-    fig = own.page.locator(".own-figure[data-mode=K]")
+def cell_point(page, mode, row, col):
+    """Page coordinates of the heatmap cell (row: writer, col: reader) of ``mode``'s figure."""
+    fig = page.locator(f".own-figure[data-mode={mode}]")
     fig.scroll_into_view_if_needed()
     box = json.loads(fig.get_attribute("data-box"))
-    n, H = int(fig.get_attribute("data-n")), int(fig.get_attribute("data-heads"))
-    assert n == 2 * H                                    # writers of layers 0-1, readers of layers 1-2
+    n = int(fig.get_attribute("data-n"))
     svg = fig.locator("svg").bounding_box()
-    row, col = 1, H + 3                                  # writer L0H1, reader L2H3
     x = box["x0"] + (col + 0.5) / n * (box["x1"] - box["x0"])
     y = box["y0"] + (row + 0.5) / n * (box["y1"] - box["y0"])
-    own.page.mouse.click(svg["x"] + x / box["width"] * svg["width"], svg["y"] + y / box["height"] * svg["height"])
+    return svg["x"] + x / box["width"] * svg["width"], svg["y"] + y / box["height"] * svg["height"]
+
+
+def tip_values(page) -> dict:
+    """The values the pointer's box shows, by the names a reader reads: {name: value}."""
+    out = {}
+    for line in page.locator(".own-tip span").all_text_contents():
+        name, value = line.split(" (")[0].rsplit(" ", 1)
+        out[name] = float(value)
+    return out
+
+
+NAMES = {"frobenius": "Frobenius", "svd_bound": "SVD bound", "subspace": "subspace", "product_norm": "path size",
+         "norm_product": "head sizes"}
+
+
+def test_a_pointer_over_a_cell_shows_its_values_and_a_click_its_detail(own, tmp_path):
+    where = folder(tmp_path, "gpt2")
+    cli = cli_scores(where, tmp_path)
+    own.scored([where / "model.safetensors", where / "config.json"])
+    H = int(own.page.locator(".own-figure[data-mode=K]").get_attribute("data-heads"))
+    assert int(own.page.locator(".own-figure[data-mode=K]").get_attribute("data-n")) == 2 * H
+    x, y = cell_point(own.page, "K", 1, H + 3)          # writer L0H1, reader L2H3
+    own.page.mouse.move(x, y)
+    tip = own.page.locator(".own-tip")
+    tip.wait_for(state="visible", timeout=5000)
+    assert tip.get_attribute("data-pair") == "[0,1,2,3]" and tip.get_attribute("data-mode") == "K"
+    assert tip.locator("strong").text_content() == "L0H1 → L2H3, K-composition"
+    shown, want = tip_values(own.page), cli[("K", 0, 1, 2, 3)]
+    for s in SCORES:                                     # four significant digits of the command line's
+        assert shown[NAMES[s]] == pytest.approx(float(want[s]), rel=1e-3), s
+    own.page.locator(".own-results h2").first.hover()    # away: the values go
+    tip.wait_for(state="hidden", timeout=5000)
+    x, y = cell_point(own.page, "K", 1, H + 3)          # (hovering may have scrolled the page)
+    own.page.mouse.click(x, y)
     own.page.wait_for_function("() => document.querySelector('.own-pair').dataset.pair === '[0,1,2,3]'", timeout=20_000)
     assert own.page.locator("[data-role=pair-title]").text_content() == "writer L0H1 → reader L2H3"
+    assert tip.is_visible()
+
+
+def test_a_row_of_the_top_pairs_shows_its_values(own, tmp_path):
+    where = folder(tmp_path, "gpt2")
+    own.scored([where / "model.safetensors", where / "config.json"])
+    row = own.page.locator("[data-role=top] tbody tr").nth(2)
+    row.hover()
+    tip = own.page.locator(".own-tip")
+    tip.wait_for(state="visible", timeout=5000)
+    assert tip.get_attribute("data-pair") == row.get_attribute("data-pair")
+    shown = tip_values(own.page)
+    for s in SCORES:
+        assert shown[NAMES[s]] == pytest.approx(float(row.get_attribute(ATTR[s])), rel=1e-3)
+    row.focus()                                          # the keyboard: the row's values too
+    assert tip.get_attribute("data-pair") == row.get_attribute("data-pair")
+
+
+def test_each_score_can_be_shown(own, tmp_path):
+    """The menu redraws every heatmap with the score chosen, in its reader-facing name, and the top
+    pairs are those of that score against random heads."""
+    where = folder(tmp_path, "llama")
+    own.scored([where / "model.safetensors", where / "config.json"])
+    for s in SCORES:
+        own.page.locator("[data-role=score]").select_option(s)
+        own.page.wait_for_function("name => [...document.querySelectorAll('.own-figure[data-mode] svg')]"
+                                   ".filter(svg => svg.textContent.includes('-composition: ' + name)).length === 3",
+                                   arg=NAMES[s], timeout=20_000)
+        text = own.page.locator("[data-role=results]").inner_text() + own.page.locator(".own-tip").text_content()
+        assert not [k for k in SCORES if "_" in k and k in text], text   # readers read names.py's words
+        rows = own.page.locator("[data-role=top] tbody tr").all()
+        key = [float(r.get_attribute(ATTR[s])) for r in rows]
+        if s != "norm_product":                          # divided by each pair's random value: not raw order
+            shown = [float(r.locator("td").nth(2 + SCORES.index(s)).text_content().rstrip("×")) for r in rows]
+            assert shown == sorted(shown, reverse=True)
+        else:
+            assert key == sorted(key, reverse=True)
+
+
+def test_a_tap_shows_the_values_and_the_detail(browser, site_url, tmp_path):
+    """A finger: no hover, a tap shows the cell's values and that pair's detail."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True,
+                                  device_scale_factor=2)
+    page = context.new_page()
+    try:
+        session = Session(page, site_url)
+        page.goto(f"{site_url}/score-your-model/")
+        page.wait_for_selector("[data-own-model][data-ready]", timeout=BOOT_MS)
+        where = folder(tmp_path, "gpt2")
+        session.scored([where / "model.safetensors", where / "config.json"])
+        H = int(page.locator(".own-figure[data-mode=V]").get_attribute("data-heads"))
+        x, y = cell_point(page, "V", H + 2, H + 1)       # writer L1H2, reader L2H1
+        page.touchscreen.tap(x, y)
+        page.wait_for_function("() => document.querySelector('.own-pair').dataset.pair === '[1,2,2,1]'", timeout=20_000)
+        tip = page.locator(".own-tip")
+        assert tip.is_visible() and tip.get_attribute("data-pair") == "[1,2,2,1]"
+        box = tip.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390       # inside the phone's width
+        assert session.errors == []
+    finally:
+        context.close()
 
 
 def test_no_request_leaves_after_the_files_are_chosen(own, tmp_path):

@@ -4,7 +4,7 @@ dense definitions (``pair_scores.product_norm``, ``norm_product``) and its all-p
 import numpy as np
 import pytest
 
-from headspace import pair_scores
+from headspace import layer_pairs, pair_scores
 from headspace.composition import all_composition_scores, random_baseline
 from headspace.layer_pairs import layer_pair_scores, random_baselines, size_scores
 from headspace.weights import Weights
@@ -67,3 +67,41 @@ def test_random_baselines():
         dense.append(np.linalg.norm(A @ B, 2) / (np.linalg.norm(A) * np.linalg.norm(B)))
     se = np.hypot(b["size_ratio"][1], np.std(dense) / np.sqrt(len(dense)))
     assert abs(b["size_ratio"][0] - np.mean(dense)) < 5 * se
+
+
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-9), (np.float32, 2e-6)])
+@pytest.mark.parametrize("metric", ["frobenius", "svd_bound", "subspace"])
+def test_every_score_equals_the_all_pairs_engine(dtype, rtol, metric):
+    W = random_weights(dtype, seed=4, L=3, H=4, M=48, D=8)
+    engine = all_composition_scores(*W, "QKV", metric)
+    for l1, l2 in ((0, 1), (0, 2), (1, 2)):
+        block = layer_pair_scores(*W, l1, l2, "QKV")
+        np.testing.assert_allclose(block[metric], engine[:, l1, :, l2, :], rtol=rtol, atol=0)
+
+
+def test_a_rank_deficient_head_reads_its_rank():
+    """subspace divides by the writer's rank and ignores directions of zero singular value."""
+    W_Q, W_K, W_V, W_O = random_weights(np.float64, seed=5)
+    W_V[0, 1, :, 2:] = 0                                 # writer L0H1 has rank 2 of 4
+    W_K[2, 0, :, 1:] = 0                                 # reader L2H0 (Q: W_Q W_K^T) has rank 1
+    engine = all_composition_scores(W_Q, W_K, W_V, W_O, "QV", "subspace")
+    block = layer_pair_scores(W_Q, W_K, W_V, W_O, 0, 2, "QV")
+    np.testing.assert_allclose(block["subspace"], engine[:, 0, :, 2, :], rtol=1e-9, atol=1e-12)
+
+
+def test_top_singular_value_is_the_spectral_norm():
+    rng = np.random.default_rng(7)
+    C = rng.standard_normal((50, 16, 16)) * np.geomspace(1, 1e-3, 16)
+    np.testing.assert_allclose(layer_pairs.top_singular_value(C.reshape(5, 10, 16, 16)).ravel(),
+                               np.linalg.norm(C, 2, axis=(-2, -1)), rtol=1e-12)
+
+
+def test_the_route_without_blas_gives_the_same_scores(monkeypatch):
+    """Pyodide's numpy has no BLAS, and the product runs as blocked einsums there: same scores."""
+    W = random_weights(np.float32, seed=6, L=2, H=3, M=300, D=8)
+    native = layer_pair_scores(*W, 0, 1, "QKV")
+    monkeypatch.setattr(layer_pairs, "_NO_BLAS", True)
+    monkeypatch.setattr(layer_pairs, "_ROWS", 5)                 # several blocks of the 9-row operand
+    wasm = layer_pair_scores(*W, 0, 1, "QKV")
+    for name in layer_pairs.SCORES:
+        np.testing.assert_allclose(wasm[name], native[name], rtol=1e-5)

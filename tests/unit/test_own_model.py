@@ -10,6 +10,7 @@ import pytest
 
 from headspace import checkpoint as ckp
 from headspace.cli import main
+from headspace.layer_pairs import SCORES
 from headspace.safetensors_file import to_bytes
 from headspace_site import own_model
 from headspace_site.own_model import Source, answer
@@ -42,14 +43,14 @@ def test_the_page_csv_equals_the_command_line(tmp_path, arch, sizes, capsys):
     (tmp_path / "config.json").write_text(json.dumps(config))
     (tmp_path / "model.safetensors").write_bytes(files[0].data.tobytes())
     out = tmp_path / "cli.csv"
-    assert main(["scores", str(tmp_path), "--mode", "Q,K,V", "--metric", "frobenius,product_norm,norm_product",
+    assert main(["scores", str(tmp_path), "--mode", "Q,K,V", "--metric", ",".join(SCORES),
                  "--out", str(out)]) == 0
     cli = list(csv.DictReader(out.open()))
     assert len(page) == len(cli) == 3 * 16 * 3
     key = lambda r: (r["mode"], r["layer1"], r["head1"], r["layer2"], r["head2"])   # noqa: E731
     cli = {key(r): r for r in cli}
     for r in page:
-        for score in ("frobenius", "product_norm", "norm_product"):
+        for score in SCORES:
             assert float(r[score]) == pytest.approx(float(cli[key(r)][score]), rel=1e-5)
 
 

@@ -10,6 +10,13 @@ import { figureSVG, toPNG } from "./figure/image.js";
 const root = document.querySelector("[data-own-model]");
 const $ = (role) => root.querySelector(`[data-role="${role}"]`);
 const MODES = ["Q", "K", "V"];
+// The scores Python computes (headspace.layer_pairs.SCORES) and the CSV column of each one's random baseline.
+const SCORES = ["frobenius", "svd_bound", "subspace", "product_norm", "norm_product"];
+const BASE = { frobenius: "frobenius_random", svd_bound: "svd_bound_random", subspace: "subspace_random",
+  product_norm: "product_norm_random" };
+const key = (score) => score.replace(/_(\w)/g, (_, c) => c.toUpperCase()); // data-svd-bound <-> dataset.svdBound
+let names = {}; // each score's name for readers, as Python gives it (headspace_site.figure.names)
+let random = {}; // what random heads of these shapes score (the page's model), from Python
 
 // The memory this tab may give the model: a quarter of the device's memory (navigator.deviceMemory,
 // Chromium only; else a touch screen counts as a 2 GB phone), at most 1.75 GB of Python's 32-bit
@@ -59,6 +66,7 @@ async function score(files) {
   const name = names.find((n) => !n.endsWith(".json")) || names[0];
   shown = null;
   $("results").hidden = true;
+  tip.hidden = true;
   summary(s, name);
   const progress = $("progress"), bar = $("bar");
   progress.hidden = false;
@@ -132,50 +140,123 @@ async function draw() {
       fig.dataset.box = JSON.stringify(view.box);
       fig.dataset.n = view.n;
       fig.dataset.heads = view.heads;
-      if (mode === "Q") { top(view.top); detail(view); }
+      values[mode] = view.values;
+      if (mode === "Q") { names = view.names; random = view.random; top(view.top); detail(view); }
     }
   } catch (err) {
     fail(`Could not draw the scores: ${err.message}`);
   }
 }
 
-function cells(tr, values) {
-  tr.replaceChildren(...values.map((v) => Object.assign(document.createElement("td"), { textContent: v })));
+function cells(tr, texts) {
+  tr.replaceChildren(...texts.map((v) => Object.assign(document.createElement("td"), { textContent: v })));
+}
+
+// A score's random baseline for one pair: path size's is the random ratio times the pair's head sizes.
+const baseOf = (score, r) => (score === "product_norm" ? random.size_ratio * r.norm_product : random[score]);
+// A score as the heatmaps show it: a multiple of random heads' (head sizes, which has no baseline, as it is).
+const shownValue = (score, r) => (score in BASE ? r[score] / baseOf(score, r) : r[score]);
+const shownText = (score, r) => (score in BASE ? `${fmt(shownValue(score, r), 3)}×` : fmt(r[score]));
+
+function header(table, first) {
+  const tr = document.createElement("tr");
+  tr.replaceChildren(...[...first, ...SCORES.map((s) => names[s] || s)].map((t) => Object.assign(document.createElement("th"), { textContent: t })));
+  table.querySelector("thead").replaceChildren(tr);
 }
 
 function top(rows) {
+  header($("top"), ["mode", "pair"]);
   const body = $("top").querySelector("tbody");
   body.replaceChildren(...rows.map((r) => {
     const tr = document.createElement("tr");
-    cells(tr, [r.mode, head(r.layer1, r.head1), head(r.layer2, r.head2), fmt(r.frobenius), fmt(r.frobenius / r.frobenius_random, 3),
-      fmt(r.product_norm), fmt(r.product_norm / r.product_norm_random, 3), fmt(r.norm_product)]);
-    Object.assign(tr.dataset, { mode: r.mode, pair: JSON.stringify([r.layer1, r.head1, r.layer2, r.head2]),
-      frobenius: r.frobenius, productNorm: r.product_norm, normProduct: r.norm_product });
+    cells(tr, [r.mode, `${head(r.layer1, r.head1)} → ${head(r.layer2, r.head2)}`, ...SCORES.map((s) => shownText(s, r))]);
+    tr.dataset.mode = r.mode;
+    tr.dataset.pair = JSON.stringify([r.layer1, r.head1, r.layer2, r.head2]);
+    for (const s of SCORES) tr.dataset[key(s)] = r[s];
     tr.tabIndex = 0;
     return tr;
   }));
 }
 
+// One pair's detail: a row per score, a column per mode; each cell the value and, under it, the
+// multiple of random heads' (the figure above draws those).
 function detail(view) {
   const p = view.pair;
   const fig = root.querySelector('.own-figure[data-mode="pair"]');
   fig.querySelector('[data-role="plot"]').innerHTML = view.pairSvg;
   $("pair-title").textContent = `writer ${head(p.layer1, p.head1)} → reader ${head(p.layer2, p.head2)}`;
-  const body = $("pair-table").querySelector("tbody");
-  body.replaceChildren(...MODES.map((m) => {
-    const r = p.modes[m], tr = document.createElement("tr");
-    cells(tr, [m, fmt(r.frobenius), fmt(r.frobenius_random), fmt(r.product_norm), fmt(r.product_norm_random), fmt(r.norm_product)]);
-    Object.assign(tr.dataset, { mode: m, frobenius: r.frobenius, productNorm: r.product_norm, normProduct: r.norm_product });
+  const headRow = document.createElement("tr");
+  headRow.replaceChildren(...["score", ...MODES].map((t) => Object.assign(document.createElement("th"), { textContent: t })));
+  $("pair-table").querySelector("thead").replaceChildren(headRow);
+  $("pair-table").querySelector("tbody").replaceChildren(...SCORES.map((s) => {
+    const tr = document.createElement("tr");
+    tr.dataset.score = s;
+    tr.append(Object.assign(document.createElement("th"), { textContent: names[s] || s, scope: "row" }));
+    for (const m of MODES) {
+      const r = p.modes[m], td = document.createElement("td");
+      td.append(fmt(r[s]));
+      if (s in BASE) td.append(Object.assign(document.createElement("small"), { textContent: `${fmt(shownValue(s, r), 3)}×` }));
+      Object.assign(td.dataset, { mode: m, value: r[s] });
+      tr.append(td);
+    }
     return tr;
   }));
   fig.dataset.pair = JSON.stringify([p.layer1, p.head1, p.layer2, p.head2]);
 }
 
-async function choosePair(next) {
+// ---------- the values under a pointer or a finger: a heatmap's cell, a table's row ----------
+const values = {}; // per mode: {score: [n * n]} as the heatmap lays the pairs out (Python's view)
+const tip = Object.assign(document.createElement("div"), { className: "own-tip", hidden: true });
+// A screen without hover (a phone) shows values on a tap only: a row scrolled under a resting
+// pointer is not a reader pointing at it.
+const canHover = matchMedia("(hover: hover)").matches;
+tip.setAttribute("role", "status");
+root.append(tip);
+
+function pairValues(mode, cell) {
+  const fig = root.querySelector(`.own-figure[data-mode="${mode}"]`);
+  const n = Number(fig.dataset.n), H = Number(fig.dataset.heads), [l1, h1, l2, h2] = cell;
+  const i = (l1 * H + h1) * n + (l2 - 1) * H + h2, v = values[mode];
+  if (!v) return null;
+  return Object.fromEntries(SCORES.map((s) => [s, v[s][i]]));
+}
+
+// Show one pair's values beside (x, y), page coordinates relative to the section.
+function showTip(mode, cell, r, x, y) {
+  if (!r) { tip.hidden = true; return; }
+  const [l1, h1, l2, h2] = cell;
+  const lines = [`${head(l1, h1)} → ${head(l2, h2)}, ${mode}-composition`,
+    ...SCORES.map((s) => `${names[s] || s} ${fmt(r[s])}${s in BASE ? ` (${fmt(shownValue(s, r), 3)}× random)` : ""}`)];
+  tip.replaceChildren(...lines.map((t, k) => Object.assign(document.createElement(k ? "span" : "strong"), { textContent: t })));
+  Object.assign(tip.dataset, { mode, pair: JSON.stringify(cell) });
+  tip.hidden = false;
+  const box = root.getBoundingClientRect(), w = tip.offsetWidth, h = tip.offsetHeight;
+  const left = Math.max(4, Math.min(x + 14, box.width - w - 4));
+  tip.style.left = `${left}px`;
+  tip.style.top = `${y + 16 + h > box.height ? Math.max(0, y - h - 12) : y + 16}px`;
+}
+
+function tipAtPointer(fig, event) {
+  const cell = cellAt(fig, event);
+  if (!cell) { tip.hidden = true; return null; }
+  const box = root.getBoundingClientRect();
+  showTip(fig.dataset.mode, cell, pairValues(fig.dataset.mode, cell), event.clientX - box.left, event.clientY - box.top);
+  return cell;
+}
+
+function tipAtRow(tr) {
+  const cell = JSON.parse(tr.dataset.pair), box = root.getBoundingClientRect(), row = tr.getBoundingClientRect();
+  const r = Object.fromEntries(SCORES.map((s) => [s, Number(tr.dataset[key(s)])]));
+  showTip(tr.dataset.mode, cell, r, row.left - box.left + 24, row.bottom - box.top - 8);
+}
+
+// A pair chosen: its detail below. From the table (just above the detail) the page scrolls to it; from
+// a heatmap it stays, so that the values shown at the cell stay in view.
+async function choosePair(next, scroll = false) {
   pair = next;
   try {
     detail(await ask("view", { mode: "K", score: $("score").value, width: plotWidth(), pair, heatmap: false }));
-    root.querySelector('.own-figure[data-mode="pair"]').scrollIntoView({ block: "nearest" });
+    if (scroll) root.querySelector('.own-figure[data-mode="pair"]').scrollIntoView({ block: "nearest" });
   } catch (err) {
     fail(`Could not show that pair: ${err.message}`);
   }
@@ -232,24 +313,46 @@ $("csv").addEventListener("click", async () => {
   } catch (err) { fail(`Could not write the CSV: ${err.message}`); }
 });
 for (const mode of MODES) {
-  root.querySelector(`.own-figure[data-mode="${mode}"] [data-role="plot"]`).addEventListener("click", (event) => {
-    const cell = cellAt(event.currentTarget.closest("figure"), event);
+  const plot = root.querySelector(`.own-figure[data-mode="${mode}"] [data-role="plot"]`);
+  // a mouse or pen shows the values under it; a finger shows them where it taps (the click below)
+  plot.addEventListener("pointermove", (event) => {
+    if (canHover && event.pointerType !== "touch") tipAtPointer(event.currentTarget.closest("figure"), event);
+  });
+  plot.addEventListener("pointerleave", (event) => { if (event.pointerType !== "touch") tip.hidden = true; });
+  plot.addEventListener("click", (event) => {
+    const cell = tipAtPointer(event.currentTarget.closest("figure"), event);
     if (cell) choosePair(cell);
   });
 }
 $("top").addEventListener("click", (event) => {
   const tr = event.target.closest("tr[data-pair]");
-  if (tr) choosePair(JSON.parse(tr.dataset.pair));
+  if (tr) { tipAtRow(tr); choosePair(JSON.parse(tr.dataset.pair), true); }
 });
+$("top").addEventListener("pointerover", (event) => {
+  const tr = event.target.closest("tr[data-pair]");
+  if (tr && canHover && event.pointerType !== "touch") tipAtRow(tr);
+});
+$("top").addEventListener("pointerleave", (event) => { if (event.pointerType !== "touch") tip.hidden = true; });
+$("top").addEventListener("focusin", (event) => {
+  const tr = event.target.closest("tr[data-pair]");
+  if (tr) tipAtRow(tr);
+});
+$("top").addEventListener("focusout", () => { tip.hidden = true; });
 $("top").addEventListener("keydown", (event) => {
   const tr = event.target.closest("tr[data-pair]");
-  if (tr && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); choosePair(JSON.parse(tr.dataset.pair)); }
+  if (tr && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); choosePair(JSON.parse(tr.dataset.pair), true); }
 });
+// a tap elsewhere, or Escape, puts the values away
+document.addEventListener("pointerdown", (event) => {
+  if (!event.target.closest(".own-plot, [data-role=top], .own-tip")) tip.hidden = true;
+});
+document.addEventListener("keydown", (event) => { if (event.key === "Escape") tip.hidden = true; });
 root.addEventListener("click", (event) => {
   const button = event.target.closest("[data-export]");
   if (!button) return;
   const fig = button.closest("figure");
-  const title = fig.dataset.mode === "pair" ? `${stem()}: ${$("pair-title").textContent}` : `${stem()}: ${fig.dataset.mode}-composition, ${$("score").value}`;
+  const score = $("score").selectedOptions[0].textContent;
+  const title = fig.dataset.mode === "pair" ? `${stem()}: ${$("pair-title").textContent}` : `${stem()}: ${fig.dataset.mode}-composition, ${score}`;
   try {
     const svg = figureSVG(fig, title, location.href.split("#")[0]);
     const file = `${stem()}-${fig.dataset.mode}`;

@@ -10,17 +10,26 @@ file that cannot be read, with the reason, else ``python``). The ops:
   headers and ``config.json`` (``headspace.checkpoint``), refuses a model that would not fit
   before reading any weight, and answers what was found and the plan: ``n_layers`` read steps,
   then one step per (earlier layer, later layer).
-* ``step`` (args ``step``): reads one layer (folded, float32) or scores one layer pair in every
-  mode (``headspace.layer_pairs``: ``frobenius`` and the two size baselines); answers the work
-  done. The page sends the next step when this one is answered, and stops sending to cancel.
+* ``step`` (args ``step``): reads one layer (folded, float32) and keeps its heads' thin SVDs
+  (``headspace.layer_pairs.layer_bases``, the same size as the weights, which are then dropped), or
+  scores one layer pair in every mode from one product of those bases (``layer_pairs.bases_scores``:
+  ``frobenius``, ``svd_bound``, ``subspace`` and the two size baselines); answers the work done. The
+  page sends the next step when this one is answered, and stops sending to cancel.
 * ``view`` (args ``mode``, ``score``, ``width``, ``pair``): the writer x reader heatmap of one
-  mode's scores as SVG (the site's figure engine), the top pairs, and one pair's detail figure.
+  mode's scores as SVG (the site's figure engine), every pair's values in that mode (for the values
+  under a pointer), the top pairs, and one pair's detail figure.
 * ``csv``: every pair, every score, with the random baselines, as the command line writes them.
+
+``token`` and ``whitened`` are not computed here: they read the embedding (d_vocab x d_model: 154 MB
+of GPT-2 small's file, more than all its attention weights) and a d_model x d_model Gram matrix of
+it, which in this tab would take longer than every other score together. The page says so and
+gives the command line that computes them from the same files.
 * ``close``: forget the checkpoint.
 
 Scores are read against random heads of the same shapes (``layer_pairs.random_baselines``):
-``frobenius`` against its random mean, ``product_norm`` against the random ratio times the pair's
-``norm_product``; ``norm_product`` reads no alignment, so random heads of its sizes score the same.
+``frobenius``, ``svd_bound`` and ``subspace`` against their random means, ``product_norm`` against
+the random ratio times the pair's ``norm_product``; ``norm_product`` reads no alignment, so random
+heads of its sizes score the same.
 
 >>> from headspace.checkpoint import example_config, example_state
 >>> from headspace.safetensors_file import BytesSource, to_bytes
@@ -44,17 +53,23 @@ import traceback
 import numpy as np
 
 from headspace import checkpoint as ckp
-from headspace.layer_pairs import SCORES, layer_pair_scores, random_baselines
+from headspace.layer_pairs import SCORES, bases_scores, layer_bases, random_baselines
 from headspace.safetensors_file import BytesSource, SafetensorsFile
 
 from headspace_site import protocol
-from headspace_site.figure.style import COLORS, METRIC_COLORS, SCORE_SCALE
+from headspace_site.figure.names import words
+from headspace_site.figure.style import COLORS, SCORE_SCALE
 
 __all__ = ["answer", "Source"]
 
 MODES = ("Q", "K", "V")
 #: Scores with a random baseline, and the column that holds it in the CSV.
-BASELINE = {"frobenius": "frobenius_random", "product_norm": "product_norm_random"}
+BASELINE = {"frobenius": "frobenius_random", "svd_bound": "svd_bound_random", "subspace": "subspace_random",
+            "product_norm": "product_norm_random"}
+#: The CSV's columns after the pair: each score, then its random baseline if it has one.
+COLUMNS = [c for s in SCORES for c in (s, BASELINE.get(s)) if c]
+#: One colour per mode in the pair figure.
+MODE_COLORS = {"Q": COLORS["blue"], "K": COLORS["orange"], "V": COLORS["green"]}
 _session = None
 
 
@@ -140,7 +155,7 @@ class _Session:
             raise ValueError(f"the model has {L} layer: composition needs an earlier and a later layer")
         self.pairs = [(l1, l2) for l2 in range(1, L) for l1 in range(l2)]
         results = len(SCORES) * len(MODES) * (L * H) ** 2 * 8
-        block = 6 * H * D * M * 8 + 4 * H * H * D * D * 8
+        block = 3 * H * D * M * 4 + 16 * H * H * D * D * 8      # the readers' rows stacked; K, C and their copies
         self.need = ck.memory_bytes() + results + block
         if self.need > limit:
             raise ValueError(f"this model is too large for this tab: scoring it needs about {_mb(self.need)} of "
@@ -153,8 +168,7 @@ class _Session:
     def allocate(self) -> None:
         """The arrays the steps fill, and the random baselines: taken once the files passed every check."""
         L, H, M, D = self.ck.n_layers, self.ck.n_heads, self.ck.d_model, self.ck.d_head
-        self.W = {k: np.zeros((L, H, M, D) if k != "W_O" else (L, H, D, M), np.float32)
-                  for k in ("W_Q", "W_K", "W_V", "W_O")}
+        self.bases = [None] * L                  # per layer: its heads' thin SVDs, as it is read
         self.scores = {s: np.zeros((len(MODES), L, H, L, H)) for s in SCORES}
         self.base = random_baselines(M, D)
 
@@ -162,7 +176,7 @@ class _Session:
         ck = self.ck
         return {"summary": ck.summary(), "steps": ck.n_layers + len(self.pairs), "readSteps": ck.n_layers,
                 "pairs": len(MODES) * ck.n_heads ** 2 * len(self.pairs), "needBytes": self.need,
-                "baselines": {"frobenius": self.base["frobenius"][0], "size_ratio": self.base["size_ratio"][0]}}
+                "baselines": {k: v[0] for k, v in self.base.items()}}
 
     def step(self, step: int) -> dict:
         ck, L, H = self.ck, self.ck.n_layers, self.ck.n_heads
@@ -172,11 +186,11 @@ class _Session:
         if step != self.done:
             raise ValueError(f"step {step} asked for before step {self.done}: steps run in order")
         if step < L:
-            for key, value in zip(("W_Q", "W_K", "W_V", "W_O"), ck.read_layer(step)):
-                self.W[key][step] = value
+            W = [w[None] for w in ck.read_layer(step)]              # this layer alone, [1, n_heads, ...]
+            self.bases[step] = layer_bases(*W, 0, MODES, writer=step < L - 1, readers=step > 0)
         else:
             l1, l2 = self.pairs[step - L]
-            block = layer_pair_scores(self.W["W_Q"], self.W["W_K"], self.W["W_V"], self.W["W_O"], l1, l2, MODES)
+            block = bases_scores(self.bases[l1]["writer"], [self.bases[l2][m] for m in MODES], (l1, l2))
             for s in SCORES:
                 self.scores[s][:, l1, :, l2, :] = block[s]
         self.done = step + 1
@@ -187,6 +201,12 @@ class _Session:
 
     # ----------------------------------------------------------------------- what the page shows
 
+    def _random(self, score: str, norm_product):
+        """What random heads of these shapes score, for ``score`` (per pair for ``product_norm``)."""
+        if score == "product_norm":
+            return self.base["size_ratio"][0] * norm_product
+        return np.full(np.shape(norm_product), self.base[score][0])
+
     def _rows(self):
         """Every (mode, l1, h1, l2, h2) with its scores and baselines, in the command line's order."""
         L, H = self.ck.n_layers, self.ck.n_heads
@@ -194,11 +214,11 @@ class _Session:
         for l1, l2 in self.pairs:
             mask[l1, :, l2, :] = True
         idx = np.argwhere(mask)
-        ratio = self.base["size_ratio"][0]
         for m, mode in enumerate(MODES):
-            f, p, n = (self.scores[s][m][mask] for s in SCORES)
-            yield mode, idx, {"frobenius": f, "frobenius_random": np.full(len(f), self.base["frobenius"][0]),
-                              "product_norm": p, "product_norm_random": ratio * n, "norm_product": n}
+            values = {s: self.scores[s][m][mask] for s in SCORES}
+            for s, col in BASELINE.items():
+                values[col] = self._random(s, values["norm_product"])
+            yield mode, idx, values
 
     def _need_finished(self):
         if self.done < self.ck.n_layers + len(self.pairs):
@@ -206,17 +226,17 @@ class _Session:
 
     def csv(self) -> str:
         self._need_finished()
-        cols = ["frobenius", "frobenius_random", "product_norm", "product_norm_random", "norm_product"]
-        lines = [",".join(["mode", "layer1", "head1", "layer2", "head2", *cols])]
+        lines = [",".join(["mode", "layer1", "head1", "layer2", "head2", *COLUMNS])]
         for mode, idx, values in self._rows():
             for i, (l1, h1, l2, h2) in enumerate(idx):
                 lines.append(",".join([mode, str(l1), str(h1), str(l2), str(h2),
-                                       *(repr(float(values[c][i])) for c in cols)]))
+                                       *(repr(float(values[c][i])) for c in COLUMNS)]))
         return "\n".join(lines) + "\n"
 
     def view(self, mode: str, score: str, width: int, pair, heatmap: bool = True) -> dict:
-        """One mode's heatmap of ``score`` (unless ``heatmap`` is false: a tap asks for the pair alone),
-        the top pairs by ``score`` over every mode, and ``pair``'s detail (default: the top pair)."""
+        """One mode's heatmap of ``score`` (unless ``heatmap`` is false: a tap asks for the pair alone)
+        with every pair's values in that mode, the top pairs by ``score`` over every mode, and
+        ``pair``'s detail (default: the top pair)."""
         from headspace_site.figure.svg import render
         self._need_finished()
         if mode not in MODES:
@@ -233,32 +253,55 @@ class _Session:
             raise ValueError(f"pair must be an earlier head and a later one, [l1, h1, l2, h2] with l1 < l2 < {L} "
                              f"and heads below {H}; got {pair}")
         detail = self._pair(l1, h1, l2, h2)
-        out = {"n": (L - 1) * H, "heads": H, "top": top, "pair": detail,
+        out = {"n": (L - 1) * H, "heads": H, "top": top, "pair": detail, "names": {s: words(s) for s in SCORES},
+               "random": {s: self.base[s][0] for s in ("frobenius", "svd_bound", "subspace", "size_ratio")},
                "pairSvg": render(self._pair_figure(detail, min(width, 640)), min(width, 640), uid="ownpair",
                                  css_class="live")}
         if heatmap:
             fig, box = self._heatmap(mode, score, width)
-            out.update(svg=render(fig, width, uid=f"own{mode}", css_class="live"), box=box)
+            out.update(svg=render(fig, width, uid=f"own{mode}", css_class="live"), box=box,
+                       values=self._values(mode))
         return out
 
+    def _values(self, mode: str) -> dict:
+        """Every pair's scores in ``mode`` as the heatmap lays them out: ``{score: [n * n]}``, row-major,
+        writers down, readers across, None where the reader is not later; 6 significant digits."""
+        L, H = self.ck.n_layers, self.ck.n_heads
+        m, n = MODES.index(mode), (L - 1) * H
+        later = self._later()
+        out = {}
+        for s in SCORES:
+            block = self.scores[s][m][:L - 1, :, 1:, :].reshape(n, n)
+            out[s] = [float(f"{v:.6g}") if ok else None for v, ok in zip(block.ravel(), later.ravel())]
+        return out
+
+    def _later(self):
+        L, H = self.ck.n_layers, self.ck.n_heads
+        n = (L - 1) * H
+        later = np.zeros((L - 1, H, L - 1, H), bool)
+        for l1, l2 in self.pairs:
+            later[l1, :, l2 - 1, :] = True
+        return later.reshape(n, n)
+
     def _pair(self, l1, h1, l2, h2) -> dict:
-        ratio, frand = self.base["size_ratio"][0], self.base["frobenius"][0]
         out = {"layer1": l1, "head1": h1, "layer2": l2, "head2": h2, "modes": {}}
         for m, mode in enumerate(MODES):
-            f, p, n = (float(self.scores[s][m, l1, h1, l2, h2]) for s in SCORES)
-            out["modes"][mode] = {"frobenius": f, "frobenius_random": frand, "product_norm": p,
-                                  "product_norm_random": ratio * n, "norm_product": n}
+            row = {s: float(self.scores[s][m, l1, h1, l2, h2]) for s in SCORES}
+            for s, col in BASELINE.items():
+                row[col] = float(self._random(s, row["norm_product"]))
+            out["modes"][mode] = row
         return out
 
     def _top(self, score: str, k: int = 10) -> list:
         rows = []
         for mode, idx, values in self._rows():
-            order = np.argsort(-values[score], kind="stable")[:k]
+            key = values[score] / values[BASELINE[score]] if score in BASELINE else values[score]
+            order = np.argsort(-key, kind="stable")[:k]
             for i in order:
                 l1, h1, l2, h2 = (int(v) for v in idx[i])
-                rows.append({"mode": mode, "layer1": l1, "head1": h1, "layer2": l2, "head2": h2,
+                rows.append({"mode": mode, "layer1": l1, "head1": h1, "layer2": l2, "head2": h2, "key": float(key[i]),
                              **{c: float(v[i]) for c, v in values.items()}})
-        rows.sort(key=lambda r: -r[score])
+        rows.sort(key=lambda r: -r["key"])
         return rows[:k]
 
     def _heatmap(self, mode: str, score: str, width: int):
@@ -269,14 +312,9 @@ class _Session:
         m = MODES.index(mode)
         S = self.scores[score][m][:L - 1, :, 1:, :].reshape(n, n)
         N = self.scores["norm_product"][m][:L - 1, :, 1:, :].reshape(n, n)
-        later = np.zeros((L - 1, H, L - 1, H), bool)
-        for l1, l2 in self.pairs:
-            later[l1, :, l2 - 1, :] = True
-        later = later.reshape(n, n)
-        if score == "frobenius":
-            Z, unit = S / self.base["frobenius"][0], "× random"
-        elif score == "product_norm":
-            Z, unit = S / np.where(later, self.base["size_ratio"][0] * N, 1), "× random"
+        later = self._later()
+        if score in BASELINE:
+            Z, unit = S / np.where(later, self._random(score, N), 1), "× random"
         else:
             Z, unit = S, "‖A‖‖B‖"
         zmax = float(np.max(Z[later])) if later.any() else 1.0
@@ -293,7 +331,7 @@ class _Session:
         axis = {"zeroline": False, "showgrid": False}
         fig = {"data": [trace], "layout": {
             "height": height, "margin": margin, "showlegend": False,
-            "title": {"text": f"{mode}-composition: {score}", "font": {"size": 14}},
+            "title": {"text": f"{mode}-composition: {words(score)}", "font": {"size": 14}},
             "xaxis": {**axis, "tickvals": ticks, "ticktext": cols, "range": [-0.5, n - 0.5],
                       "title": {"text": "reader head"}},
             "yaxis": {**axis, "tickvals": ticks, "ticktext": rows, "range": [n - 0.5, -0.5],
@@ -303,23 +341,26 @@ class _Session:
         return fig, box
 
     def _pair_figure(self, detail: dict, width: int) -> dict:
-        """One pair: each mode's frobenius and product_norm as multiples of what random heads give (1)."""
+        """One pair: each score with a random baseline, in each mode, as a multiple of what random
+        heads give (the dotted line at 1); a bar per score and mode, the modes in their colours."""
+        scored = [s for s in SCORES if s in BASELINE]
+        rows = [f"{words(s)}, {m}" for s in scored for m in MODES]
         traces = []
-        for score, label in (("frobenius", "frob."), ("product_norm", "size")):
-            xs = [f"{m} {label}" for m in MODES]
-            ys = [detail["modes"][m][score] / detail["modes"][m][BASELINE[score]] for m in MODES]
-            traces.append({"type": "bar", "x": xs, "y": [round(y, 4) for y in ys], "name": f"{score} ÷ random",
-                           "marker": {"color": METRIC_COLORS["frobenius"] if score == "frobenius" else COLORS["green"]}})
-        every = [f"{m} {label}" for label in ("frob.", "size") for m in MODES]
-        traces.append({"type": "scatter", "mode": "lines", "x": every, "y": [1] * len(every), "name": "random heads",
-                       "line": {"color": COLORS["ink"], "dash": "dot", "width": 1.5}})
+        for m in MODES:
+            ys = [f"{words(s)}, {m}" for s in scored]
+            xs = [round(detail["modes"][m][s] / detail["modes"][m][BASELINE[s]], 4) for s in scored]
+            traces.append({"type": "bar", "orientation": "h", "x": xs, "y": ys, "name": f"{m}-composition",
+                           "marker": {"color": MODE_COLORS[m]}, "text": [f"{x:#.3g}×" for x in xs]})
+        traces.append({"type": "scatter", "mode": "lines", "x": [1, 1], "y": [rows[0], rows[-1]],
+                       "name": "random heads", "line": {"color": COLORS["ink"], "dash": "dot", "width": 1.5}})
         title = f"L{detail['layer1']}H{detail['head1']} → L{detail['layer2']}H{detail['head2']}, ÷ random heads'"
+        most = max(max(t["x"]) for t in traces[:-1])
         return {"data": traces, "layout": {
-            "height": 300, "margin": {"l": 44, "r": 10, "t": 64, "b": 36}, "showlegend": True,
+            "height": 64 + 48 + 22 * len(rows), "margin": {"l": 120, "r": 16, "t": 64, "b": 48}, "showlegend": True,
             "title": {"text": title, "font": {"size": 14}},
             "legend": {"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "bgcolor": "rgba(0,0,0,0)"},
-            "xaxis": {"categoryorder": "array", "categoryarray": every},
-            "yaxis": {"rangemode": "tozero", "zeroline": True}}}
+            "yaxis": {"categoryorder": "array", "categoryarray": rows, "range": [len(rows) - 0.5, -0.5]},
+            "xaxis": {"range": [0, max(1.2, most * 1.35)], "zeroline": True, "title": {"text": "× random heads"}}}}
 
 
 class _JsSource:
