@@ -65,21 +65,21 @@ def test_path_size_has_the_highest_spearman_estimate(report):
 
 def test_beyond_head_sizes_the_estimates_are_positive_and_most_hold(report, v):
     """Results: "Partialling out head sizes leaves a positive correlation for every one of the N scores
-    that are not sizes ... after Holm M of them stay above zero. Not the Frobenius score unfolded, and not
-    the token diagonal, whose estimate is the highest but whose interval is the widest; the Frobenius score
-    itself holds only just"; summary and introduction: "most normalised scores carry something beyond the
-    sizes of the two heads"; What to use: "M of the N scores that are not sizes pass the first test"."""
+    that are not sizes ... after Holm M of them stay above zero: all but the token diagonal, whose interval is by
+    far the widest; the Frobenius score holds"; summary and introduction: "most normalised scores carry something
+    beyond the sizes of the two heads"; What to use: "M of the N scores that are not sizes pass the first test"."""
     card = report["scorecards"]["mean-circuit|task"]
     normalised = [s for s in card["scores"] if s not in ("norm_product", "product_norm")]
     assert all(card["stats"]["partial_norm_product"][s][0] > 0 for s in normalised)
     partial = {r["score"]: r for r in rows(card) if r["statistic"] == "partial_norm_product"}
     held = [s for s in normalised if holds(partial[s])]
-    assert sorted(set(normalised) - set(held)) == ["frobenius_unfolded", "token_diagonal"], held
+    assert sorted(set(normalised) - set(held)) == ["token_diagonal"], held
     assert len(held) == v["sc_n_partial_np_holds"] > len(normalised) / 2
     st = card["stats"]["partial_norm_product"]
-    assert max(normalised, key=lambda s: st[s][0]) == "token_diagonal"
+    width = sorted((st[s][2] - st[s][1] for s in normalised), reverse=True)
     assert max(normalised, key=lambda s: st[s][2] - st[s][1]) == "token_diagonal"
-    assert 0.02 < v["sc_frobenius_partial_np_p_holm"] < ALPHA        # "only just"
+    assert width[0] > 1.4 * width[1]                                  # "by far the widest"
+    assert v["sc_frobenius_partial_np_p_holm"] < ALPHA                # "holds"
 
 
 def test_nothing_is_shown_beyond_path_size(report, v):
@@ -126,14 +126,18 @@ def test_controlled_ground_truth_leaves_no_difference_from_size(report, v):
 def test_the_mode_shrinks_the_gap(report, v):
     """The mode: "N models change mode, among them M of the reverse-copy models, whose largest path runs
     through Q"; the reverse-copy figure's caption: "Set mode to Q, where M of the N carry their largest
-    path"; the gap "shrinks from X to Y ...: both intervals hold zero (the first only just), so the
-    shrinking is an estimate, not a finding"."""
+    path"; the gap "shrinks from X to Y: the first interval only just excludes zero, and not once the
+    comparisons are corrected for (Holm, above); the second holds zero. So the shrinking is an estimate, not a
+    finding"."""
     modes = report["scorecards"]["mean-circuit|largest"]["model_modes"]
     moved = [n for n, m in modes.items() if n.startswith("reverse") and m != "V"]
     assert moved and all(modes[n] == "Q" for n in moved), {n: modes[n] for n in moved}
     assert v["sc_n_reverse_moved"] == len(moved)
-    assert v["sc_gap_largest_lo"] <= 0 <= v["sc_gap_largest_hi"] and v["sc_gap_task_lo"] <= 0 <= v["sc_gap_task_hi"]
-    assert v["sc_gap_task_hi"] < 0.05                                  # "the first only just"
+    assert v["sc_gap_largest_lo"] <= 0 <= v["sc_gap_largest_hi"]
+    assert -0.05 < v["sc_gap_task_hi"] < 0                             # "only just excludes zero"
+    row = next(r for r in rows(report["scorecards"]["mean-circuit|task"])
+               if (r["score"], r["against"], r["statistic"]) == ("frobenius", "product_norm", "spearman"))
+    assert not holds(row)                                              # "not once ... corrected for"
 
 
 def test_held_out_rules(report, v):
@@ -143,7 +147,7 @@ def test_held_out_rules(report, v):
     reverse-copy models with RMSNorm"; "The Spearman rule does not carry over: the token diagonal, first on
     the first half, is last on the second, and path size, first on the second, is not first on the first.
     The precision@k rule does, as far as point estimates go: path size has the highest precision@k on both
-    halves. But its intervals on a half run from below one half to one, and within each half the number of
+    halves. But its intervals on a half are wide, each more than four tenths across, and within each half the number of
     differences from a size score that survive Holm is 0"; What to use: "it had the highest precision@k on
     both held-out halves ... it did not come first by Spearman on both halves"; "The best score by
     Spearman on one half of the configurations ranked last on the other"."""
@@ -157,7 +161,7 @@ def test_held_out_rules(report, v):
     assert v["ho_pk_A_chosen"] == v["ho_pk_B_chosen"] == "path size"
     assert v["ho_pk_A_rank"] == v["ho_pk_B_rank"] == 1
     for k in ("ho_pk_A_on_chosen", "ho_pk_A_on_held_out", "ho_pk_B_on_chosen", "ho_pk_B_on_held_out"):
-        assert v[f"{k}_lo"] < 0.5 and v[f"{k}_hi"] == 1.0, k
+        assert v[f"{k}_hi"] - v[f"{k}_lo"] > 0.4, k
     held = [c for half in h["scorecards"].values() for c in half["comparisons"]
             if c[1] != "0" and c[2] in COMPARED and c[7] is not None and c[7] < ALPHA]
     assert held == [] and v["ho_n_holds"] == 0
@@ -189,7 +193,7 @@ def test_the_mechanisms_the_zoo_section_names(v):
     head and an induction head, as designed. Of the M with RMSNorm or LayerNorm, a do; b use a shifted
     window instead ...; c, the model on the plateau, formed none"; reverse copy: the models attend straight
     to the answer, use the designed V-composition, or "with LayerNorm and MLPs, has no mechanism we can
-    name"; "none of the one-layer models has a mechanism"; lookup: N "have a head on the right entry" and
+    name" (two, with LayerNorm and MLPs); "none of the one-layer models has a mechanism"; lookup: N "have a head on the right entry" and
     "none has a head that puts 0.3 of its attention on the entry the cues name"; text: "none of the word-level
     and character-level models formed an induction mechanism"; "Every reverse-copy model solves its task,
     though not as it was designed to"; losses: the highest induction loss is "a model with LayerNorm still
@@ -201,7 +205,7 @@ def test_the_mechanisms_the_zoo_section_names(v):
     assert v["n_solved"] == v["n_models"] - 1 and v["solved_induction"] == v["n_induction"] - 1
     assert (v["mech_task_reverse_direct"] + v["mech_task_reverse_vcomp"] + v["mech_task_reverse_none"]
             == v["n_reverse"])
-    assert v["mech_task_reverse_vcomp"] == 0 and v["mech_task_reverse_none"] == v["mech_revln_none"] == 1
+    assert v["mech_task_reverse_vcomp"] == 0 and v["mech_task_reverse_none"] == v["mech_revln_none"] == 2
     assert v["solved_reverse"] == v["n_reverse"]
     assert v["mech_recall1l_none"] == v["n_recall1l"]
     assert v["mech_lookup_entry"] == 0 and v["mech_lookup_diffuse"] == v["n_lookup"]
@@ -211,12 +215,13 @@ def test_the_mechanisms_the_zoo_section_names(v):
 def test_lookup_and_text_models_are_reported_apart(report):
     """The zoo: "A model whose label says it has no circuit, or only a diffuse one, is reported apart
     below, whatever its path effects: that takes the lookup and text models out of the main tables, and the
-    two models with LayerNorm that formed none"; Results: the models apart are, "by their recorded mechanism
-    the lookup models, the text models of both kinds and the two models with LayerNorm that formed none; and
+    three models with LayerNorm that formed none"; Results: the models apart are, "by their recorded mechanism
+    the lookup models, the text models of both kinds and the three models with LayerNorm that formed none; and
     a reverse-copy model whose largest V path stays under" the threshold."""
     card = report["scorecards"]["mean-circuit|task"]
     apart = set(card["circuitless_models"])
     assert not [n for n in card["models"] if n.startswith(("lookup", "words", "text", "recall-none-attn-1l"))]
     assert {n for n in card["model_modes"] if n.startswith(("lookup", "words", "text"))} <= apart
     others = apart - {n for n in apart if n.startswith(("lookup", "words", "text"))}
-    assert others == {"induction-ln-mlp-2l-s2", "reverse-ln-mlp-2l-s0", "reverse-rms-attn-2l-s0"}, others
+    assert others == {"induction-ln-mlp-2l-s2", "reverse-ln-mlp-2l-s0", "reverse-ln-mlp-2l-s4",
+                      "reverse-rms-attn-2l-s0"}, others

@@ -235,12 +235,10 @@ def benchmark(t: dict | None = None, checked: bool = False) -> dict:
     out["n_formed"] = sum(map(formed, models))
     counts = zoo_counts(t)
     out.update({k: counts[k] for k in STATED_COUNTS})
-    # the first zoo's configurations kept with their three seeds, and the fewest seeds of any other
+    # the first zoo's configurations still at the fewest seeds (the others got seeds 3 and 4 later)
     first = [f for f in t["families"] if f in _FIRST_ZOO]
     _holds(len(first) == len(_FIRST_ZOO), "every configuration kept from the first zoo is in the table")
-    out["n_families_first"] = len(first)
-    _holds(all(seeds[t["families"].index(f)] == out["n_seeds_min"] for f in first),
-           "the first zoo's configurations have the fewest seeds")
+    out["n_families_first"] = sum(seeds[t["families"].index(f)] == out["n_seeds_min"] for f in first)
     # the text models' ground truths were measured on fewer evaluation batches (for time: zoo/README.md)
     from headspace.benchmark import read_ground_truth
     gts = read_ground_truth(_zoo())
