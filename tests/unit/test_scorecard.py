@@ -182,3 +182,16 @@ def test_a_recorded_circuitless_mechanism_puts_a_model_apart_whatever_its_paths(
     assert card["circuitless_models"] == ["f0-s1", "f1-s0"]
     assert card["models"] == ["f0-s0", "f0-s2", "f1-s1", "f1-s2"]
     assert set(scorecard.CIRCUITLESS_MECHANISMS) == {"none formed", "diffuse lookup"}
+
+
+def test_sensitivity_moves_each_threshold_to_half_and_twice_and_counts_the_default_once():
+    """The article's "we move each threshold alone, to half and to twice its value: N settings": each
+    threshold at half and twice its default, and the all-default setting once (7 settings, not 9)."""
+    assert all(SENS == (THR / 2, THR, THR * 2) for THR, SENS in
+               ((scorecard.THRESHOLDS[k], v) for k, v in scorecard.SENSITIVITY.items()))
+    data = scorecard.ZooData.synthetic(np.random.default_rng(0), n_families=2, n_seeds=3)
+    rows = scorecard.sensitivity(data, resamples=10)
+    settings = [(r["threshold"], r["value"]) for r in rows]
+    assert len(settings) == 1 + 2 * len(scorecard.THRESHOLDS)
+    at_default = [s for s in settings if s[1] == scorecard.THRESHOLDS[s[0]]]
+    assert len(at_default) == 1

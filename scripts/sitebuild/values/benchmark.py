@@ -326,6 +326,7 @@ def benchmark(t: dict | None = None, checked: bool = False) -> dict:
     # the seed part of the bootstrap: the distinct multisets of n seeds drawn from n, C(2n - 1, n)
     from math import comb
     out["n_seed_draws"] = comb(2 * out["n_seeds"] - 1, out["n_seeds"])
+    out["n_seed_draws_min"] = comb(2 * out["n_seeds_min"] - 1, out["n_seeds_min"])
     out.update(scorecard_values())
     return {k: v for k, v in out.items() if checked or k not in checked_only}
 

@@ -24,7 +24,7 @@ import numpy as np
 from headspace.mechanisms import LABELS, PATH
 
 from headspace_site.demos.score_benchmark import table
-from headspace_site.figure.names import family as family_words
+from headspace_site.figure.names import family_short
 from headspace_site.figure.registry import Output, Param, register
 from headspace_site.figure.style import COLORS, figure, scatter
 
@@ -76,11 +76,11 @@ def zoo_mechanisms(colouring: str) -> dict:
             traces.append(scatter(xs, ys, name=label, color=_LABEL_COLOURS[label], size=7))
     ticks = [-3, -2, -1, 0]
     fig = figure(traces, title=f"The zoo's mechanisms: {_COLOURING_WORDS[colouring]}", height=480,
-                 xaxis={"title": {"text": "effect of the mechanism's path (nats)"}, "range": [-3.2, 0.8],
+                 xaxis={"title": {"text": "effect of its path (nats)"}, "range": [-3.2, 0.8],
                         "tickmode": "array", "tickvals": ticks,
                         "ticktext": ["≤ 0.001", "0.01", "0.1", "1"], "zeroline": False},
                  yaxis={"tickmode": "array", "tickvals": list(range(len(families))),
-                        "ticktext": [family_words(f) for f in families],
+                        "ticktext": [family_short(f) for f in families],
                         "range": [len(families) - 0.4, -0.6], "zeroline": False, "showgrid": False})
     differ = sum(m["mechanism"]["label"] != m["mechanism"]["designed"] for m in models)
     return {"figure": fig, "outputs": {"differ": int(differ), "n_models": len(models)}}

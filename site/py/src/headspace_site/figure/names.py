@@ -40,16 +40,32 @@ def words(key) -> str:
     return METRIC_NAMES.get(key, AXIOM_NAMES.get(key, str(key)))
 
 
-def family(key: str) -> str:
-    """A zoo family's key in words: task, layers, normalisation, and MLPs when it has them."""
+def _family_parts(key: str) -> re.Match:
     m = _FAMILY.fullmatch(key)
     if m is None:
         raise ValueError(f"family must read <task>-<none|rms|ln>-<attn|mlp>-<n>l, e.g. "
                          f"'induction-none-attn-2l'; got {key!r}")
+    return m
+
+
+def family(key: str) -> str:
+    """A zoo family's key in words: task, layers, normalisation, and MLPs when it has them."""
+    m = _family_parts(key)
     n = int(m["layers"])
     parts = [TASK_NAMES.get(m["task"], m["task"]), f"{n} layer{'s' if n != 1 else ''}", _NORM_NAMES[m["norm"]]]
     return ", ".join(parts + (["MLPs"] if m["arch"] == "mlp" else []))
 
+
+
+def family_short(key: str) -> str:
+    """A zoo family in a few characters, for a figure's axis on a phone: task, layers, norm, MLPs.
+
+    >>> family_short("induction-ln-mlp-2l"), family_short("recall-none-attn-2l")
+    ('induction 2L LN+MLP', 'recall 2L')
+    """
+    m = _family_parts(key)
+    norm = {"none": "", "rms": " RMS", "ln": " LN"}[m["norm"]]
+    return f"{m['task']} {m['layers']}L{norm}{'+MLP' if m['arch'] == 'mlp' else ''}"
 
 def group(key: str) -> str:
     """A benchmark group in words: ``"all"``, a task (its every family) or one family."""
