@@ -33,6 +33,8 @@ _COLOURING_WORDS = {"measured": "what it does, measured", "designed": "what its 
 #: one colour per label, in LABELS' order; "none formed" grey
 _LABEL_COLOURS = dict(zip(LABELS, (COLORS["blue"], COLORS["purple"], COLORS["green"], COLORS["orange"],
                                    COLORS["red"], "#a0741c", COLORS["muted"])))
+#: the two longest labels, shortened so the key fits a phone's row (the figure has no other V-composition)
+_KEY_NAMES = {"previous-token V-composition": "V-composition", "direct attention to the answer": "attention to the answer"}
 FLOOR = 1e-3          # nats: effects at or below it (zero, or the noise's negative side) are drawn here
 _JITTER = 0.12        # each seed's offset within its row, so equal effects stay apart
 
@@ -73,7 +75,7 @@ def zoo_mechanisms(colouring: str) -> dict:
                       line={"color": COLORS["muted"], "width": 1, "dash": "dash"})]
     for label, (xs, ys) in by_label.items():
         if xs:
-            traces.append(scatter(xs, ys, name=label, color=_LABEL_COLOURS[label], size=7))
+            traces.append(scatter(xs, ys, name=_KEY_NAMES.get(label, label), color=_LABEL_COLOURS[label], size=7))
     ticks = [-3, -2, -1, 0]
     fig = figure(traces, title=f"The zoo's mechanisms: {_COLOURING_WORDS[colouring]}", height=480,
                  xaxis={"title": {"text": "effect of its path (nats)"}, "range": [-3.2, 0.8],
