@@ -8,7 +8,12 @@ with its ratio:
   plain page that loads the same Pyodide and numpy the naive way (main thread,
   load, import, compute, plot);
 - second article, warm: bytes of runtime (/pyodide/) the server sent;
-- slider to repaint, p50 and p95, for every demo in the gallery;
+- the returning reader (bench/returning.py, with the weight section, or --returning-only): a second
+  visit's first Python render and Python live, desktop and the 4x phone profile;
+- a move to its drawing, p50 and p95, for every control of every demo in the gallery (each slider,
+  select, tick box, number, matrix and token box, moved alone from the figure's starting settings):
+  Python's drawing once live (a first move to a seed or model not seen before included), and the
+  build's answer before it; desktop, and the 4x phone profile with the phone section;
 - the worker's wasm heap before and after 2,000 slider moves;
 - four figures embedded in a host page on another origin: time to all live and
   browser memory with one shared interpreter against one per figure (bench/embeds.py);
@@ -34,6 +39,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -120,38 +126,97 @@ def warm_second_article(playwright, base) -> dict:
             "all_bytes": sum(served.values())}
 
 
-SLIDER_JS = """async ([index, moves, pauseMs = 0]) => {
+# One control of one figure moved ``moves`` times, each move timed from the input event to the frame
+# after its drawing. ``name`` null: the figure's first range, else select, else checkbox (the drag and
+# the heap). ``from``: "python" waits for Python's drawing (demo:rendered); "build" for the build's
+# answer (data-answer-count), so a range moves on the grid the build answered (data-answered).
+# Each kind moves as a reader moves it: a range mostly near steps, sometimes far; a select to the
+# next option; a checkbox toggled; a number by a step; a matrix's first cell by a tenth; a token box
+# to a new sequence of seeded ids within its bounds. The control goes back to its starting value at
+# the end, so the next control is moved alone from the figure's starting settings.
+CONTROL_JS = """async ([index, name, moves, pauseMs = 0, from = 'python']) => {
     const FRAME_MS = 1000 / 60;
     const fig = document.querySelectorAll('figure.demo')[index];
     const controls = [...fig.querySelectorAll('.demo-controls [name]')];
-    const el = controls.find(c => c.type === 'range') || controls.find(c => c.tagName === 'SELECT')
-            || controls.find(c => c.type === 'checkbox') || controls[0];
-    const times = [], draws = [];
-    for (let i = 0; i < moves; i++) {
-        if (el.type === 'range') {
-            const lo = Number(el.min), hi = Number(el.max), step = Number(el.step) || (hi - lo) / 100;
-            const n = Math.round((hi - lo) / step);
-            let k = Math.round((Number(el.value) - lo) / step);
+    const el = name ? controls.find(c => c.getAttribute('name') === name)
+        : controls.find(c => c.type === 'range') || controls.find(c => c.tagName === 'SELECT')
+          || controls.find(c => c.type === 'checkbox') || controls[0];
+    if (!el) return {error: `no control ${name}`};
+    const kind = el.dataset.kind;
+    const cell = kind === 'matrix' ? el.querySelector('input') : null;
+    const target = cell || el;
+    const startValue = kind === 'checkbox' ? el.checked : target.value;
+    const grid = from === 'build' && el.dataset.answered ? JSON.parse(el.dataset.answered) : null;
+    let seed = 12345;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const step = (i) => {
+        if (kind === 'range' && grid) {
+            const at = grid.findIndex(v => Number(v) === Number(el.value));
+            const k = ((at < 0 ? 0 : at) + 1 + (i * 7) % Math.max(1, grid.length - 1)) % grid.length;
+            el.value = String(grid[k]);
+        } else if (kind === 'range') {
+            const lo = Number(el.min), hi = Number(el.max), by = Number(el.step) || (hi - lo) / 100;
+            const n = Math.round((hi - lo) / by);
+            let k = Math.round((Number(el.value) - lo) / by);
             k = (k + 1 + (i * 7) % Math.max(1, n - 1)) % (n + 1);
-            el.value = String(lo + k * step);
-        } else if (el.tagName === 'SELECT') el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
-        else if (el.type === 'checkbox') el.checked = !el.checked;
-        const done = new Promise(r => fig.addEventListener('demo:rendered', (e) => { draws.push(e.detail); r(); }, {once: true}));
+            el.value = String(lo + k * by);
+        } else if (kind === 'select') el.selectedIndex = (el.selectedIndex + 1) % el.options.length;
+        else if (kind === 'checkbox') el.checked = !el.checked;
+        else if (kind === 'number') {
+            const by = Number(el.step) || 1, lo = el.min === '' ? -Infinity : Number(el.min);
+            const hi = el.max === '' ? Infinity : Number(el.max);
+            let v = Number(el.value) + (i % 2 ? -by : by);
+            if (v > hi || v < lo) v = Number(el.value) - (i % 2 ? -by : by);
+            el.value = String(v);
+        } else if (kind === 'matrix') cell.value = String(Math.round((Number(cell.value) + 0.1 * (i % 2 ? -1 : 1)) * 1e6) / 1e6);
+        else if (kind === 'tokens') {
+            const lo = Number(el.dataset.min), hi = Number(el.dataset.max), n = Number(el.dataset.length);
+            const len = Math.max(2, Math.min(n, el.value.trim().split(/\\s+/).length));
+            el.value = Array.from({length: len}, () => lo + Math.floor(rand() * (hi - lo + 1))).join(' ');
+        }
+    };
+    const drawn = () => from === 'build' ? Number(fig.dataset.answerCount || 0) : Number(fig.dataset.renderCount || 0);
+    const waitDrawn = (before, draws) => new Promise(r => {
+        if (from !== 'build') return fig.addEventListener('demo:rendered', (e) => { draws.push(e.detail); r(); }, {once: true});
+        const seen = new MutationObserver(() => { if (drawn() > before) { seen.disconnect(); draws.push(null); r(); } });
+        seen.observe(fig, {attributes: true, attributeFilter: ['data-answer-count']});
+    });
+    const times = [], draws = [];
+    const moveOnce = async (change, i) => {
+        const done = waitDrawn(drawn(), draws);
         // A reader's key or click lands anywhere in a frame: wait a fraction of a frame (an even,
         // repeatable spread, i * golden ratio mod 1) after the last one before moving.
         const phase = ((i * 0.6180339887) % 1) * FRAME_MS;
         const start = await new Promise(r => requestAnimationFrame(ts => setTimeout(() => r(ts), 0)));
         while (performance.now() - start < phase);
         const t0 = performance.now();
-        el.dispatchEvent(new Event('input', {bubbles: true}));
+        change();
+        target.dispatchEvent(new Event('input', {bubbles: true}));
         const outcome = await Promise.race([done.then(() => 'ok'), new Promise(r => setTimeout(() => r('timeout'), 20000))]);
-        if (outcome !== 'ok') return {error: `no render after moving ${el.name}`, times};
+        if (outcome !== 'ok') return false;
         await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
         times.push(performance.now() - t0);
+        return true;
+    };
+    for (let i = 0; i < moves; i++) {
+        if (!await moveOnce(() => step(i), i)) return {error: `no drawing after moving ${el.getAttribute('name')}`, times};
         if (pauseMs) await new Promise(r => setTimeout(r, pauseMs));  // a reader looks before moving again
     }
-    return {control: el.getAttribute('name'), times, draws};
+    const back = kind === 'checkbox' ? el.checked !== startValue : target.value !== startValue;
+    if (back) {  // the starting settings again (not timed)
+        const saved = [times.length, draws.length];
+        await moveOnce(() => { if (kind === 'checkbox') el.checked = startValue; else target.value = startValue; }, 0);
+        times.length = saved[0]; draws.length = saved[1];
+    }
+    return {control: el.getAttribute('name'), kind, times, draws};
 }"""
+
+# Every control of a figure, in order: its name, kind, whether it does anything at the starting
+# settings (an inactive one is disabled and skipped), whether the build answers it.
+CONTROLS_JS = """(index) => [...document.querySelectorAll('figure.demo')[index]
+    .querySelectorAll('.demo-controls [name][data-kind]')].map(c => ({
+        name: c.getAttribute('name'), kind: c.dataset.kind, disabled: Boolean(c.disabled),
+        answered: c.hasAttribute('data-answered')}))"""
 
 
 # A reader's drag: the first range control moves one step every 8 ms (faster than frames, as
@@ -180,19 +245,40 @@ DRAG_JS = """async ([index, ms]) => {
 }"""
 
 
-def open_gallery(browser, base, cpu_slowdown: float = 1, device: dict | None = None):
+def open_gallery(browser, base, cpu_slowdown: float = 1, device: dict | None = None, python: bool = True):
     """The gallery with Python ready: (context, page, the demo name of each figure in order).
     ``cpu_slowdown``: the page's main thread that many times slower (the phone profile: 4);
-    ``device``: context options such as ``PHONE`` (default a 1100 x 900 desktop window)."""
+    ``device``: context options such as ``PHONE`` (default a 1100 x 900 desktop window);
+    ``python`` False: once every figure is wired, not waiting for Python (``base`` a server of
+    ``HeldRuntime``: a reader before Python is live)."""
     context = browser.new_context(reduced_motion="reduce", **(device or {"viewport": {"width": 1100, "height": 900}}))
     page = context.new_page()
     if cpu_slowdown != 1:
         context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": cpu_slowdown})
     page.goto(f"{base}/gallery/")
-    page.evaluate("() => window.headspace.ready()")
-    page.wait_for_function("() => [...document.querySelectorAll('figure.demo')].every(f => f.dataset.status === 'ready')",
-                           timeout=BOOT_MS)
+    if python:
+        page.evaluate("() => window.headspace.ready()")
+        page.wait_for_function("() => [...document.querySelectorAll('figure.demo')].every(f => f.dataset.status === 'ready')",
+                               timeout=BOOT_MS)
+    else:
+        page.wait_for_function("() => document.readyState !== 'loading' && window.headspace && window.headspace.wired"
+                               " && [...document.querySelectorAll('figure.demo')].every(f => window.headspace.wired(f))",
+                               timeout=BOOT_MS)
     return context, page, page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.demo)")
+
+
+class HeldRuntime(devserver.Handler):
+    """The site with the runtime's files never answered (held until the server shuts down): every
+    move is answered by the build or waits. Held at the server, since Playwright's routes do not
+    reach a SharedWorker's requests."""
+    released = threading.Event()
+
+    def send_head(self):
+        if self.path.startswith("/pyodide/"):
+            type(self).released.wait(BOOT_MS / 1000 * 10)
+            self.send_error(503, "held")
+            return None
+        return super().send_head()
 
 
 def drag_rate(browser, base, only=None) -> dict:
@@ -203,7 +289,7 @@ def drag_rate(browser, base, only=None) -> dict:
         if (only and name not in only) or name in out:
             continue
         page.evaluate("i => document.querySelectorAll('figure.demo')[i].scrollIntoView()", i)
-        page.evaluate(SLIDER_JS, [i, 3])  # warm
+        page.evaluate(CONTROL_JS, [i, None, 3])  # warm
         r = page.evaluate(DRAG_JS, [i, 2000])
         if r:
             out[name] = {**r, "repaints_per_s": round(r["repaints_per_s"], 1)}
@@ -217,15 +303,26 @@ def print_drag(rates: dict) -> None:
 
 
 def phone_sliders(browser, base, moves: int, only=None) -> dict:
-    """Slider to repaint on every demo on the phone profile: its screen (390 x 844 at 3x, touch) and
-    its main thread 4x slower (Python in the worker runs at this machine's speed, Chromium slows
-    pages only). Also a few moves each after a short pause, as a reader moves, looks and moves again."""
-    out = slider_latency(browser, base, moves, only, cpu_slowdown=phone.PHONE_CPU_SLOWDOWN, device=phone.PHONE, pauses=True)
-    for name, r in out.items():
-        print(f"phone slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms"
-                                              f"  (targets 33 / 50 ms at 4x CPU)  " + split(r)
-                                              + f"  after a {PAUSE_MS} ms pause: p50 {r['after_pause_p50_ms']:6.1f} max {r['after_pause_max_ms']:6.1f}"))
+    """Every control of every demo on the phone profile: its screen (390 x 844 at 3x, touch) and its
+    main thread 4x slower (Python in the worker runs at this machine's speed, Chromium slows pages
+    only). Also a few moves each after a short pause, as a reader moves, looks and moves again."""
+    out = control_latency(browser, base, moves, only, cpu_slowdown=phone.PHONE_CPU_SLOWDOWN, device=phone.PHONE, pauses=True)
+    print_controls("phone", out, "33 / 50 ms at 4x CPU")
     return out
+
+
+def print_controls(label: str, out: dict, targets: str) -> None:
+    """One line a control: p50 and p95 of a move to its drawing, and where the time went."""
+    for name, controls in out.items():
+        for control, r in controls.items():
+            head = f"{label} {name:26s} {control:16s} {r.get('kind', ''):8s} "
+            if "error" in r or "skipped" in r:
+                print(head + (r.get("error") or r["skipped"]))
+                continue
+            pause = (f"  after a {PAUSE_MS} ms pause: p50 {r['after_pause_p50_ms']:6.1f} max {r['after_pause_max_ms']:6.1f}"
+                     if "after_pause_p50_ms" in r else "")
+            print(head + f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  max {r['max_ms']:7.1f}"
+                  f"  (targets {targets})  " + split(r) + pause)
 
 
 def split(r: dict) -> str:
@@ -239,36 +336,65 @@ def split(r: dict) -> str:
 PAUSE_MS, PAUSED_MOVES = 300, 6
 
 
-def slider_latency(browser, base, moves: int, only=None, cpu_slowdown: float = 1, device: dict | None = None,
-                   pauses: bool = False) -> dict:
-    context, page, names = open_gallery(browser, base, cpu_slowdown, device)
+def move_stats(r: dict) -> dict:
+    """p50, p95 and max of a control's moves (ms), where their time went, and how many Python had
+    computed ahead."""
+    t = r["times"]
+    return {"kind": r.get("kind"), "moves": len(t), "p50_ms": round(pct(t, 50), 2),
+            "p95_ms": round(pct(t, 95), 2), "max_ms": round(max(t), 2),
+            # (None for the build's answers, and on pages older than this split)
+            **{k + "_p50_ms": (round(pct([d[k] for d in r["draws"]], 50), 2) if all(d and k in d for d in r["draws"]) else None)
+               for k in ("drawMs", "roundTripMs", "pythonMs", "parseMs")},
+            # moves drawn from an answer Python computed ahead (demos.js), and the p50 of each kind
+            "ahead": sum(bool(d and d.get("ahead")) for d in r["draws"]),
+            **{f"{kind}_p50_ms": (round(pct(sel, 50), 2) if sel else None) for kind, sel in (
+                ("ahead", [x for x, d in zip(t, r["draws"]) if d and d.get("ahead")]),
+                ("called", [x for x, d in zip(t, r["draws"]) if d is not None and not d.get("ahead")]))}}
+
+
+def control_latency(browser, base, moves: int, only=None, cpu_slowdown: float = 1, device: dict | None = None,
+                    pauses: bool = False, python: bool = True) -> dict:
+    """Every control of every demo in the gallery, moved alone from the figure's starting settings:
+    ``{demo: {control: stats}}`` (``move_stats``). ``python``: moves Python draws once live (a
+    first move to a seed or a model not seen before included); else the build's answers before
+    Python is live (a control the build does not answer is skipped, and says so)."""
+    held = None if python else devserver.serve(0, handler_base=HeldRuntime)
+    if held:
+        base = f"http://127.0.0.1:{held.server_port}"
+    context, page, names = open_gallery(browser, base, cpu_slowdown, device, python=python)
     out = {}
     for i, name in enumerate(names):
-        if only and name not in only:
+        if (only and name not in only) or name in out:
             continue
         page.evaluate("i => document.querySelectorAll('figure.demo')[i].scrollIntoView()", i)
-        page.evaluate(SLIDER_JS, [i, 5])  # warm caches (first call may load a model)
-        r = page.evaluate(SLIDER_JS, [i, moves])
-        if "error" in r:
-            out[name] = {"error": r["error"]}
-            continue
-        # Moves a reader makes after looking at the figure for a moment: whatever the page does
-        # once a reader pauses lands on the next move.
-        paused = page.evaluate(SLIDER_JS, [i, PAUSED_MOVES, PAUSE_MS]) if pauses else {"times": []}
-        t = r["times"]
-        out[name] = {"control": r["control"], "moves": len(t), "p50_ms": round(pct(t, 50), 2),
-                     "p95_ms": round(pct(t, 95), 2), "max_ms": round(max(t), 2),
-                     # (None on pages older than this split, measured side by side as "before")
-                     **{k + "_p50_ms": (round(pct([d[k] for d in r["draws"]], 50), 2) if all(d and k in d for d in r["draws"]) else None)
-                        for k in ("drawMs", "roundTripMs", "pythonMs", "parseMs")},
-                     # moves drawn from an answer Python computed ahead (demos.js), and the p50 of each kind
-                     "ahead": sum(bool(d and d.get("ahead")) for d in r["draws"]),
-                     **{f"{kind}_p50_ms": (round(pct(sel, 50), 2) if sel else None) for kind, sel in (
-                         ("ahead", [x for x, d in zip(t, r["draws"]) if d and d.get("ahead")]),
-                         ("called", [x for x, d in zip(t, r["draws"]) if not (d and d.get("ahead"))]))},
-                     **({"after_pause_p50_ms": round(pct(paused["times"], 50), 2), "after_pause_max_ms": round(max(paused["times"]), 2)}
-                        if paused.get("times") else {})}
+        if python:
+            page.evaluate(CONTROL_JS, [i, None, 3])  # the figure's models in (the first call may load one)
+        out[name] = {}
+        for c in page.evaluate(CONTROLS_JS, i):
+            if c["disabled"]:
+                out[name][c["name"]] = {"kind": c["kind"], "skipped": "inactive at the starting settings"}
+                continue
+            if not python and not c["answered"]:
+                out[name][c["name"]] = {"kind": c["kind"], "skipped": "not answered by the build: waits for Python"}
+                continue
+            r = page.evaluate(CONTROL_JS, [i, c["name"], moves, 0, "python" if python else "build"])
+            if "error" in r or not r["times"]:
+                out[name][c["name"]] = {"kind": c["kind"], "error": r.get("error", "no move timed")}
+                continue
+            stats = move_stats(r)
+            if pauses:
+                # Moves a reader makes after looking at the figure for a moment: whatever the page does
+                # once a reader pauses lands on the next move.
+                paused = page.evaluate(CONTROL_JS, [i, c["name"], PAUSED_MOVES, PAUSE_MS, "python" if python else "build"])
+                if paused.get("times"):
+                    stats.update(after_pause_p50_ms=round(pct(paused["times"], 50), 2),
+                                 after_pause_max_ms=round(max(paused["times"]), 2))
+            out[name][c["name"]] = stats
     context.close()
+    if held:
+        HeldRuntime.released.set()
+        held.shutdown()
+        HeldRuntime.released.clear()
     return out
 
 
@@ -277,9 +403,9 @@ def heap_growth(browser, base, moves: int) -> dict:
     page = context.new_page()
     page.goto(f"{base}/posts/polariser/")
     before = page.evaluate("() => window.headspace.stats()")["heapBytes"]
-    r = page.evaluate(SLIDER_JS, [0, 50])
+    r = page.evaluate(CONTROL_JS, [0, None, 50])
     warm = page.evaluate("() => window.headspace.stats()")["heapBytes"]
-    r = page.evaluate(SLIDER_JS, [0, moves])
+    r = page.evaluate(CONTROL_JS, [0, None, moves])
     after = page.evaluate("() => window.headspace.stats()")["heapBytes"]
     context.close()
     return {"moves": len(r["times"]), "heap_bytes_at_boot": before, "heap_bytes_after_warmup": warm,
@@ -340,6 +466,26 @@ def attribution_bench() -> dict:
     return script_bench("attribution")
 
 
+def controls_section(browser, base, args, only, report: dict) -> None:
+    """Every control of every demo on desktop, Python live (``report["slider"]``) and from the build
+    before it (``report["build_moves"]["desktop"]``); with ``--phone-controls`` the 4x phone profile
+    too (``report["phone_slider"]``, ``report["build_moves"]["phone"]``)."""
+    report["slider"] = control_latency(browser, base, args.moves, only)
+    print_controls("desktop", report["slider"], "16 / 33 ms")
+    report["build_moves"] = {"desktop": control_latency(browser, base, args.moves, only, python=False)}
+    print_controls("desktop build", report["build_moves"]["desktop"], "16 / 33 ms")
+    if args.phone_controls:
+        phone_controls(browser, base, args.moves, only, report)
+
+
+def phone_controls(browser, base, moves: int, only, report: dict) -> None:
+    """Every control of every demo on the 4x phone profile, Python live and from the build."""
+    report["phone_slider"] = phone_sliders(browser, base, moves, only)
+    report.setdefault("build_moves", {})["phone"] = control_latency(
+        browser, base, moves, only, phone.PHONE_CPU_SLOWDOWN, phone.PHONE, python=False)
+    print_controls("phone build", report["build_moves"]["phone"], "33 / 50 ms at 4x CPU")
+
+
 class _Done(Exception):
     """Leave the browser session early (``--slider-only``, ``--embeds-only``)."""
 
@@ -349,7 +495,10 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "bench.json"))
     parser.add_argument("--note", default="", help="what this run is for, in its row of bench/summary.md")
     parser.add_argument("--runs", type=int, default=3, help="cold loads per page (median reported)")
-    parser.add_argument("--moves", type=int, default=60, help="slider moves per demo")
+    parser.add_argument("--moves", type=int, default=30, help="moves per control of each demo")
+    parser.add_argument("--phone-controls", action="store_true",
+                        help="with --slider-only or the full run: every control on the 4x phone profile too"
+                             " (the full run's phone section moves them anyway)")
     parser.add_argument("--heap-moves", type=int, default=2000)
     parser.add_argument("--skip-composition", action="store_true")
     parser.add_argument("--skip-score-benchmark", action="store_true",
@@ -366,6 +515,8 @@ def main() -> None:
                         help="comma-separated demo names: measure only their slider latency (quick look at new demos)")
     parser.add_argument("--weight-only", action="store_true", help="measure only page weight, Lighthouse, the returning reader")
     parser.add_argument("--skip-weight", action="store_true", help="skip page weight, Lighthouse, the returning reader")
+    parser.add_argument("--returning-only", action="store_true",
+                        help="measure only the returning reader: desktop, and the 4x phone profile (bench/returning.py)")
     parser.add_argument("--python-calls", action="store_true",
                         help="only Python's call per demo and control, in Pyodide under Node (bench/python_calls.py)")
     parser.add_argument("--phone", action="store_true", help="measure only the phone section (bench/phone.py, about 15 min)")
@@ -399,20 +550,26 @@ def main() -> None:
             if args.phone:
                 report["phone"] = phone.bench(p, CHROMIUM, CHROMIUM_ARGS, args)
                 print(f"phone report written to {phone.write(report['phone'])}")
-                report["phone_slider"] = phone_sliders(browser, base, args.moves, only)
+                phone_controls(browser, base, args.moves, only, report)
                 args.skip_composition = args.skip_scale = True
+                raise _Done
+            if args.returning_only:
+                import returning
+                from weight import weight_server
+                with weight_server() as (wbase, counter):
+                    report["returning"] = returning.run(p, CHROMIUM, CHROMIUM_ARGS, wbase, counter, args.runs)
+                returning.print_report(report["returning"])
+                args.skip_composition = args.skip_scale = args.skip_score_benchmark = args.skip_training = True
                 raise _Done
             if args.own_model:
                 report["own_model"] = own_model.bench(browser, base)
                 args.skip_composition = args.skip_scale = args.skip_score_benchmark = args.skip_training = True
                 raise _Done
             if only:
-                report["slider"] = slider_latency(browser, base, args.moves, only)
-                for name, r in report["slider"].items():
-                    print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  " + split(r) + f" ({r['control']}, {r['moves']} moves)"))
+                controls_section(browser, base, args, only, report)
                 report["drag"] = drag_rate(browser, base, only)
                 print_drag(report["drag"])
-                args.skip_composition = args.skip_scale = True
+                args.skip_composition = args.skip_scale = args.skip_score_benchmark = args.skip_training = True
                 raise _Done
             if args.weight_only or not (args.skip_weight or args.cold_only or args.embeds_only):
                 report.update(weight_bench(p, CHROMIUM, CHROMIUM_ARGS, args.runs))
@@ -452,9 +609,7 @@ def main() -> None:
                 raise _Done
             report["warm_second_article"] = warm_second_article(p, base)
             print(f"second article warm: {report['warm_second_article']['runtime_bytes']} bytes of runtime (target 0)")
-            report["slider"] = slider_latency(browser, base, args.moves)
-            for name, r in report["slider"].items():
-                print(f"slider {name:28s} " + (r.get("error") or f"p50 {r['p50_ms']:6.1f} ms  p95 {r['p95_ms']:6.1f} ms  " + split(r) + f" ({r['control']}, {r['moves']} moves)"))
+            controls_section(browser, base, args, None, report)
             report["drag"] = drag_rate(browser, base)
             print_drag(report["drag"])
             report["heap"] = heap_growth(browser, base, args.heap_moves)
@@ -465,7 +620,7 @@ def main() -> None:
             if not args.skip_phone:
                 report["phone"] = phone.bench(p, CHROMIUM, CHROMIUM_ARGS, args)
                 print(f"phone report written to {phone.write(report['phone'])}")
-                report["phone_slider"] = phone_sliders(browser, base, args.moves, only)
+                phone_controls(browser, base, args.moves, only, report)
             if not args.skip_own_model:
                 report["own_model"] = own_model.bench(browser, base)
             browser.close()

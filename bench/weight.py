@@ -12,6 +12,7 @@ models go as they are (compressed already).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -198,20 +199,25 @@ def print_lighthouse(article: str, preset: str, r: dict) -> None:
           f"  FCP {r['fcp_ms']:5d} ms  {r['bytes'] / MB:5.2f} MB  ({r['seconds']} s)")
 
 
-def weight_bench(playwright, chromium: str, args: list[str], runs: int) -> dict:
-    """bench/run.py's hook: a server of its own that gzips text as the deploy's host does, then the
-    returning reader (bench/returning.py) and every article's weight and Lighthouse audits."""
-    import returning
+@contextlib.contextmanager
+def weight_server():
+    """A server of its own that gzips text as the deploy's host does: ``(base URL, bytes counter)``."""
     from sitebuild import devserver
     server = devserver.serve(0, compress=True)
-    base = f"http://127.0.0.1:{server.server_port}"
-    counter = devserver.Handler.bytes_served
     try:
+        yield f"http://127.0.0.1:{server.server_port}", devserver.Handler.bytes_served
+    finally:
+        server.shutdown()
+
+
+def weight_bench(playwright, chromium: str, args: list[str], runs: int) -> dict:
+    """bench/run.py's hook: the returning reader (bench/returning.py) and every article's weight and
+    Lighthouse audits, through ``weight_server``."""
+    import returning
+    with weight_server() as (base, counter):
         out = {"returning": returning.run(playwright, chromium, args, base, counter, runs)}
         returning.print_report(out["returning"])
         out["weight"] = run(playwright, chromium, args, base, counter)
-    finally:
-        server.shutdown()
     path = ROOT / "bench" / "results" / "weight.json"
     path.write_text(json.dumps({"when": time.strftime("%Y-%m-%dT%H:%M:%S"), **out}, indent=1))
     print(f"weight report written to {path}")

@@ -84,7 +84,7 @@ def main() -> int:
                         "svg": "".join(render_svg(f, w, uid=f"{SVG_UID}{w}", css_class=f"w{w}")
                                        for w, f in fits.items())}
 
-    numbers = values.compute()  # first: captions in the collect pass print values too
+    numbers = values.compute_cached()  # first: captions in the collect pass print values too
     write_json(VALUES, numbers)
     print(f"[prerender] {sum(map(len, numbers.values()))} values for {len(numbers)} articles "
           f"-> {VALUES.relative_to(ROOT)}", file=sys.stderr)

@@ -30,7 +30,8 @@ def test_a_full_report_gives_the_worst_demo_and_the_range_over_articles():
     r = summary.row("bench.json", report, "abc1234", "a note")
     assert r["when"] == "2026-11-28 02:57"
     assert r["first Python render"] == "0.557"
-    assert r["slider p50 / p95"] == "11.4 / 16.9"  # each column's worst, the demo in error left out
+    # each column's worst, each named, the demo in error left out (a report before issue 51: one control a demo)
+    assert r["slider p50 / p95"] == "11.4 (b) / 16.9 (a)"
     assert r["drag"] == "59.8"
     assert r["heap"] == "4"
     assert r["slow 4G first move"] == "0.4-1.0"
@@ -51,3 +52,30 @@ def test_python_never_live_says_never(tmp_path):
     lines = path.read_text().splitlines()
     assert lines[0] == "# Bench runs, one row each"
     assert sum(line.startswith("| phone.json |") for line in lines) == 2  # appended, header written once
+
+
+def test_every_control_counts_and_the_worst_is_named():
+    """Issue 51: {demo: {control: stats}}; a p95 is never set beside another control's p50 unnamed,
+    and the build's answers get their own column, desktop and phone."""
+    controls = {"norm-symmetry": {"seed": {"p50_ms": 9.0, "p95_ms": 900.0, "max_ms": 1700.0},
+                                  "stretch": {"kind": "select", "skipped": "inactive"}},
+                "polarizer": {"theta": {"p50_ms": 12.0, "p95_ms": 20.0, "max_ms": 25.0}}}
+    one = {"p": {"theta": {"p50_ms": 30.0, "p95_ms": 40.0, "max_ms": 41.0}}}
+    report = {"when": "x", "machine": {}, "slider": controls, "phone_slider": one,
+              "build_moves": {"desktop": one, "phone": {"p": {"theta": {"p50_ms": 5.0, "p95_ms": 6.0}}}},
+              "returning": {"ours_service_worker": {"python_live_ms": 1090.4}, "ours_service_worker_4x": {"python_live_ms": 2510}}}
+    r = summary.row("bench.json", report)
+    assert r["slider p50 / p95"] == "12.0 (polarizer theta) / 900.0 (norm-symmetry seed)"
+    assert r["phone slider p50 / p95"] == "30.0 / 40.0 (p theta)"
+    assert r["build moves p50 / p95"] == "desktop 30.0 / 40.0 (p theta); phone 5.0 / 6.0 (p theta)"
+    assert r["returning Python live"] == "1090 / 2510"
+
+
+def test_a_new_column_rewrites_the_header_and_keeps_the_rows(tmp_path):
+    path = tmp_path / "summary.md"
+    old = summary._header().replace(" build moves p50 / p95 | returning Python live |", "").replace(
+        " --- | --- | --- |\n", " --- |\n", 1)
+    path.write_text(old + "| old.json | then |\n")
+    summary.append("new.json", {"when": "x", "articles": {}}, commit="abc1234", path=path)
+    text = path.read_text()
+    assert text.startswith(summary._header()) and "| old.json | then |\n| new.json |" in text

@@ -151,19 +151,24 @@ class Model:
 
     # -- forward pass -------------------------------------------------------
 
-    def run(self, tokens) -> tuple[np.ndarray, np.ndarray]:
-        """``(logits, attention_patterns)`` from one forward pass; see those methods for shapes."""
+    def run(self, tokens, patterns: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(logits, attention_patterns)`` from one forward pass; see those methods for shapes.
+        ``patterns=False`` gives ``(logits, None)``: stacking every layer's pattern is a copy of the
+        largest array of the pass, which a loss does not need."""
         toks, single = self.check_tokens(tokens)
         resid = self.embed(toks)
-        patterns = []
+        kept = []
         for l in range(self.config["n_layers"]):
             x = self.layer_input(resid, l)
             pattern, out = self.attend(l, x, x, x)
             resid = self.mlp(resid + out.sum(axis=1) + self.b_O[l], l)
-            patterns.append(pattern)
+            if patterns:
+                kept.append(pattern)
         logits = self.unembed(resid)
-        patterns = np.stack(patterns, axis=1)
-        return (logits[0], patterns[0]) if single else (logits, patterns)
+        stacked = np.stack(kept, axis=1) if patterns else None
+        if single:
+            return logits[0], None if stacked is None else stacked[0]
+        return logits, stacked
 
     # -- the forward pass in pieces (headspace.causal intervenes between them) ---------
 
@@ -210,7 +215,7 @@ class Model:
         ``tokens`` are integer ids in ``[0, d_vocab)``, at most ``n_ctx`` of them
         per sequence. Floats (even whole ones), bools, other shapes raise ValueError.
         """
-        return self.run(tokens)[0]
+        return self.run(tokens, patterns=False)[0]
 
     def attention_patterns(self, tokens) -> np.ndarray:
         """Attention probabilities, query position by key position.

@@ -27,9 +27,13 @@ article's function in its module here, with a comment saying what it is, and wri
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import re
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -54,6 +58,40 @@ def compute() -> dict:
                 raise ValueError(f"{article}.{name}: a value is a finite number or a short string; got {value!r}")
         out[article] = {name: value.item() if isinstance(value, np.generic) else value
                         for name, value in values.items()}
+    return out
+
+
+ROOT = Path(__file__).resolve().parents[3]
+#: Where computed values are kept, one file per state of what they are computed from (compute_cached).
+CACHE = Path(os.environ.get("HEADSPACE_CACHE", Path.home() / ".cache" / "headspace")) / "values"
+#: What the values are computed from: the library (its models and tables), the site's Python, the
+#: build tools (these modules among them), the trainer (measuring reads it), both zoos' files.
+SOURCES = ("py/src", "site/py/src", "scripts/sitebuild", "scripts/train_models.py", "zoo", "zoo-next")
+
+
+def source_hash() -> str:
+    """A hash of every file the values are computed from (``SOURCES``), and of Python's and numpy's
+    versions: equal hashes, equal values."""
+    h = hashlib.sha256(f"python {sys.version}\nnumpy {np.__version__}\n".encode())
+    for top in SOURCES:
+        for f in sorted((ROOT / top).rglob("*")) if (ROOT / top).is_dir() else [ROOT / top]:
+            if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc":
+                h.update(f.relative_to(ROOT).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:24]
+
+
+def compute_cached() -> dict:
+    """``compute()``, kept in ``CACHE`` by ``source_hash()``: the build and the tests that read every
+    value share one computation (minutes of CPU) as long as nothing they are computed from changed.
+    The JSON round trip gives back exactly what ``compute`` returned (finite floats, ints, strings)."""
+    path = CACHE / f"{source_hash()}.json"
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8"))
+    out = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(out), encoding="utf-8")
+    os.replace(tmp, path)  # whole or absent: another build may read it at the same time
     return out
 
 
