@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from headspace import mechanisms, store
+from headspace import store
 from headspace.composition import MODES
 from headspace.ground_truth import GROUND_TRUTHS, ground_truth, path_effects
 from headspace.head_pairs import later_mask
@@ -289,7 +289,7 @@ MECHANISM_FIELDS = ("label", "designed", "writer", "reader", "mode", "effect", "
 
 
 def _mechanism_summary(zoo, name: str) -> dict:
-    rec = mechanisms.read(zoo, name)
+    rec = store.read_json(zoo, name, store.MECHANISM_FILE)
     return {k: rec[k] for k in MECHANISM_FIELDS}
 
 

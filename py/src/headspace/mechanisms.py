@@ -70,7 +70,7 @@ PATH = 0.1
 THRESHOLDS = {"attention": ATTENTION, "path": PATH}
 #: Evaluation batches measured (16 sequences each): enough for attention shares to 0.01.
 N_BATCHES = 4
-MECHANISM_FILE = "mechanism.json"
+MECHANISM_FILE = store.MECHANISM_FILE
 BACK = 8                  # offsets d = 1 .. BACK of the writer's pattern
 AROUND = 7                # offsets k = -AROUND .. AROUND of the reader's pattern about the anchor
 
@@ -340,14 +340,7 @@ def record(zoo, names=None, progress=None) -> dict[str, str]:
 
 def read(zoo, name: str) -> dict:
     """A model's recorded ``mechanism.json``, checked against the zoo's manifest."""
-    zoo = Path(zoo)
-    entry = store.read_manifest(zoo)["models"].get(name)
-    if entry is None or MECHANISM_FILE not in entry.get("files", {}):
-        raise ValueError(f"name must be a model of {zoo} with a recorded {MECHANISM_FILE}; got {name!r}")
-    data = (zoo / name / MECHANISM_FILE).read_bytes()
-    if hashlib.sha256(data).hexdigest() != entry["files"][MECHANISM_FILE]["sha256"]:
-        raise ValueError(f"{zoo / name / MECHANISM_FILE} does not match the sha256 in {zoo / store.MANIFEST}")
-    return json.loads(data)
+    return store.read_json(zoo, name, MECHANISM_FILE)
 
 
 def main(argv=None) -> int:

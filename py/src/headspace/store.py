@@ -301,6 +301,22 @@ def _read_manifest(path: Path) -> dict:
     return manifest
 
 
+#: What a zoo model measurably does (written by ``headspace.mechanisms``, read by the benchmark too).
+MECHANISM_FILE = "mechanism.json"
+
+
+def read_json(root, name: str, filename: str) -> dict:
+    """The JSON file ``filename`` of model ``name`` in ``root``, checked against ``root``'s manifest.
+
+    >>> read_json(models_dir(), "attn-only-2l", "config.json")["n_layers"]
+    2
+    """
+    root = Path(root)
+    entry = read_manifest(root)["models"].get(name)
+    if entry is None or filename not in entry.get("files", {}):
+        raise ValueError(f"name must be a model of {root} with a recorded {filename}; got {name!r}")
+    return json.loads(_read_file(root / name, filename, entry))
+
 def _read_file(directory: Path, filename: str, entry: dict | None) -> bytes:
     """The bytes of ``directory/filename``, checked against the manifest ``entry`` when given."""
     path = directory / filename

@@ -3,7 +3,7 @@
 Each model of the zoo is labelled by the mechanism it measurably uses (``headspace.mechanisms``: the
 attention of its heads to the positions the task names, and the effect of the path between the two
 heads the mechanism needs), not by the one its task was designed for. The dot sits at that path's
-effect (nats lost when it is mean-ablated, on a log scale; at most ``FLOOR`` is drawn at the floor),
+effect (nats lost when it is mean-ablated, on a log scale; an effect at most ``FLOOR`` is drawn at it),
 coloured by the measured label or, for comparison, by the designed one; the dashed line is the
 threshold a path must reach for the mechanism to count as used. Read from the benchmark's table
 (``benchmark.json``, each model's ``mechanism``), so the figure follows the zoo when it is retrained.
@@ -30,6 +30,7 @@ from headspace_site.figure.style import COLORS, figure, scatter
 
 COLOURINGS = ("measured", "designed")
 _COLOURING_WORDS = {"measured": "what it does, measured", "designed": "what its task was designed for"}
+_TITLES = {"measured": "Mechanisms, measured", "designed": "Mechanisms, as designed"}
 #: one colour per label, in LABELS' order; "none formed" grey
 _LABEL_COLOURS = dict(zip(LABELS, (COLORS["blue"], COLORS["purple"], COLORS["green"], COLORS["orange"],
                                    COLORS["red"], "#a0741c", COLORS["muted"])))
@@ -45,8 +46,8 @@ def _log(effect: float) -> float:
 
 @register(
     "zoo-mechanisms", "What each model of the zoo does, measured",
-    key="One row per configuration, a dot per seed at its mechanism's path effect (log scale), coloured by "
-        "the mechanism; dashed: the threshold of a used path.",
+    key="One row per configuration, a dot per seed at its mechanism's path effect (log scale; 0.001 or less "
+        "at the left edge), coloured by the mechanism; dashed: the threshold of a used path.",
     params=[
         Param("colouring", "colour by", "select", "measured", options=COLOURINGS,
               option_labels=tuple(_COLOURING_WORDS[c] for c in COLOURINGS),
@@ -77,10 +78,11 @@ def zoo_mechanisms(colouring: str) -> dict:
         if xs:
             traces.append(scatter(xs, ys, name=_KEY_NAMES.get(label, label), color=_LABEL_COLOURS[label], size=7))
     ticks = [-3, -2, -1, 0]
-    fig = figure(traces, title=f"The zoo's mechanisms: {_COLOURING_WORDS[colouring]}", height=480,
+    # the key takes up to six rows at a phone's width: room for them above the plot before fit lays it out
+    fig = figure(traces, title=_TITLES[colouring], height=480, margin={"l": 44, "r": 10, "t": 150, "b": 40},
                  xaxis={"title": {"text": "effect of its path (nats)"}, "range": [-3.2, 0.8],
                         "tickmode": "array", "tickvals": ticks,
-                        "ticktext": ["≤ 0.001", "0.01", "0.1", "1"], "zeroline": False},
+                        "ticktext": ["0.001", "0.01", "0.1", "1"], "zeroline": False},
                  yaxis={"tickmode": "array", "tickvals": list(range(len(families))),
                         "ticktext": [family_short(f) for f in families],
                         "range": [len(families) - 0.4, -0.6], "zeroline": False, "showgrid": False})

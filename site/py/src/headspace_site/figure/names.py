@@ -2,8 +2,7 @@
 
 Prose, tables, captions, menus, figure texts and printed outputs all use these words; the library's
 keys (``svd_bound``, ``product_norm``, ``induction-none-attn-2l``) stay in code a reader would type.
-A family's key reads ``<task>-<norm>-<attn|mlp>-<n>l`` (``headspace.benchmark.FAMILIES``,
-``headspace.mechanisms.NEXT_FAMILIES``); its name says the same in words, in the order the shipped
+A family's key reads ``<task>-<norm>-<attn|mlp>-<n>l`` (``headspace.benchmark.FAMILIES``); its name says the same in words, in the order the shipped
 models' menu uses (``"2 layers, no norm"``).
 
 >>> words("svd_bound"), words("product_norm"), words("1-strict"), words("mean")
