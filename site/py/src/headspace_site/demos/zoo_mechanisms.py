@@ -46,8 +46,8 @@ def _log(effect: float) -> float:
 
 @register(
     "zoo-mechanisms", "What each model of the zoo does, measured",
-    key="One row per configuration, a dot per seed at its mechanism's path effect (log scale; 0.001 or less "
-        "at the left edge), coloured by the mechanism; dashed: the threshold of a used path.",
+    key="A row per configuration, a dot per seed at its mechanism's path effect (log scale, floor 0.001); "
+        "dashed: a used path's threshold.",
     params=[
         Param("colouring", "colour by", "select", "measured", options=COLOURINGS,
               option_labels=tuple(_COLOURING_WORDS[c] for c in COLOURINGS),
