@@ -513,15 +513,22 @@ def side_by_side(browser, base, before_dir: Path, args, only, report: dict) -> N
             rounds = " ".join(f"{x[k]:.0f}/{y[k]:.0f}" for x, y in zip(cold["before"], cold["after"]))
             print(f"vs {k:24s} before {b:8.0f} ms  after {a:8.0f} ms  after/before {a / b:.3f}"
                   f"  (rounds before/after: {rounds})")
+        if args.cold_only:
+            return
         sliders = {"before": {}, "after": {}}
         opened = {side: open_gallery(browser, sides[side]) for side in ("before", "after")}
-        walks = {side: gallery_controls(page, names, only) for side, (_, page, names) in opened.items()}
-        # figure by figure on both pages, each control moved on one side then the other in
-        # rounds of a few moves, so the machine's drift lands on both
-        for (i, name, controls), (j, _, controls_b) in zip(walks["after"], walks["before"]):
-            kinds_b = {c["name"]: c for c in controls_b}
+        # figure by figure (by demo name: the two galleries need not hold the same demos in the same
+        # order), each control moved on one side then the other in rounds of a few moves, so the
+        # machine's drift lands on both
+        names_b = set(opened["before"][2])
+        for name in dict.fromkeys(opened["after"][2]):
+            if (only and name not in only) or name not in names_b:
+                continue
+            (i, _, controls), = gallery_controls(opened["after"][1], opened["after"][2], [name])
+            (j, _, controls_b), = gallery_controls(opened["before"][1], opened["before"][2], [name])
+            by_name = {c["name"]: c for c in controls_b}
             for c in controls:
-                sides_c = {"after": (i, c), "before": (j, kinds_b.get(c["name"]))}
+                sides_c = {"after": (i, c), "before": (j, by_name.get(c["name"]))}
                 runs = {"before": [], "after": []}
                 for k in range(0, args.moves, VS_ROUND):
                     for side in (("before", "after") if k // VS_ROUND % 2 == 0 else ("after", "before")):
@@ -545,13 +552,15 @@ def side_by_side(browser, base, before_dir: Path, args, only, report: dict) -> N
                           f" after: {a.get('error') or a.get('skipped') or 'measured'})")
         # the summary row shows the after side; the note carries the before side
         report["slider"] = sliders["after"]
-        med_b, med_a = medians["before"]["first_python_render_ms"], medians["after"]["first_python_render_ms"]
-        args.note = (f"{args.note}: " if args.note else "") + (
-            f"--vs {before_dir}: first Python render {med_b / 1000:.1f} s before, {med_a / 1000:.1f} s after"
-            f" (x{med_a / med_b:.2f}, median of {args.runs}); slider worst p50 / p95 before:"
-            f" {summary._p50_p95(sliders['before'])}")
     finally:
         before.shutdown()
+    if "vs" in report:
+        med_b, med_a = (report["vs"]["cold"]["median"][side]["first_python_render_ms"] for side in ("before", "after"))
+        args.note = (f"{args.note}: " if args.note else "") + (
+            f"--vs {before_dir}: first Python render {med_b / 1000:.1f} s before, {med_a / 1000:.1f} s after"
+            f" (x{med_a / med_b:.2f}, median of {args.runs})" + (
+                f"; slider worst p50 / p95 before: {summary._p50_p95(report['vs']['slider']['before'])}"
+                if "slider" in report["vs"] else ""))
 
 
 def controls_section(browser, base, args, only, report: dict) -> None:
@@ -614,7 +623,8 @@ def main() -> None:
     parser.add_argument("--skip-own-model", action="store_true", help="skip the Score-your-model page")
     parser.add_argument("--vs", type=Path, metavar="PUBLIC_DIR",
                         help="side by side against another build of the site (its site/public): cold loads and"
-                             " every control (--slider-only DEMOS to narrow), rounds interleaved")
+                             " every control (--slider-only DEMOS to narrow, --cold-only: no controls), rounds"
+                             " interleaved")
     phone.add_arguments(parser)
     args = parser.parse_args()
     if args.python_calls:
