@@ -106,7 +106,8 @@ export function boot() {
         clearTimeout(watchdog);
         const why = `The Python worker crashed: ${event.message || "it could not be loaded"}.`;
         if (marks.pythonReady) handlers.lost(why); // after boot: nothing will answer any more
-        else reject(new Error(why));
+        // a worker whose script could not be fetched offline is no crash: it starts when the connection returns
+        else reject(!heard && navigator.onLine === false ? stalled(OFFLINE) : new Error(why));
       };
       worker.onmessage = ({ data }) => {
         heard = true;
