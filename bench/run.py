@@ -492,6 +492,44 @@ def _merge_runs(runs: list[dict]) -> dict:
             "p95_ms": round(pct(times, 95), 2), "max_ms": round(max(times), 2)}
 
 
+def vs_controls(browser, sides: dict, moves: int, only=None) -> dict:
+    """Every control of both galleries (``sides``: {"before": url, "after": url}), figure by figure
+    by demo name (the two need not hold the same demos in the same order), each control moved on
+    one side then the other in rounds of ``VS_ROUND`` moves, so the machine's drift lands on both:
+    ``{"before": {demo: {control: stats}}, "after": ...}``, printed side by side."""
+    sliders = {"before": {}, "after": {}}
+    opened = {side: open_gallery(browser, url) for side, url in sides.items()}
+    names_b = set(opened["before"][2])
+    for name in dict.fromkeys(opened["after"][2]):
+        if (only and name not in only) or name not in names_b:
+            continue
+        (i, _, controls), = gallery_controls(opened["after"][1], opened["after"][2], [name])
+        (j, _, controls_b), = gallery_controls(opened["before"][1], opened["before"][2], [name])
+        by_name = {c["name"]: c for c in controls_b}
+        for c in controls:
+            where = {"after": (i, c), "before": (j, by_name.get(c["name"]))}
+            runs = {"before": [], "after": []}
+            for k in range(0, moves, VS_ROUND):
+                for side in (("before", "after") if k // VS_ROUND % 2 == 0 else ("after", "before")):
+                    index, control = where[side]
+                    if control is not None:
+                        runs[side].append(move_control(opened[side][1], index, control, min(VS_ROUND, moves - k)))
+            for side in runs:
+                sliders[side].setdefault(name, {})[c["name"]] = _merge_runs(runs[side])
+    for context, _, _ in opened.values():
+        context.close()
+    for demo, controls in sliders["after"].items():
+        for control, a in controls.items():
+            b = sliders["before"][demo][control]
+            if "p50_ms" in a and "p50_ms" in b:
+                print(f"vs {demo:26s} {control:16s} p50 {b['p50_ms']:6.1f} -> {a['p50_ms']:6.1f} ms"
+                      f"  p95 {b['p95_ms']:6.1f} -> {a['p95_ms']:6.1f} ms")
+            else:
+                print(f"vs {demo:26s} {control:16s} not measured on both sides"
+                      f" (before: {b.get('error') or b.get('skipped')}; after: {a.get('error') or a.get('skipped') or 'measured'})")
+    return sliders
+
+
 def side_by_side(browser, base, before_dir: Path, args, only, report: dict) -> None:
     """This build against another build of the site (``before_dir``, a ``site/public`` written by
     ``scripts/build --browser`` in a checkout of the commit before a change), in one run: cold loads
@@ -507,60 +545,21 @@ def side_by_side(browser, base, before_dir: Path, args, only, report: dict) -> N
                 cold[side].append(ours_cold(browser, sides[side]))
         keys = ("first_figure_ms", "python_ready_ms", "first_python_render_ms")
         medians = {side: {k: statistics.median(r[k] for r in runs) for k in keys} for side, runs in cold.items()}
-        report["vs"] = {"before_dir": str(before_dir), "cold": {"runs": cold, "median": medians}}
+        # the commit the other build came from, when it is a checkout's site/public
+        commit = subprocess.run(["git", "-C", str(before_dir), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip()
+        report["vs"] = {"before_dir": str(before_dir), "before_commit": commit,
+                        "cold": {"runs": cold, "median": medians}}
         for k in keys:
             b, a = medians["before"][k], medians["after"][k]
             rounds = " ".join(f"{x[k]:.0f}/{y[k]:.0f}" for x, y in zip(cold["before"], cold["after"]))
             print(f"vs {k:24s} before {b:8.0f} ms  after {a:8.0f} ms  after/before {a / b:.3f}"
                   f"  (rounds before/after: {rounds})")
-        if args.cold_only:
-            return
-        sliders = {"before": {}, "after": {}}
-        opened = {side: open_gallery(browser, sides[side]) for side in ("before", "after")}
-        # figure by figure (by demo name: the two galleries need not hold the same demos in the same
-        # order), each control moved on one side then the other in rounds of a few moves, so the
-        # machine's drift lands on both
-        names_b = set(opened["before"][2])
-        for name in dict.fromkeys(opened["after"][2]):
-            if (only and name not in only) or name not in names_b:
-                continue
-            (i, _, controls), = gallery_controls(opened["after"][1], opened["after"][2], [name])
-            (j, _, controls_b), = gallery_controls(opened["before"][1], opened["before"][2], [name])
-            by_name = {c["name"]: c for c in controls_b}
-            for c in controls:
-                sides_c = {"after": (i, c), "before": (j, by_name.get(c["name"]))}
-                runs = {"before": [], "after": []}
-                for k in range(0, args.moves, VS_ROUND):
-                    for side in (("before", "after") if k // VS_ROUND % 2 == 0 else ("after", "before")):
-                        index, control = sides_c[side]
-                        if control is not None:
-                            runs[side].append(move_control(opened[side][1], index, control, min(VS_ROUND, args.moves - k)))
-                for side in ("before", "after"):
-                    sliders[side].setdefault(name, {})[c["name"]] = _merge_runs(runs[side])
-        for context, _, _ in opened.values():
-            context.close()
-        report["vs"]["slider"] = sliders
-        for demo, controls in sliders["after"].items():
-            for control, a in controls.items():
-                b = sliders["before"].get(demo, {}).get(control, {})
-                if "p50_ms" in a and "p50_ms" in b:
-                    print(f"vs {demo:26s} {control:16s} p50 {b['p50_ms']:6.1f} -> {a['p50_ms']:6.1f} ms"
-                          f"  p95 {b['p95_ms']:6.1f} -> {a['p95_ms']:6.1f} ms")
-                else:
-                    print(f"vs {demo:26s} {control:16s} not measured on both sides"
-                          f" (before: {b.get('error') or b.get('skipped') or 'absent'};"
-                          f" after: {a.get('error') or a.get('skipped') or 'measured'})")
-        # the summary row shows the after side; the note carries the before side
-        report["slider"] = sliders["after"]
+        if not args.cold_only:
+            report["vs"]["slider"] = sliders = vs_controls(browser, sides, args.moves, only)
+            report["slider"] = sliders["after"]  # the summary row shows the after side; its note the before
     finally:
         before.shutdown()
-    if "vs" in report:
-        med_b, med_a = (report["vs"]["cold"]["median"][side]["first_python_render_ms"] for side in ("before", "after"))
-        args.note = (f"{args.note}: " if args.note else "") + (
-            f"--vs {before_dir}: first Python render {med_b / 1000:.1f} s before, {med_a / 1000:.1f} s after"
-            f" (x{med_a / med_b:.2f}, median of {args.runs})" + (
-                f"; slider worst p50 / p95 before: {summary._p50_p95(report['vs']['slider']['before'])}"
-                if "slider" in report["vs"] else ""))
 
 
 def controls_section(browser, base, args, only, report: dict) -> None:

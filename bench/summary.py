@@ -110,6 +110,19 @@ def _lighthouse(weight: dict) -> str:
     return f"{min(m['score'] for m in mobile)} (TBT {max(m['tbt_ms'] for m in mobile):.0f} ms)"
 
 
+def _vs(vs: dict) -> str:
+    """A --vs run's before and after, read from its report."""
+    cold = vs["cold"]
+    b, a = (cold["median"][side]["first_python_render_ms"] for side in ("before", "after"))
+    ratios = [y["first_python_render_ms"] / x["first_python_render_ms"] for x, y in zip(cold["runs"]["before"], cold["runs"]["after"])]
+    text = (f"--vs {vs.get('before_commit') or vs['before_dir']}: cold first Python render {b / 1000:.2f} s before, {a / 1000:.2f} s after"
+            f" (x{a / b:.2f}; round ratios {_span(ratios, 2)}, {len(ratios)} rounds)")
+    if "slider" in vs:
+        text += (f"; every control, worst p50 / p95 before {_p50_p95(vs['slider']['before'])},"
+                 f" after {_p50_p95(vs['slider']['after'])}")
+    return text
+
+
 def row(name: str, report: dict, commit: str = "", note: str = "") -> dict:
     """The summary's columns for one report of any of the bench's shapes."""
     out = {key: "" for key, _ in COLUMNS}
@@ -122,6 +135,8 @@ def row(name: str, report: dict, commit: str = "", note: str = "") -> dict:
     if "articles" in report:  # bench/phone.py alone
         out.update(_phone(report))
         return out
+    if "vs" in report:  # scripts/bench --vs: the columns show the after side, the note the before
+        out["note"] = "; ".join(filter(None, [note, _vs(report["vs"])]))
     if "runs" in report and "cold" not in report:  # an A/B of two sites' sliders, rounds interleaved
         parts = []
         for kind in sorted({r["kind"] for r in report["runs"]}):
