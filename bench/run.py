@@ -492,13 +492,15 @@ def _merge_runs(runs: list[dict]) -> dict:
             "p95_ms": round(pct(times, 95), 2), "max_ms": round(max(times), 2)}
 
 
-def vs_controls(browser, sides: dict, moves: int, only=None) -> dict:
+def vs_controls(browser, sides: dict, moves: int, only=None, cpu_slowdown: float = 1, device: dict | None = None) -> dict:
     """Every control of both galleries (``sides``: {"before": url, "after": url}), figure by figure
     by demo name (the two need not hold the same demos in the same order), each control moved on
     one side then the other in rounds of ``VS_ROUND`` moves, so the machine's drift lands on both:
-    ``{"before": {demo: {control: stats}}, "after": ...}``, printed side by side."""
+    ``{"before": {demo: {control: stats}}, "after": ...}``, printed side by side. ``cpu_slowdown`` and
+    ``device``: as ``open_gallery``'s (the phone profile: 4 and ``phone.PHONE``)."""
     sliders = {"before": {}, "after": {}}
-    opened = {side: open_gallery(browser, url) for side, url in sides.items()}
+    opened = {side: open_gallery(browser, url, cpu_slowdown, device) for side, url in sides.items()}
+    label = "vs" if cpu_slowdown == 1 else f"vs {cpu_slowdown:g}x"
     names_b = set(opened["before"][2])
     for name in dict.fromkeys(opened["after"][2]):
         if (only and name not in only) or name not in names_b:
@@ -522,10 +524,10 @@ def vs_controls(browser, sides: dict, moves: int, only=None) -> dict:
         for control, a in controls.items():
             b = sliders["before"][demo][control]
             if "p50_ms" in a and "p50_ms" in b:
-                print(f"vs {demo:26s} {control:16s} p50 {b['p50_ms']:6.1f} -> {a['p50_ms']:6.1f} ms"
+                print(f"{label} {demo:26s} {control:16s} p50 {b['p50_ms']:6.1f} -> {a['p50_ms']:6.1f} ms"
                       f"  p95 {b['p95_ms']:6.1f} -> {a['p95_ms']:6.1f} ms")
             else:
-                print(f"vs {demo:26s} {control:16s} not measured on both sides"
+                print(f"{label} {demo:26s} {control:16s} not measured on both sides"
                       f" (before: {b.get('error') or b.get('skipped')}; after: {a.get('error') or a.get('skipped') or 'measured'})")
     return sliders
 
@@ -558,6 +560,10 @@ def side_by_side(browser, base, before_dir: Path, args, only, report: dict) -> N
         if not args.cold_only:
             report["vs"]["slider"] = sliders = vs_controls(browser, sides, args.moves, only)
             report["slider"] = sliders["after"]  # the summary row shows the after side; its note the before
+            if args.phone_controls:
+                report["vs"]["phone_slider"] = phone_vs = vs_controls(
+                    browser, sides, args.moves, only, phone.PHONE_CPU_SLOWDOWN, phone.PHONE)
+                report["phone_slider"] = phone_vs["after"]
     finally:
         before.shutdown()
 
@@ -622,8 +628,8 @@ def main() -> None:
     parser.add_argument("--skip-own-model", action="store_true", help="skip the Score-your-model page")
     parser.add_argument("--vs", type=Path, metavar="PUBLIC_DIR",
                         help="side by side against another build of the site (its site/public): cold loads and"
-                             " every control (--slider-only DEMOS to narrow, --cold-only: no controls), rounds"
-                             " interleaved")
+                             " every control (--slider-only DEMOS to narrow, --cold-only: no controls,"
+                             " --phone-controls: the 4x phone profile too), rounds interleaved")
     phone.add_arguments(parser)
     args = parser.parse_args()
     if args.python_calls:

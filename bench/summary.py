@@ -120,6 +120,9 @@ def _vs(vs: dict) -> str:
     if "slider" in vs:
         text += (f"; every control, worst p50 / p95 before {_p50_p95(vs['slider']['before'])},"
                  f" after {_p50_p95(vs['slider']['after'])}")
+    if "phone_slider" in vs:
+        text += (f"; 4x phone, worst p50 / p95 before {_p50_p95(vs['phone_slider']['before'])},"
+                 f" after {_p50_p95(vs['phone_slider']['after'])}")
     return text
 
 
