@@ -110,6 +110,22 @@ def _lighthouse(weight: dict) -> str:
     return f"{min(m['score'] for m in mobile)} (TBT {max(m['tbt_ms'] for m in mobile):.0f} ms)"
 
 
+def _ratio_over_controls(before: dict, after: dict) -> str:
+    """The geometric mean over controls of after's p50 over before's, with a 95% bootstrap over the
+    controls (2,000 draws, seeded): one control's noise does not decide it, and a ratio of 1 inside
+    the interval says no change this run could see."""
+    import math
+    import random
+    logs = [math.log(a["p50_ms"] / before[d][c]["p50_ms"]) for d, cs in after.items() for c, a in cs.items()
+            if "p50_ms" in a and "p50_ms" in before.get(d, {}).get(c, {})]
+    if len(logs) < 2:
+        return ""
+    rng = random.Random(0)
+    means = sorted(sum(rng.choice(logs) for _ in logs) / len(logs) for _ in range(2000))
+    lo, hi = math.exp(means[49]), math.exp(means[1949])
+    return f"p50 after/before over {len(logs)} controls x{math.exp(sum(logs) / len(logs)):.2f} ({lo:.2f}-{hi:.2f})"
+
+
 def _vs(vs: dict) -> str:
     """A --vs run's before and after, read from its report."""
     cold = vs["cold"]
@@ -119,10 +135,12 @@ def _vs(vs: dict) -> str:
             f" (x{a / b:.2f}; round ratios {_span(ratios, 2)}, {len(ratios)} rounds)")
     if "slider" in vs:
         text += (f"; every control, worst p50 / p95 before {_p50_p95(vs['slider']['before'])},"
-                 f" after {_p50_p95(vs['slider']['after'])}")
+                 f" after {_p50_p95(vs['slider']['after'])}; "
+                 + _ratio_over_controls(vs["slider"]["before"], vs["slider"]["after"]))
     if "phone_slider" in vs:
         text += (f"; 4x phone, worst p50 / p95 before {_p50_p95(vs['phone_slider']['before'])},"
-                 f" after {_p50_p95(vs['phone_slider']['after'])}")
+                 f" after {_p50_p95(vs['phone_slider']['after'])}; "
+                 + _ratio_over_controls(vs["phone_slider"]["before"], vs["phone_slider"]["after"]))
     return text
 
 
