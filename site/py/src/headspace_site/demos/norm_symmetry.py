@@ -15,7 +15,12 @@ singular values) and watches two things at once:
 residual stream by ``1 / condition``; ``"grow one direction"`` by ``condition``; ``"all
 directions"`` is ``symmetry.stretch`` (factors log-spaced from 1 to ``condition`` over a seeded
 frame). The loss curve is computed at every slider position (0 to 2 in steps of 0.1, cached per
-model, stretch and seed, so moving the slider is a look-up); ``first_reorder_condition`` is found
+model, stretch and seed, so moving the slider is a look-up). It costs a forward pass per position
+(about 1.7 s in the browser for a new seed), and is a pure function of the model's files, the
+stretch and the seed: ``norm_symmetry.write_table()`` computes every curve once (about 20 s
+natively) into ``norm_symmetry_table.json``, package data of the wheel, so a new seed or stretch in the
+browser is a look-up too (the tests recompute and compare; a model whose files differ from the
+ones the table was computed from is computed as before). ``first_reorder_condition`` is found
 on a grid 10 times finer (step 0.01 in log10), where only weights are needed, and is ``None`` when
 the top pair holds up to condition 100.
 
@@ -33,11 +38,13 @@ True
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
-from headspace import symmetry
+from headspace import store, symmetry
 from headspace.composition import all_composition_scores
 
 from headspace_site.figure import shipped
@@ -53,6 +60,10 @@ STRETCHES = ("shrink one direction", "grow one direction", "all directions")
 GRID = np.round(np.arange(0.0, 2.0001, 0.1), 2)
 #: The finer grid on which the top pair is tracked.
 FINE = np.round(np.arange(0.0, 2.0001, 0.01), 3)
+#: The seeds the seed slider offers (its Param below): the table holds a curve for each.
+SEEDS = range(10)
+#: Every loss curve, written by ``write_table()`` (run this module); the wheel ships it.
+TABLE_FILE = Path(__file__).with_name("norm_symmetry_table.json")
 
 
 def stretch_matrix(d_model: int, stretch: str, condition: float, seed: int) -> np.ndarray:
@@ -69,9 +80,44 @@ def stretch_matrix(d_model: int, stretch: str, condition: float, seed: int) -> n
     return symmetry.scale_directions(d_model, u, [factor])
 
 
+def _table_key(stretch: str, seed: int) -> str:
+    """A curve's key in the table: ``"grow one direction/3"``."""
+    return f"{stretch}/{int(seed)}"
+
+
+def write_table(path: Path = TABLE_FILE, model: str = MODEL) -> Path:
+    """Compute the loss curve of every stretch and seed of ``model`` and save it, with the
+    fingerprint of the files (and evaluation batch) they were computed from."""
+    curves = {_table_key(st, seed): list(loss_curve(model, st, seed)) for st in STRETCHES for seed in SEEDS}
+    entry = store.read_manifest()["models"][model]
+    path.write_text(json.dumps({"numpy": np.__version__, "model": model, "grid": GRID.tolist(),
+                                "fingerprint": shipped.causal_fingerprint(entry), "curves": curves},
+                               separators=(",", ":")) + "\n")
+    return path
+
+
+@lru_cache(maxsize=None)
+def _table(model: str) -> dict:
+    """The committed curves of ``model``, or {} when this copy of the package lacks the file or the
+    model's files (or the evaluation batch, or the grid) are not the ones they were computed from."""
+    try:
+        stored = json.loads(TABLE_FILE.read_text())
+        entry = store.read_manifest()["models"][model]
+    except (OSError, ValueError, KeyError):
+        return {}
+    same = (stored.get("model") == model and stored.get("grid") == GRID.tolist()
+            and stored.get("fingerprint") == shipped.causal_fingerprint(entry))
+    return {key: tuple(curve) for key, curve in stored["curves"].items()} if same else {}
+
+
+def losses(model: str, stretch: str, seed: int) -> tuple[float, ...]:
+    """The loss curve from the table, or computed now (``loss_curve``) if it has none."""
+    return _table(model).get(_table_key(stretch, seed)) or loss_curve(model, stretch, seed)
+
+
 @lru_cache(maxsize=32)
 def loss_curve(model: str, stretch: str, seed: int) -> tuple[float, ...]:
-    """Loss change (nats) at every ``GRID`` position, cached: one forward pass per position."""
+    """Loss change (nats) at every ``GRID`` position, computed, cached: one forward pass per position."""
     m = shipped.weights(model, None)
     base, _ = mean_loss(m, model)
     d = m.config["d_model"]
@@ -118,7 +164,7 @@ def first_reorder(curve: np.ndarray) -> float | None:
         Param("log_condition", "Condition number, log₁₀", "range", 1.5, min=0.0, max=2.0, step=0.1,
               help="T's condition number is 10^this: 1 is no change"),
         shipped.mode_param(),
-        Param("seed", "Seed of the direction", "range", 0, min=0, max=9, step=1),
+        Param("seed", "Seed of the direction", "range", 0, min=SEEDS.start, max=SEEDS.stop - 1, step=1),
     ],
     outputs=[
         Output("loss_change", "loss change", "number",
@@ -133,13 +179,13 @@ def first_reorder(curve: np.ndarray) -> float | None:
 )
 def norm_symmetry(stretch: str, log_condition: float, mode: str, seed: int) -> dict:
     model = MODEL
-    losses = loss_curve(model, stretch, seed)
+    curve_of_loss = losses(model, stretch, seed)
     curve = score_curve(model, stretch, seed, mode)
     i = int(np.argmin(np.abs(GRID - log_condition)))
     j = int(np.argmin(np.abs(FINE - GRID[i])))
     first = first_reorder(curve)
-    outputs = {"loss_change": losses[i], "first_reorder_condition": first, "scores": curve[j]}
-    return {"figure": _figure(losses, curve, i, j, first, mode, stretch), "outputs": outputs}
+    outputs = {"loss_change": curve_of_loss[i], "first_reorder_condition": first, "scores": curve[j]}
+    return {"figure": _figure(curve_of_loss, curve, i, j, first, mode, stretch), "outputs": outputs}
 
 
 def _span(lo: float, hi: float, pad: float = 0.06) -> list[float]:
