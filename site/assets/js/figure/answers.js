@@ -104,7 +104,7 @@ export function answerGrid(control) {
 /** The answer nearest ``params`` at ``width`` the page has: {shown (its settings' JSON), exact
  * (no setting apart), and json (Python's kept answer), start (the page's own drawing) or build
  * (buildAnswerURL's)}, or null if it has none. ``moved``: the name of the control moved last. */
-export function nearest(view, params, width, moved) {
+export function nearestAnswer(view, params, width, moved) {
   const names = Object.keys(params);
   let best = null;
   const consider = (candidate, settings) => {
