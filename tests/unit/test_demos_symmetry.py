@@ -172,6 +172,23 @@ def test_norm_symmetry_without_its_table_computes_the_curve(tmp_path, monkeypatc
             NS._table.cache_clear()
 
 
+@pytest.mark.parametrize("stretch", NS.STRETCHES)
+def test_norm_symmetry_score_curve_is_the_library_score_at_every_position(stretch):
+    """The batched curve (Gram matrices, T's basis once) is all_composition_scores after each T."""
+    m = _shipped.weights(RMS, None)
+    d = m.config["d_model"]
+    q, f = NS.stretch_basis(d, stretch, 10.0 ** NS.FINE, 6)
+    k = f.shape[1]
+    for i in (0, 57, 200):
+        T = np.eye(d) + (q[:, :k] * (f[i] - 1.0)) @ q[:, :k].T
+        np.testing.assert_allclose(T, NS.stretch_matrix(d, stretch, 10.0 ** NS.FINE[i], 6), rtol=0, atol=1e-12)
+    for mode in ("Q", "K", "V"):
+        curve = NS.score_curve(RMS, stretch, 6, mode)
+        for i in (0, 57, 133, 200):
+            want = NS.frobenius_after(m, NS.stretch_matrix(d, stretch, 10.0 ** NS.FINE[i], 6), mode)
+            np.testing.assert_allclose(curve[i], want, rtol=1e-9, atol=1e-12)
+
+
 def test_norm_symmetry_first_reorder_is_where_the_top_pair_changes():
     out = REGISTRY["norm-symmetry"].run({"stretch": "shrink one direction", "mode": "K", "seed": 0})["outputs"]
     c = out["first_reorder_condition"]
