@@ -51,7 +51,7 @@ const EFFECTS = {
   retry: () => retryPython(),
   frame: (view) => requestAnimationFrame(() => dispatch(view, { type: "frame" })),
   keep: (view, { key, json }) => answers.keep(key, json),
-  late: (view, { key }) => setTimeout(() => dispatch(view, { type: "late", key }), CATCH_UP_MS),
+  late: (view, { key }) => setTimeout(() => dispatch(view, { type: "late", key }), window.HEADSPACE_CATCH_UP_MS ?? CATCH_UP_MS), // (tests may lengthen it)
   near: standIn,
   // A link's settings Python accepted go into the controls (its texts), which are read back.
   controls: (view, { result, params, width }) => {

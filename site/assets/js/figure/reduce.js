@@ -17,9 +17,11 @@ const NEXT = {
 export const LIVES = Object.keys(NEXT);
 
 /** How long a live move waits for Python's answer before the figure shows the nearest answer the
- * page has and says it is catching up: the phone's 95th-percentile target for a move, so a move
- * Python answers in time is never drawn twice, and one it cannot is drawn within it. */
-export const CATCH_UP_MS = 50;
+ * page has and says it is catching up: about what a reader still takes for "at once", and twice the
+ * phone's 95th-percentile target for a move, so a move Python answers within the targets is drawn
+ * once, in place (a stand-in costs two drawings, the second not in place), and a slow one is
+ * answered within it. */
+export const CATCH_UP_MS = 100;
 
 /** The key of Python's answer for figure ``index`` at the settings ``paramsKey`` (their JSON), ``width`` px wide. */
 export const answerKey = (index, paramsKey, width) => `${index}@${width}:${paramsKey}`;
