@@ -113,7 +113,9 @@ def test_browser_wheel_is_the_same_package_without_the_models():
     models = {n for n in full.namelist() if n.startswith("headspace/models/")}
     assert {"headspace/models/manifest.json", "headspace/models/attn-only-2l/weights.npz"} <= models
     site_names = zipfile.ZipFile(the_wheel(BROWSER / plain_folder(), "headspace_site")).namelist()
-    assert {"headspace_site/demos/identity_table.json", "headspace_site/figure/causal_table.json"} <= set(site_names)
+    assert {"headspace_site/demos/identity_table.json", "headspace_site/demos/norm_symmetry_table.json",
+            "headspace_site/demos/metric_lab_axioms.json",
+            "headspace_site/figure/causal_table.json"} <= set(site_names)
     plain = json.loads((ROOT / "site" / "static" / json.loads((ROOT / "site" / "data" / "contract.json")
                                                               .read_text())["plain_lockfile"]).read_text())
     slim = zipfile.ZipFile(BROWSER / plain["packages"]["headspace"]["file_name"].split("headspace/", 1)[1])
