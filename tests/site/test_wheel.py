@@ -231,3 +231,13 @@ def test_benchmark_table_ships_and_the_zoo_does_not(venv, tmp_path):
     assert not leaked, f"zoo/ files in the wheel: {leaked[:5]}"
     out = run(venv, "-m", "headspace", "bench", cwd=tmp_path)
     assert re.match(r"all models \(\d+\), task mode, against mean-circuit", out) and "separated from" in out
+
+
+def test_plain_lockfile_names_packages_as_pyodide_looks_them_up():
+    """Pyodide's loadPackage finds a package by its canonical name (lower case, runs of '-_.' as
+    '-'): the plain bench page asks for headspace_site and finds it only under headspace-site."""
+    contract = json.loads((ROOT / "site" / "data" / "contract.json").read_text())
+    plain = json.loads((ROOT / "site" / "static" / contract["plain_lockfile"]).read_text())
+    assert {"numpy", "headspace", "headspace-site"} <= set(plain["packages"])
+    for key in plain["packages"]:
+        assert key == re.sub(r"[-_.]+", "-", key).lower(), key
