@@ -10,8 +10,7 @@ on recall ln 48 = 3.87. Two levels:
   ln 4 = 1.39 (what reading its two cues one at a time leaves), text 1 nat under its step-0 loss.
 
 The zoo (scripts/train_zoo.py CONFIGS; docs/decisions/0004-zoo-mechanisms.md) has five seeds a
-configuration, three in word-level text and in two of the first zoo's configurations kept as they were
-trained (``THREE_SEEDS``). By design, the one-layer recall models
+configuration. By design, the one-layer recall models
 cannot solve recall (``test_recall_needs_two_layers_and_its_models_use_v_composition``): they are the
 control; they learn (a guess among the context's values) but do not solve it, and have no circuit. Of
 the first zoo's models, induction-ln-mlp-2l-s2 is still on the plateau after 16000 steps (2.20 nats on
@@ -46,9 +45,6 @@ NOT_SOLVED = {"recall-none-attn-1l", "induction-ln-mlp-2l-s2"}
 #: models or families without a path of their task's mode of 0.1 nats (module docstring)
 NO_CIRCUIT = {"reverse-rms-attn-2l-s0", "recall-none-attn-1l", "words-none-attn-2l-s1", "words-none-attn-2l-s2",
               "induction-ln-mlp-2l-s2", "text-ln-mlp-2l"}
-#: families with three seeds: word-level text (time), and the first zoo's configurations whose seeds 3 and 4
-#: were not trained (time; scripts/train_zoo.py FEWER_SEEDS)
-THREE_SEEDS = {"words-none-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l"}
 
 def family(name):
     return benchmark.zoo_models(ZOO)[name]["family"]
@@ -70,8 +66,7 @@ def heldout_loss(name):
 
 def test_the_zoo_covers_what_the_issue_asks():
     """Every composition mode forced by some task, without normalisation, with RMSNorm and with LayerNorm
-    and MLPs, two and three layers and one as a control, and at least five seeds a configuration
-    (``THREE_SEEDS``: three)."""
+    and MLPs, two and three layers and one as a control, and at least five seeds a configuration."""
     entries = benchmark.zoo_models(ZOO)
     assert {store.read_config(ZOO / n)["normalization_type"] for n in entries} == {None, "RMS", "LN"}
     assert {store.read_config(ZOO / n)["attn_only"] for n in entries} == {True, False}
@@ -82,7 +77,7 @@ def test_the_zoo_covers_what_the_issue_asks():
     assert set(families) - set(benchmark.FAMILIES) == {"recall-none-attn-1l"}       # no pair of heads to score
     for family in families:
         seeds = {e["seed"] for e in entries.values() if e["family"] == family}
-        assert len(seeds) >= (3 if family in THREE_SEEDS else 5), (family, seeds)
+        assert len(seeds) >= 5, (family, seeds)
 
 
 @pytest.mark.parametrize("name", MODELS)
