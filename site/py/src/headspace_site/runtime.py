@@ -37,6 +37,9 @@ from headspace_site import protocol
 __all__ = ["answer", "call", "import_demos", "load", "forget", "use_models"]
 
 _registry = None
+#: zlib's level for a live drawing's heatmaps (``svg.render``'s ``png_level``): the fastest; the pixels
+#: are the build's, the bytes a little more than at the build's 9.
+LIVE_PNG_LEVEL = 1
 
 
 def load(modules: list[str] | None = None) -> dict:
@@ -133,7 +136,8 @@ def call(name: str, params_json: str, width: int | None = None, figure: bool = T
         from headspace_site.figure.svg import SVG_UID, render
         result["figure"] = fit(result["figure"], width)
         # the page shows this drawing: the one the build drew for its first paint and its answers
-        result["svg"] = render(result["figure"], width, uid=f"{SVG_UID}{width}", css_class="live")
+        # (deflated lightly: a move's drawing goes from the worker to the page, never over the network)
+        result["svg"] = render(result["figure"], width, uid=f"{SVG_UID}{width}", css_class="live", png_level=LIVE_PNG_LEVEL)
     if not figure:
         del result["figure"]
     from headspace_site.demos import format_outputs

@@ -151,35 +151,47 @@ def stretch_basis(d_model: int, stretch: str, conditions, seed: int) -> tuple[np
 def frobenius_curve(m, q: np.ndarray, f: np.ndarray, mode: str) -> np.ndarray:
     """``frobenius_after(m, T, mode)`` for every ``T = q diag(f[i]) q^T`` (``stretch_basis``) at once,
     [len(f), n_layers, n_heads, n_layers, n_heads]: one library call per T cost most of a new
-    seed in the browser.
+    seed in the browser, and Gram matrices per T most of a stretch of all directions.
 
     With writer ``A = V O`` and reader ``B = L R^T`` (Q: ``L, R = W_Q, W_K``; K: ``W_K, W_Q``; V:
-    ``W_V, W_O^T``), moved by T (``T^-1 W`` for W_Q, W_K, W_V; ``W_O T``): ``||A||^2 = tr(Gv Go)``,
-    ``||B||^2 = tr(Gl Gr)`` and ``||A B||^2 = tr(M^T Gv M Gr)`` with the d_head x d_head Gram
-    matrices G (``X^T X``, ``O O^T``) and ``M = O L = W_O W_L``, which T leaves alone (``T T^-1``).
-    Each Gram matrix is its unmoved one plus one term per stretched direction k, weighted by
-    ``f_k^-2 - 1`` (``T^-1 W``) or ``f_k^2 - 1`` (``W_O T``): one product of [len(f), k] by [k, ...].
+    ``W_V, W_O^T``), moved by T (``T^-1 W`` for W_Q, W_K, W_V; ``W_O T``), and ``M = O L = W_O W_L``,
+    which T leaves alone (``T T^-1``): ``||A B||^2 = tr(M^T Gv M Gr)`` with the Gram matrices
+    ``G = X^T X`` of the moved ``X`` (V, and R; ``O^T`` for ``||A||^2 = tr(Gv Go)``, L for ``||B||^2``).
+    In the basis q each Gram matrix is ``sum_k w_k x_k x_k^T`` over the rows ``x_k`` of ``q^T X``, with
+    ``w_k = f_k^-2`` (``T^-1 W``) or ``f_k^2`` (``W_O T``) along a stretched direction and 1 along the
+    others, so every trace is ``w^T C w'`` with ``C[k, k'] = (x_k^T N y_k')^2`` (N: M, or the identity),
+    computed once for all T; the directions T leaves alone share one weight, so their rows and columns
+    of C are summed into one.
     """
-    k = f.shape[1]
+    n, k = f.shape
+    d = q.shape[0]
 
-    def gram(W, power):                                     # W [layers, heads, d_model, d_head]
-        r = np.einsum("dk,lhdi->klhi", q[:, :k], W)          # W's rows along the stretched directions
-        outer = np.einsum("klhi,klhj->klhij", r, r)
-        return np.swapaxes(W, -1, -2) @ W + np.tensordot(f ** power - 1.0, outer, axes=1)
-    O_T = np.swapaxes(m.W_O, -1, -2)                        # O O^T of W_O T is the Gram of (W_O T)^T
-    # writers: every layer but the last; readers: every layer but the first
-    Gv, Go = gram(m.W_V[:-1], -2.0), gram(O_T[:-1], 2.0)
-    Wl, Gl, Gr = {"Q": lambda: (m.W_Q, gram(m.W_Q[1:], -2.0), gram(m.W_K[1:], -2.0)),
-                  "K": lambda: (m.W_K, gram(m.W_K[1:], -2.0), gram(m.W_Q[1:], -2.0)),
-                  "V": lambda: (m.W_V, gram(m.W_V[1:], -2.0), gram(O_T[1:], 2.0))}[mode]()
-    writer = (Gv * Go).sum(axis=(-1, -2))                    # ||A||^2 per earlier head (Go symmetric)
-    reader = (Gl * Gr).sum(axis=(-1, -2))                    # ||B||^2 per later head
+    def rows(W):                                            # q^T W per head: [layers, heads, d, d_head]
+        return np.einsum("dk,lhdi->lhki", q, W)
+
+    def weights(power):                                     # [n, K]: f^power, then 1 for the rest
+        return f ** power if k == d else np.concatenate([f ** power, np.ones((n, 1))], axis=1)
+
+    def traces(C, w1, w2):                                  # w1[i] C w2[i] for every i: [n, ...]
+        if k < d:                                           # the directions T leaves alone, as one
+            C = np.concatenate([C[..., :k], C[..., k:].sum(-1, keepdims=True)], axis=-1)
+            C = np.concatenate([C[..., :k, :], C[..., k:, :].sum(-2, keepdims=True)], axis=-2)
+        return np.moveaxis(((w1 @ C) * w2).sum(-1), -1, 0)
+
+    O_T = np.swapaxes(m.W_O, -1, -2)
+    Wl, Wr, power_r = {"Q": (m.W_Q, m.W_K, -2.0), "K": (m.W_K, m.W_Q, -2.0), "V": (m.W_V, O_T, 2.0)}[mode]
+    v, o, l, r = rows(m.W_V), rows(O_T), rows(Wl), rows(Wr)
+    wv, wo, wr = weights(-2.0), weights(2.0), weights(power_r)
+    square = lambda x, y: (x @ np.swapaxes(y, -1, -2)) ** 2  # noqa: E731  (x_k . y_k')^2
+    writer = traces(square(v[:-1], o[:-1]), wv, wo)         # ||A||^2 [n, layers - 1, heads]
+    reader = traces(square(l[1:], r[1:]), wv, wr)           # ||B||^2 [n, layers - 1, heads]
     n_layers, n_heads = m.W_O.shape[:2]
-    out = np.zeros((len(f), n_layers, n_heads, n_layers, n_heads))
+    out = np.zeros((n, n_layers, n_heads, n_layers, n_heads))
     for l1 in range(n_layers - 1):
         for l2 in range(l1 + 1, n_layers):                   # later heads only (reader index l2 - 1)
             M = m.W_O[l1][:, None] @ Wl[l2][None]           # [h1, h2, d_head, d_head], T-free
-            product = (M * (Gv[:, l1, :, None] @ M @ Gr[:, l2 - 1, None])).sum(axis=(-1, -2))
+            C = (v[l1][:, None] @ M @ np.swapaxes(r[l2], -1, -2)[None]) ** 2
+            product = traces(C, wv, wr)                     # [n, h1, h2]
             out[:, l1, :, l2, :] = np.sqrt(np.maximum(product, 0.0) / (writer[:, l1, :, None] * reader[:, l2 - 1, None, :]))
     return out
 

@@ -138,8 +138,12 @@ def _colorscale(scale, t: float) -> tuple[str, float]:
     return f"rgb({round(r)},{round(g)},{round(b)})", alpha
 
 
-def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide") -> str:
-    """The figure as an ``<svg class="static-figure">`` string; ``uid`` prefixes its clip ids."""
+def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide", png_level: int = 9) -> str:
+    """The figure as an ``<svg class="static-figure">`` string; ``uid`` prefixes its clip ids.
+    ``png_level``: how hard a heatmap's PNG is deflated (zlib's 0 to 9): the build's drawings cross
+    the network and are made once, so 9; a live move's never leaves the reader's browser, and
+    at 9 a figure of eight 64 x 64 heatmaps spent most of its move deflating them (the same pixels
+    at any level)."""
     layout, data = fig.get("layout", {}), fig.get("data", [])
     height = layout.get("height", 360)
     m = {"l": 80, "r": 80, "t": 100, "b": 80, **layout.get("margin", {})}
@@ -267,7 +271,7 @@ def render(fig: dict, width: int = WIDTH, uid: str = "f", css_class: str = "wide
             out.append(f'<clipPath id="{cid}"><rect x="{xa.p0:.1f}" y="{ya.p0 - 6:.1f}" width="{xa.p1 - xa.p0:.1f}" '
                        f'height="{ya.p1 - ya.p0 + 12:.1f}"/></clipPath>')
         out.append(f'<g clip-path="url(#{clips[xa.name, ya.name]})">')
-        out.extend(_trace(tr, xa, ya, legend))
+        out.extend(_trace(tr, xa, ya, legend, png_level))
         out.append("</g>")
     for k, tr in enumerate(t for t in data if t.get("type") == "heatmap" and t.get("showscale", True)):
         out.extend(_colorbar(tr, (x_lo, x_hi, y_lo, y_hi), f"{uid}-cb{k}"))
@@ -312,7 +316,7 @@ def _colorbar(tr: dict, box, gid: str) -> list[str]:
     return out
 
 
-def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
+def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list, png_level: int = 9) -> list[str]:
     """SVG elements of one trace; appends its legend entry."""
     out = []
     kind, opacity = tr.get("type", "scatter"), tr.get("opacity", 1)
@@ -328,7 +332,7 @@ def _trace(tr: dict, xa: "Axis", ya: "Axis", legend: list) -> list[str]:
             zmin = tr.get("zmin", min(flat) if flat else 0)
             zmax = tr.get("zmax", max(flat) if flat else 1)
         gx, gy = tr.get("xgap", 0) / 2, tr.get("ygap", 0) / 2
-        image = _heatmap_image(z, xs, ys, xa, ya, tr.get("colorscale"), zmin, zmax) if not (gx or gy) else None
+        image = _heatmap_image(z, xs, ys, xa, ya, tr.get("colorscale"), zmin, zmax, png_level) if not (gx or gy) else None
         if image:
             return [image]
         for i, row in enumerate(z):
@@ -448,7 +452,7 @@ def _dots(dots, color, opacity) -> str:
             f'stroke-linecap="round" opacity="{opacity}" d="{d}"/>')
 
 
-def _heatmap_image(z, xs, ys, xa: "Axis", ya: "Axis", scale, zmin, zmax) -> str | None:
+def _heatmap_image(z, xs, ys, xa: "Axis", ya: "Axis", scale, zmin, zmax, png_level: int = 9) -> str | None:
     """A large heatmap on evenly spaced numeric axes as one embedded PNG (one pixel per cell,
     scaled without smoothing): a few bytes a cell instead of a ``<rect>`` element a cell.
     None when the heatmap is small or its cells do not form a regular grid."""
@@ -468,7 +472,7 @@ def _heatmap_image(z, xs, ys, xa: "Axis", ya: "Axis", scale, zmin, zmax) -> str 
     flip_y = _px(ya, py[0]) > _px(ya, py[-1])  # row 0 drawn lowest: write it last
     cells = _cell_pixels(z, scale, zmin, zmax)[::-1 if flip_y else 1, ::-1 if flip_x else 1]
     pixels = [row.tobytes() for row in cells]
-    data = base64.b64encode(_png(pixels, cols, rows)).decode("ascii")
+    data = base64.b64encode(_png(pixels, cols, rows, png_level)).decode("ascii")
     return (f'<image x="{left:.1f}" y="{top:.1f}" width="{right - left:.1f}" height="{bottom - top:.1f}" '
             f'preserveAspectRatio="none" style="image-rendering:pixelated" href="data:image/png;base64,{data}"/>')
 
@@ -483,7 +487,7 @@ def _cell_pixels(z, scale, zmin, zmax) -> np.ndarray:
     """
     if not isinstance(scale, list) or not scale:
         scale = [[0, "#f7fbff"], [1, "#08306b"]]
-    v = np.array([[np.nan if c is None else c for c in row] for row in z], dtype=float)
+    v = np.array(z, dtype=float)  # a None is nan (numpy's own rule for a float array: no loop over cells here)
     t = np.clip((v - zmin) / ((zmax - zmin) or 1), 0.0, 1.0)
     colours = np.array([rgba(c) for _, c in scale], dtype=float)
     out = np.broadcast_to(colours[-1], t.shape + (4,)).copy()  # past the last stop
@@ -498,11 +502,11 @@ def _cell_pixels(z, scale, zmin, zmax) -> np.ndarray:
     return pixels
 
 
-def _png(rows: list[bytes], width: int, height: int) -> bytes:
-    """An RGBA PNG from ``height`` rows of ``4 * width`` bytes (no filter, deflated)."""
+def _png(rows: list[bytes], width: int, height: int, level: int = 9) -> bytes:
+    """An RGBA PNG from ``height`` rows of ``4 * width`` bytes (no filter, deflated at zlib's ``level``)."""
     def chunk(kind: bytes, body: bytes) -> bytes:
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-    raw = zlib.compress(b"".join(b"\0" + row for row in rows), 9)
+    raw = zlib.compress(b"".join(b"\0" + row for row in rows), level)
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
             + chunk(b"IDAT", raw) + chunk(b"IEND", b""))
 
