@@ -9,6 +9,9 @@ bench/results/python_calls.json and its row of bench/summary.md; ``--compare`` p
 
     python bench/python_calls.py [--moves 30] [--demos a,b] [--width 700] [--src] [--compare before.json]
 
+``--native`` times the same calls in this Python (numpy's own BLAS, no Pyodide): the quick way to
+find which control is slow before measuring it in the page.
+
 ``--src`` imports the package from py/src instead of the site's wheel (no rebuild needed); the
 site must have been built once (scripts/build) for the Pyodide runtime and lockfile. Run it with
 the project's venv (``~/.cache/headspace/venv/bin/python``): its .pth puts this checkout's py/src
@@ -104,6 +107,29 @@ def run_in_pyodide(runs: list[dict], src: bool, width: int) -> dict:
     return json.loads(proc.stdout)
 
 
+def run_natively(runs: list[dict], width: int) -> dict:
+    """The calls of ``runs`` in this Python, timed as python_calls.mjs times them in Pyodide."""
+    import numpy
+    from headspace_site import runtime
+    runtime.load()
+    results = []
+    for r in runs:
+        ms, sizes = [], []
+        try:
+            for i, p in enumerate(r["params"]):
+                text = json.dumps(p)
+                t0 = time.perf_counter()
+                out = runtime.call(r["demo"], text, width, False) if width else runtime.call(r["demo"], text)
+                t = (time.perf_counter() - t0) * 1000
+                if i >= r["warmup"]:
+                    ms.append(t)
+                    sizes.append(len(out))
+            results.append({"demo": r["demo"], "control": r["control"], "ms": ms, "bytes": sizes})
+        except Exception as exc:  # reported per control, as the Pyodide run reports them
+            results.append({"demo": r["demo"], "control": r["control"], "error": f"{type(exc).__name__}: {exc}"})
+    return {"info": {"python": sys.version.split()[0], "numpy": numpy.__version__, "native": True}, "runs": results}
+
+
 def summarise(raw: dict) -> dict:
     """Per demo and control: median, p95 and max ms, and the median size of the JSON returned."""
     out = {}
@@ -139,6 +165,7 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=5, help="untimed moves first (model files, caches)")
     parser.add_argument("--demos", default="", help="comma-separated demo names (default: all)")
     parser.add_argument("--src", action="store_true", help="import headspace from py/src, not the site's wheel")
+    parser.add_argument("--native", action="store_true", help="time the calls in this Python, not in Pyodide")
     parser.add_argument("--width", type=int, default=700,
                         help="drawing width in px the figure is laid out for (the gallery bench's; 0: no layout)")
     parser.add_argument("--compare", help="a earlier python_calls.json to print beside this run")
@@ -151,9 +178,10 @@ def main(argv=None) -> int:
     if unknown:
         raise ValueError(f"--demos: unknown demo {unknown[0]!r}; see headspace_site.demos.REGISTRY")
     started = time.time()
-    raw = run_in_pyodide(plan(REGISTRY, args.moves, args.warmup, only), args.src, args.width)
+    runs = plan(REGISTRY, args.moves, args.warmup, only)
+    raw = run_natively(runs, args.width) if args.native else run_in_pyodide(runs, args.src, args.width)
     report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "runtime": raw["info"],
-              "source": "py/src, site/py/src" if args.src else "site wheels", "width": args.width, "moves": args.moves,
+              "source": "native" if args.native else "py/src, site/py/src" if args.src else "site wheels", "width": args.width, "moves": args.moves,
               "warmup": args.warmup, "seconds": round(time.time() - started, 1), "calls": summarise(raw)}
     before = json.loads(Path(args.compare).read_text())["calls"] if args.compare else None
     print_table(report["calls"], before)
