@@ -133,7 +133,10 @@ def warm_second_article(playwright, base) -> dict:
 # Each kind moves as a reader moves it: a range mostly near steps, sometimes far; a select to the
 # next option; a checkbox toggled; a number by a step; a matrix's first cell by a tenth; a token box
 # to a new sequence of seeded ids within its bounds. The control goes back to its starting value at
-# the end, so the next control is moved alone from the figure's starting settings.
+# the end, so the next control is moved alone from the figure's starting settings. With Python, a
+# move Python does not draw within reduce.js's CATCH_UP_MS is first drawn from the nearest answer
+# the page has (a stand-in: data-catch-count): ``nears`` holds each move's time to that drawing's
+# frame, or null where Python's came first.
 CONTROL_JS = """async ([index, name, moves, pauseMs = 0, from = 'python']) => {
     const FRAME_MS = 1000 / 60;
     const fig = document.querySelectorAll('figure.demo')[index];
@@ -182,9 +185,18 @@ CONTROL_JS = """async ([index, name, moves, pauseMs = 0, from = 'python']) => {
         const seen = new MutationObserver(() => { if (drawn() > before) { seen.disconnect(); draws.push(null); r(); } });
         seen.observe(fig, {attributes: true, attributeFilter: ['data-answer-count']});
     });
-    const times = [], draws = [];
+    const times = [], draws = [], nears = [];
+    const catches = () => Number(fig.dataset.catchCount || 0);
     const moveOnce = async (change, i) => {
         const done = waitDrawn(drawn(), draws);
+        let near = null;
+        const caught = catches();
+        const standIn = new MutationObserver(() => {
+            if (catches() <= caught) return;
+            standIn.disconnect();
+            requestAnimationFrame(() => setTimeout(() => { near = performance.now() - t0; }, 0));
+        });
+        if (from !== 'build') standIn.observe(fig, {attributes: true, attributeFilter: ['data-catch-count']});
         // A reader's key or click lands anywhere in a frame: wait a fraction of a frame (an even,
         // repeatable spread, i * golden ratio mod 1) after the last one before moving.
         const phase = ((i * 0.6180339887) % 1) * FRAME_MS;
@@ -194,9 +206,11 @@ CONTROL_JS = """async ([index, name, moves, pauseMs = 0, from = 'python']) => {
         change();
         target.dispatchEvent(new Event('input', {bubbles: true}));
         const outcome = await Promise.race([done.then(() => 'ok'), new Promise(r => setTimeout(() => r('timeout'), 20000))]);
+        standIn.disconnect();
         if (outcome !== 'ok') return false;
         await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
         times.push(performance.now() - t0);
+        nears.push(near);
         return true;
     };
     for (let i = 0; i < moves; i++) {
@@ -205,11 +219,11 @@ CONTROL_JS = """async ([index, name, moves, pauseMs = 0, from = 'python']) => {
     }
     const back = kind === 'checkbox' ? el.checked !== startValue : target.value !== startValue;
     if (back) {  // the starting settings again (not timed)
-        const saved = [times.length, draws.length];
+        const saved = [times.length, draws.length, nears.length];
         await moveOnce(() => { if (kind === 'checkbox') el.checked = startValue; else target.value = startValue; }, 0);
-        times.length = saved[0]; draws.length = saved[1];
+        times.length = saved[0]; draws.length = saved[1]; nears.length = saved[2];
     }
-    return {control: el.getAttribute('name'), kind, times, draws};
+    return {control: el.getAttribute('name'), kind, times, draws, nears};
 }"""
 
 # Every control of a figure, in order: its name, kind, whether it does anything at the starting
@@ -331,18 +345,38 @@ def split(r: dict) -> str:
     parts = [("draw", "drawMs"), ("trip", "roundTripMs"), ("py", "pythonMs"), ("parse", "parseMs")]
     times = " ".join(f"{label} {r[key + '_p50_ms']:5.1f}" for label, key in parts if r.get(key + "_p50_ms") is not None)
     kinds = " ".join(f"{kind} p50 {r[kind + '_p50_ms']:5.1f}" for kind in ("ahead", "called") if r.get(kind + "_p50_ms") is not None)
-    return f"{times}  {r.get('ahead', 0)}/{r['moves']} ahead  {kinds}"
+    stood = (f"  {r['stand_ins']}/{r['moves']} stood in first (at p50 {r['stand_in_p50_ms']:.1f} ms), first drawing"
+             f" p50 {r['first_p50_ms']:.1f} p95 {r['first_p95_ms']:.1f}" if r.get("stand_ins") else "")
+    return f"{times}  {r.get('ahead', 0)}/{r['moves']} ahead  {kinds}{stood}"
 
 
 PAUSE_MS, PAUSED_MOVES = 300, 6
 
 
+def first_drawings(times: list[float], nears: list) -> dict:
+    """Each move's first drawing: a stand-in's (``nears``, ms or None), else the move's own (``times``):
+    how many moves a stand-in answered first, and the p50 and p95 of the first drawings (what the
+    reader saw first) and of the stand-ins alone. Empty for moves with no stand-in record.
+
+    >>> first_drawings([10.0, 300.0, 12.0], [None, 120.0, None])["stand_ins"]
+    1
+    """
+    if len(nears) != len(times):
+        return {}
+    first = [n if n is not None and n < t else t for t, n in zip(times, nears)]
+    stood = [n for n in nears if n is not None]
+    return {"stand_ins": len(stood), "first_p50_ms": round(pct(first, 50), 2), "first_p95_ms": round(pct(first, 95), 2),
+            "stand_in_p50_ms": round(pct(stood, 50), 2) if stood else None,
+            "stand_in_p95_ms": round(pct(stood, 95), 2) if stood else None}
+
+
 def move_stats(r: dict) -> dict:
-    """p50, p95 and max of a control's moves (ms), where their time went, and how many Python had
-    computed ahead."""
+    """p50, p95 and max of a control's moves (ms) to the drawing waited for (Python's, or the
+    build's), where their time went, how many Python had computed ahead, and the moves a stand-in
+    drew first (``first_drawings``)."""
     t = r["times"]
     return {"kind": r.get("kind"), "moves": len(t), "p50_ms": round(pct(t, 50), 2),
-            "p95_ms": round(pct(t, 95), 2), "max_ms": round(max(t), 2),
+            "p95_ms": round(pct(t, 95), 2), "max_ms": round(max(t), 2), **first_drawings(t, r.get("nears") or []),
             # (None for the build's answers, and on pages older than this split)
             **{k + "_p50_ms": (round(pct([d[k] for d in r["draws"]], 50), 2) if all(d and k in d for d in r["draws"]) else None)
                for k in ("drawMs", "roundTripMs", "pythonMs", "parseMs")},
@@ -400,7 +434,8 @@ def move_control(page, i: int, c: dict, moves: int, python: bool = True, pauses:
     r = page.evaluate(CONTROL_JS, [i, c["name"], moves, 0, "python" if python else "build"])
     if "error" in r or not r["times"]:
         return {"kind": c["kind"], "error": r.get("error", "no move timed")}
-    stats = {**move_stats(r), "times": [round(t, 2) for t in r["times"]]}
+    stats = {**move_stats(r), "times": [round(t, 2) for t in r["times"]],
+             "nears": [None if n is None else round(n, 2) for n in r.get("nears") or []]}
     if pauses:
         # Moves a reader makes after looking at the figure for a moment: whatever the page does
         # once a reader pauses lands on the next move.
@@ -488,8 +523,9 @@ def _merge_runs(runs: list[dict]) -> dict:
     if not done:
         return runs[0] if runs else {"skipped": "absent on this side"}
     times = [t for r in done for t in r["times"]]
+    nears = [n for r in done for n in (r.get("nears") or [None] * len(r["times"]))]
     return {"kind": done[0].get("kind"), "moves": len(times), "p50_ms": round(pct(times, 50), 2),
-            "p95_ms": round(pct(times, 95), 2), "max_ms": round(max(times), 2)}
+            "p95_ms": round(pct(times, 95), 2), "max_ms": round(max(times), 2), **first_drawings(times, nears)}
 
 
 def vs_controls(browser, sides: dict, moves: int, only=None, cpu_slowdown: float = 1, device: dict | None = None) -> dict:
@@ -524,8 +560,11 @@ def vs_controls(browser, sides: dict, moves: int, only=None, cpu_slowdown: float
         for control, a in controls.items():
             b = sliders["before"][demo][control]
             if "p50_ms" in a and "p50_ms" in b:
+                stood = "".join(f"  {side} {r['stand_ins']}/{r['moves']} stood in first, first drawing p50"
+                                f" {r['first_p50_ms']:.1f} p95 {r['first_p95_ms']:.1f}"
+                                for side, r in (("before", b), ("after", a)) if r.get("stand_ins"))
                 print(f"{label} {demo:26s} {control:16s} p50 {b['p50_ms']:6.1f} -> {a['p50_ms']:6.1f} ms"
-                      f"  p95 {b['p95_ms']:6.1f} -> {a['p95_ms']:6.1f} ms")
+                      f"  p95 {b['p95_ms']:6.1f} -> {a['p95_ms']:6.1f} ms" + stood)
             else:
                 print(f"{label} {demo:26s} {control:16s} not measured on both sides"
                       f" (before: {b.get('error') or b.get('skipped')}; after: {a.get('error') or a.get('skipped') or 'measured'})")

@@ -44,6 +44,9 @@ COLUMNS = [
                               " desktop; phone (issue 51 on)"),
     ("returning Python live", "a second visit with the service worker: ms from navigation to Python live, desktop / 4x CPU"
                               " (targets 500 / 2,000; issue 51 on)"),
+    ("stand-ins", "Python live, moves first drawn from the nearest answer the page had while Python caught up:"
+                  " how many of all the moves, and the worst p50 / p95 of every move's first drawing (a stand-in's"
+                  " or Python's) in ms, desktop; phone (the slider columns time Python's drawing; issue 51 on)"),
 ]
 
 
@@ -71,6 +74,17 @@ def _p50_p95(sliders: dict | None) -> str:
     if n50 == n95:
         return f"{r50['p50_ms']:.1f} / {r95['p95_ms']:.1f} ({n50})"
     return f"{r50['p50_ms']:.1f} ({n50}) / {r95['p95_ms']:.1f} ({n95})"
+
+
+def _stand_ins(sliders: dict | None) -> str:
+    """Moves a stand-in drew first, of all the moves, and the worst p50 / p95 of every move's first
+    drawing (``run.first_drawings``), each named; empty for a report without them."""
+    stats = [(name, r) for name, r in _stats(sliders) if r.get("first_p50_ms") is not None]
+    if not stats:
+        return ""
+    first = {name: {"p50_ms": r["first_p50_ms"], "p95_ms": r["first_p95_ms"]} for name, r in stats}
+    return (f"{sum(r['stand_ins'] for _, r in stats)}/{sum(r['moves'] for _, r in stats)} stood in,"
+            f" first drawing {_p50_p95(first)}")
 
 
 def _span(values: list[float], digits: int = 1) -> str:
@@ -181,6 +195,9 @@ def row(name: str, report: dict, commit: str = "", note: str = "") -> dict:
     if build:
         out["build moves p50 / p95"] = "; ".join(f"{where} {_p50_p95(build[where]) or '-'}"
                                                  for where in ("desktop", "phone") if where in build)
+    stood = "; ".join(f"{where} {_stand_ins(report.get(key))}" for where, key in (("desktop", "slider"), ("phone", "phone_slider"))
+                      if _stand_ins(report.get(key)))
+    out["stand-ins"] = stood
     if "growth_bytes" in report.get("heap", {}):
         out["heap"] = f"{report['heap']['growth_bytes'] / 1000:.0f}"
     if isinstance(report.get("phone"), dict):

@@ -100,3 +100,20 @@ def test_a_side_by_side_run_says_before_and_after_and_whether_the_ratio_holds_on
     assert note.endswith("p50 after/before over 3 controls x2.00 (2.00-2.00)")
     vs["slider"]["after"] = same
     assert summary.row("vs.json", {"when": "x", "vs": vs})["note"].endswith("over 3 controls x1.00 (1.00-1.00)")
+
+
+def test_moves_a_stand_in_drew_first_are_counted_apart_from_pythons():
+    """The slider columns time Python's drawing; the stand-ins column counts the moves the nearest
+    answer drew first and gives the worst first drawing, each named, desktop and phone apart."""
+    def stats(p50, p95, first50, first95, stood, moves=10):
+        return {"p50_ms": p50, "p95_ms": p95, "moves": moves, "stand_ins": stood,
+                "first_p50_ms": first50, "first_p95_ms": first95}
+    report = {"machine": {"cpus": 2},
+              "slider": {"norm-symmetry": {"seed": stats(20.0, 400.0, 15.0, 130.0, 3),
+                                           "mode": stats(12.0, 30.0, 12.0, 30.0, 0)}},
+              "phone_slider": {"polarizer": {"theta": stats(25.0, 40.0, 25.0, 40.0, 0)}}}
+    r = summary.row("bench.json", report)
+    assert r["slider p50 / p95"] == "20.0 / 400.0 (norm-symmetry seed)"
+    assert r["stand-ins"] == ("desktop 3/20 stood in, first drawing 15.0 / 130.0 (norm-symmetry seed);"
+                              " phone 0/10 stood in, first drawing 25.0 / 40.0 (polarizer theta)")
+    assert summary.row("old.json", {"machine": {}, "slider": {"a": {"p50_ms": 1.0, "p95_ms": 2.0}}})["stand-ins"] == ""
