@@ -86,3 +86,102 @@ def test_a_new_seed_never_blocks_the_next_move_and_says_it_is_catching_up(page, 
     # The first move's answer came while the second was caught up with: kept, never drawn over it.
     drawn = page.evaluate("() => window.seen.filter(s => s.renders > %d).map(s => s.shown)" % renders)
     assert drawn == [json.dumps(latest, separators=(",", ":"))]
+
+
+# The build's answer for the seed moved alone is the exact answer: over Python's drawing it must be
+# written into the drawing on screen (one width, as Python's), and so must Python's answer after it.
+LIVE_THEN_EXACT = """fig => {
+  const seed = fig.querySelector('[name=seed]'), condition = fig.querySelector('[name=log_condition]');
+  window.startCondition = condition.value;
+  condition.value = '0.5'; condition.dispatchEvent(new Event('input', {bubbles: true}));
+}"""
+BACK_WITH_A_NEW_SEED = """fig => {
+  const seed = fig.querySelector('[name=seed]'), condition = fig.querySelector('[name=log_condition]');
+  window.liveDrawing = fig.querySelector('[data-role=plot] > svg');
+  condition.value = window.startCondition; seed.value = '7';
+  seed.dispatchEvent(new Event('input', {bubbles: true}));
+  return window.headspace.params(fig);
+}"""
+SAME_DRAWING = """fig => {
+  const drawings = fig.querySelectorAll('[data-role=plot] > svg');
+  return {one: drawings.length === 1, same: drawings[0] === window.liveDrawing, live: drawings[0].classList.contains('live')};
+}"""
+
+
+def test_the_builds_exact_answer_standing_in_is_written_into_pythons_drawing(page, site_url):
+    fig = _catching_up_page(page, site_url)
+    handle = fig.element_handle()
+    start = page.evaluate("f => window.headspace.params(f)", handle)
+    renders = int(fig.get_attribute("data-render-count") or 0)
+    page.evaluate(LIVE_THEN_EXACT, handle)
+    page.wait_for_function(f"f => Number(f.dataset.renderCount || 0) > {renders}", arg=handle, timeout=BOOT_MS)
+    page.wait_for_function("f => !window.headspace.busy()", arg=handle, timeout=BOOT_MS)
+    renders = int(fig.get_attribute("data-render-count"))
+    catches = int(fig.get_attribute("data-catch-count") or 0)
+    params = page.evaluate(BACK_WITH_A_NEW_SEED, handle)
+    assert params == {**start, "seed": 7}  # the start with one control moved: the build has this answer
+    page.wait_for_function(f"f => Number(f.dataset.catchCount || 0) > {catches}", arg=handle, timeout=BOOT_MS)
+    assert fig.get_attribute("data-catching-up") == "built"
+    assert int(fig.get_attribute("data-render-count")) == renders  # Python's answer has not come yet
+    assert page.evaluate(SAME_DRAWING, handle) == {"one": True, "same": True, "live": True}
+    assert_json_close(output_values(fig), REGISTRY[DEMO].run(params)["outputs"])
+    page.wait_for_function(f"f => !('catchingUp' in f.dataset) && Number(f.dataset.renderCount) > {renders}",
+                           arg=handle, timeout=BOOT_MS)
+    assert page.evaluate(SAME_DRAWING, handle) == {"one": True, "same": True, "live": True}
+    assert_json_close(output_values(fig), REGISTRY[DEMO].run(params)["outputs"])
+
+
+SPOKEN = """fig => {
+  const region = fig.querySelector('[data-role=announce]');
+  window.spoken = [];
+  new MutationObserver(() => window.spoken.push(region.textContent)).observe(region, {childList: true, characterData: true, subtree: true});
+  const box = region.getBoundingClientRect();
+  return {live: region.getAttribute('aria-live'), text: region.textContent, width: box.width, height: box.height};
+}"""
+
+
+def test_catching_up_is_said_once_to_a_screen_reader_and_unsaid_when_it_ends(page, site_url):
+    fig = _catching_up_page(page, site_url)
+    handle = fig.element_handle()
+    # the region is on the page, polite and empty, before there is anything to say; out of sight
+    region = page.evaluate(SPOKEN, handle)
+    assert region["live"] == "polite" and region["text"] == ""
+    assert region["width"] <= 1 and region["height"] <= 1
+    renders = int(fig.get_attribute("data-render-count") or 0)
+    page.evaluate(TWO_MOVES, handle)  # two moves while Python catches up
+    page.wait_for_function("f => 'catchingUp' in f.dataset", arg=handle, timeout=BOOT_MS)
+    page.wait_for_function(f"f => !('catchingUp' in f.dataset) && Number(f.dataset.renderCount || 0) > {renders}",
+                           arg=handle, timeout=BOOT_MS)
+    spoken = page.evaluate("() => window.spoken")
+    assert [s for s in spoken if s] == [
+        "Catching up: the figure shows the nearest computed answer while Python computes this setting."]
+    assert spoken[-1] == ""  # emptied when Python's drawing ended it: the next time is said again
+
+
+TYPE = """([fig, text]) => {
+  const box = fig.querySelector('[name=tokens]');
+  box.value = text; box.dispatchEvent(new Event('input', {bubbles: true}));
+  return JSON.stringify(window.headspace.params(fig));
+}"""
+
+
+def test_a_token_box_keeps_the_last_sequence_drawn_while_python_computes_the_next(page, site_url):
+    """Typing: every kept answer is one setting (the tokens) from the new sequence, as the start is;
+    the one on screen stands in, not an older one, so the figure does not jump back while typing."""
+    page.add_init_script("window.HEADSPACE_REPLY_DELAY_MS = 1000")
+    page.goto(f"{site_url}/embed/attention-explorer/")
+    wait_ready(page)
+    handle = page.locator("figure.demo").element_handle()
+    for text in ("1 2 3 1 2 3", "4 5 6 4 5 6"):
+        renders = page.evaluate("f => Number(f.dataset.renderCount || 0)", handle)
+        key = page.evaluate(TYPE, [handle, text])
+        page.wait_for_function(f"f => Number(f.dataset.renderCount || 0) > {renders} && !('catchingUp' in f.dataset)",
+                               arg=handle, timeout=BOOT_MS)
+        assert page.evaluate("f => window.headspace.state(f).shown.key", handle) == key
+    catches = page.evaluate("f => window.headspace.state(f).catchCount", handle)
+    page.evaluate(TYPE, [handle, "7 8 9 7 8 9"])
+    page.wait_for_function("f => f.dataset.catchingUp === 'nearest'", arg=handle, timeout=BOOT_MS)
+    state = page.evaluate("f => window.headspace.state(f)", handle)
+    assert state["shown"]["key"] == key and state["catchCount"] == catches  # stayed: nothing drawn
+    assert output_values(page.locator("figure.demo"))["loss"] == pytest.approx(
+        REGISTRY["attention-explorer"].run(json.loads(key))["outputs"]["loss"], abs=1e-6)

@@ -80,7 +80,8 @@ const EFFECTS = {
 // (reduce.js's nearAnswer): Python's kept answer or the page's start at once, the build's once fetched.
 function standIn(view, { key }) {
   const width = draw.drawingWidth(view), params = JSON.parse(key);
-  const near = answers.nearestAnswer(view, params, width, view.state.reach);
+  const { showing, shown, startKey } = view.state;
+  const near = answers.nearestAnswer(view, params, width, view.state.reach, showing === "start" ? startKey : shown?.key);
   const none = () => dispatch(view, { type: "nearAnswer", key, width });
   if (!near) return none();
   const found = (answer) => dispatch(view, { type: "nearAnswer", key, width, shown: near.shown, answer, exact: near.exact });

@@ -99,18 +99,23 @@ export function answerGrid(control) {
 // A move Python cannot answer within a frame or two (a new seed's curves) is shown, meanwhile, with
 // the answer nearest its settings: Python's kept ones, the build's (its start, and each answered
 // control moved alone from it), fewest settings apart; among those as near, one that agrees on the
-// control the reader moved last, so the drawing follows the reader's hand.
+// control the reader moved last, so the drawing follows the reader's hand; and among those, the one
+// on screen, which then stays (a reader typing in a text box sees the last sequence drawn, not an
+// older one, while Python computes the new one).
 
 /** The answer nearest ``params`` at ``width`` the page has: {shown (its settings' JSON), exact
  * (no setting apart), and json (Python's kept answer), start (the page's own drawing) or build
- * (buildAnswerURL's)}, or null if it has none. ``moved``: the name of the control moved last. */
-export function nearestAnswer(view, params, width, moved) {
+ * (buildAnswerURL's)}, or null if it has none. ``moved``: the name of the control moved last;
+ * ``onScreen``: the settings' JSON of the drawing shown now. */
+export function nearestAnswer(view, params, width, moved, onScreen = null) {
   const names = Object.keys(params);
   let best = null;
   const consider = (candidate, settings) => {
     const apart = names.filter((n) => !same(settings[n], params[n])).length;
     const agrees = moved != null && same(settings[moved], params[moved]);
-    if (!best || apart < best.apart || (apart === best.apart && agrees && !best.agrees)) best = { ...candidate, apart, agrees };
+    const onIt = candidate.shown === onScreen;
+    if (!best || apart < best.apart || (apart === best.apart && (agrees && !best.agrees
+        || (agrees === best.agrees && onIt && !best.onIt)))) best = { ...candidate, apart, agrees, onIt };
   };
   const prefix = answerKey(view.state.index, "", width);
   for (const [key, json] of answers) {

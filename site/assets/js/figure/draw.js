@@ -65,7 +65,10 @@ const parser = document.createElement("template");
 /** Show a drawing: ``svg`` an answer's (the build's or Python's; clip ids still "HSFIGURE"), or null
  * for the page's own drawing of the starting settings. Returns whether it was written in place. */
 export function showDrawing(view, svg) {
-  const html = svg === null ? view.startDrawing : svg.replaceAll("HSFIGURE", `${view.fig.id}-`); // unique ids, as demo.html does
+  let html = svg === null ? view.startDrawing : svg.replaceAll("HSFIGURE", `${view.fig.id}-`); // unique ids, as demo.html does
+  // Over Python's drawing (one width), the build's (every width: its start, an answer standing in)
+  // is the one of this width, marked as Python marks its own: the same elements, written in place.
+  if (!view.plotly && view.drawing?.startsWith(LIVE)) html = oneWidth(html, drawingWidth(view));
   if (view.plotly && window.Plotly) Plotly.purge(view.plot);
   const how = view.plotly ? null : writePieces(view.pieces, html) ? "pieces" : writeInto(view.plot, html) ? "elements" : null;
   if (!how) view.plot.innerHTML = html;
@@ -73,6 +76,17 @@ export function showDrawing(view, svg) {
   view.plotly = false;
   view.drawing = html; // what the plot shows, as the engine wrote it (tests)
   return Boolean(how);
+}
+
+const LIVE = '<svg class="static-figure live"'; // how Python's drawing of a move begins (runtime.call)
+/** Of a drawing the build made at every width (``html``: one <svg class="static-figure w{width}"> a
+ * width), the one ``width`` px wide, its class that of a live drawing ("static-figure live"): what
+ * Python draws for that setting at that width, but for how hard its heatmaps are deflated. ``html``
+ * itself if it has none. */
+export function oneWidth(html, width) {
+  const head = `<svg class="static-figure w${width}"`, at = html.indexOf(head);
+  if (at < 0) return html;
+  return LIVE + html.slice(at + head.length, html.indexOf("</svg>", at) + "</svg>".length); // (a drawing holds no other <svg>)
 }
 
 // The drawing on screen as the engine wrote it, in pieces (its tags and the texts between them),

@@ -15,6 +15,7 @@ const setData = (node, key, value) => { if (node.dataset[key] !== value) node.da
 /** Write what ``view``'s state says into its figure (``view.said``: the state last written). */
 export function show(view) {
   const s = view.state, was = view.said || {}, fig = view.fig;
+  if (!view.said) announcer(fig);
   view.said = s;
   const status = dataStatus(s);
   setData(fig, "life", s.life);
@@ -27,6 +28,7 @@ export function show(view) {
     if (catching) fig.dataset.catchingUp = catching;
     else delete fig.dataset.catchingUp;
   }
+  if (Boolean(s.catching) !== Boolean(was.catching)) announce(view, s.catching ? CATCHING_SPOKEN : "");
   if (fig.dataset.status !== status) {
     fig.dataset.status = status;
     if (framed) window.parent.postMessage({ type: "headspace:status", status, demo: s.name }, "*");
@@ -34,6 +36,29 @@ export function show(view) {
   if (s.note !== was.note) showNote(fig, s.note);
   if (s.error !== was.error) showError(view, s.error);
   if (s.life !== was.life || s.python !== was.python || s.error !== was.error || s.catching !== was.catching) say(view);
+}
+
+// ---------- what a screen reader is told ----------
+// The line under the controls stops being a status region once Python is live (it would announce
+// every figure going live), so catching up is said in a region of its own, hidden from sight: once
+// when it starts (the moves while it lasts change nothing there), emptied when Python's drawing of
+// the latest setting ends it, so that the next time is said again.
+export const CATCHING_SPOKEN = "Catching up: the figure shows the nearest computed answer while Python computes this setting.";
+const HIDDEN = { position: "absolute", width: "1px", height: "1px", overflow: "hidden", clipPath: "inset(50%)", whiteSpace: "nowrap" };
+/** The figure's polite live region (made, empty, at its first state: a region must be there before it speaks). */
+function announcer(fig) {
+  let region = fig.querySelector('[data-role="announce"]');
+  if (!region) {
+    region = Object.assign(document.createElement("span"), { className: "demo-announce" });
+    region.dataset.role = "announce";
+    region.setAttribute("aria-live", "polite");
+    Object.assign(region.style, HIDDEN);
+    fig.append(region);
+  }
+  return region;
+}
+function announce(view, text) {
+  setText(announcer(view.fig), text);
 }
 
 // ---------- errors ----------
