@@ -95,11 +95,12 @@ LABELS = {
 _TASK_LABELS = {"induction": ("previous-token induction", "shifted-window induction"),
                 "text": ("previous-token induction", "shifted-window induction"),
                 "words": ("previous-token induction", "shifted-window induction"),
+                "reptext": ("previous-token induction", "shifted-window induction"),
                 "reverse": ("previous-token V-composition", "direct attention to the answer"),
                 "recall": ("previous-token V-composition", "direct attention to the answer"),
                 "lookup": ("entry lookup", "diffuse lookup")}
 #: the reader's designed position relative to the anchor, and the answer token's own
-_TARGET = {"induction": 1, "text": 1, "words": 1, "reverse": 0, "recall": 0}
+_TARGET = {"induction": 1, "text": 1, "words": 1, "reptext": 1, "reverse": 0, "recall": 0}
 _ANSWER = {"reverse": -1, "recall": -1}
 
 
@@ -126,7 +127,7 @@ def named_positions(task: str, tokens, mask) -> dict[str, np.ndarray]:
             hit = np.flatnonzero((entries // 16 == colour) & (entries // 4 % 4 == shape))
         elif task == "induction":
             hit = np.flatnonzero(row[:t] == row[t])
-        elif task in ("text", "words"):
+        elif task in ("text", "words", "reptext"):
             hit = 1 + np.flatnonzero((row[:t - 1] == row[t - 1]) & (row[1:t] == row[t])) if t >= 1 else []
         elif task == "reverse":
             hit = np.flatnonzero(row[:t] == row[t] - PARTNER)
@@ -239,7 +240,7 @@ def label(task: str, m: dict) -> dict:
     window, window_d = back[..., 1:].max(-1), back[..., 1:].argmax(-1) + 2
     candidates = []                                       # (label, writer stat, reader stat, mode, names)
     first, second = _TASK_LABELS[task]
-    if task in ("induction", "text", "words"):
+    if task in ("induction", "text", "words", "reptext"):
         around = m["around"]
         shifted, shifted_k = around[..., AROUND + 2:].max(-1), around[..., AROUND + 2:].argmax(-1) + 2
         candidates.append((first, prev, m["target"], "K", ("previous token", "anchor + 1")))
