@@ -38,10 +38,18 @@ def test_named_positions_are_the_tasks_own(task):
             assert row[j] == row[t] - RECALL_ASK + RECALL_KEY and row[j - 1] == row[t + 1]
         elif task in ("text", "words", "reptext"):
             assert (row[j - 1], row[j]) == (row[t - 1], row[t])
+            assert ((row[:t - 1] == row[t - 1]) & (row[1:t] == row[t])).sum() == 1      # its only earlier copy
         else:
             assert j < 16 and row[j] // 16 == row[t - 1] - 64 and row[j] // 4 % 4 == row[t] - 68
             assert row[t + 1] - 72 == row[j] % 4
-    assert (pos[mask] >= 0).all()                        # every circuit position has its named position
+    if task in ("text", "words", "reptext"):             # named where the pair occurred exactly once before
+        once = np.zeros_like(mask)
+        for b, t in zip(*np.nonzero(mask)):
+            row = tokens[b]
+            once[b, t] = ((row[:t - 1] == row[t - 1]) & (row[1:t] == row[t])).sum() == 1
+        assert ((pos >= 0) == once).all() and once.any()
+    else:
+        assert (pos[mask] >= 0).all()                    # every circuit position has its named position
 
 
 def test_bad_input_names_the_argument():
