@@ -20,10 +20,10 @@ MODELS = [(z, n) for z in ZOOS for n in benchmark.zoo_models(z)]
 SLOW_TASKS = ("words",)
 
 
-@pytest.mark.parametrize("task", ["induction", "reverse", "recall", "lookup", "text", "words"])
+@pytest.mark.parametrize("task", ["induction", "reverse", "recall", "lookup", "text", "words", "reptext"])
 def test_named_positions_are_the_tasks_own(task):
     rng = np.random.default_rng(3)
-    corpus = np.array([0, 1, 2, 3, 0, 1, 4, 5] * 40) if task in ("text", "words") else None
+    corpus = np.array([0, 1, 2, 3, 0, 1, 4, 5] * 40) if task in ("text", "words", "reptext") else None
     tokens, mask = task_batch(task, rng, 16, corpus)
     pos = next(iter(named_positions(task, tokens, mask).values()))
     assert ((pos >= 0) <= mask).all()                        # named only where the circuit acts
@@ -36,12 +36,20 @@ def test_named_positions_are_the_tasks_own(task):
             assert row[j] == row[t] - PARTNER and row[j - 1] + PARTNER == row[t + 1]
         elif task == "recall":
             assert row[j] == row[t] - RECALL_ASK + RECALL_KEY and row[j - 1] == row[t + 1]
-        elif task in ("text", "words"):
+        elif task in ("text", "words", "reptext"):
             assert (row[j - 1], row[j]) == (row[t - 1], row[t])
+            assert ((row[:t - 1] == row[t - 1]) & (row[1:t] == row[t])).sum() == 1      # its only earlier copy
         else:
             assert j < 16 and row[j] // 16 == row[t - 1] - 64 and row[j] // 4 % 4 == row[t] - 68
             assert row[t + 1] - 72 == row[j] % 4
-    assert (pos[mask] >= 0).all()                        # every circuit position has its named position
+    if task in ("text", "words", "reptext"):             # named where the pair occurred exactly once before
+        once = np.zeros_like(mask)
+        for b, t in zip(*np.nonzero(mask)):
+            row = tokens[b]
+            once[b, t] = ((row[:t - 1] == row[t - 1]) & (row[1:t] == row[t])).sum() == 1
+        assert ((pos >= 0) == once).all() and once.any()
+    else:
+        assert (pos[mask] >= 0).all()                    # every circuit position has its named position
 
 
 def test_bad_input_names_the_argument():

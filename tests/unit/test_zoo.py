@@ -45,7 +45,7 @@ NOT_SOLVED = {"recall-none-attn-1l", "induction-ln-mlp-2l-s2"}
 #: models or families without a path of their task's mode of 0.1 nats (module docstring)
 NO_CIRCUIT = {"reverse-rms-attn-2l-s0", "recall-none-attn-1l", "words-none-attn-2l-s1", "words-none-attn-2l-s2",
               "words-none-attn-2l-s3",
-              "induction-ln-mlp-2l-s2", "text-ln-mlp-2l"}
+              "induction-ln-mlp-2l-s2", "text-ln-mlp-2l", "reptext-none-attn-2l-s1", "reptext-none-attn-2l-s3"}
 
 def family(name):
     return benchmark.zoo_models(ZOO)[name]["family"]
@@ -365,3 +365,24 @@ def test_lookup_models_attend_to_the_right_entry():
 def test_words_models_use_an_induction_mechanism():
     names = family_models("words-none-attn-2l")
     assert all(mechanisms.read(ZOO, n)["label"].endswith("induction") for n in names)
+
+
+def test_reptext_models_grow_induction_heads_and_three_use_them():
+    """Characters of the standard library's source, its most repetitive windows (``reptext``): every model has a
+    previous-token head and a second-layer head on the token after the pair's one earlier occurrence (both
+    over ATTENTION), and in three of the five (s0, s2, s4) the K path between them reaches PATH, so their
+    recorded mechanism is previous-token induction; in s1 and s3 the same heads are there but their K path
+    stays under PATH (0.057 and 0.069 nats; docs/decisions/0004-zoo-mechanisms.md, section 7)."""
+    names = family_models("reptext-none-attn-2l")
+    assert len(names) == 5
+    formed = []
+    for name in names:
+        rec = mechanisms.read(ZOO, name)
+        assert rec["writer_attention"] >= mechanisms.ATTENTION and rec["reader_attention"] >= mechanisms.ATTENTION, \
+            (name, rec["evidence"])
+        assert rec["mode"] == "K" and rec["writer"].startswith("L0") and rec["reader"].startswith("L1"), name
+        if rec["label"] == "previous-token induction":
+            formed.append(name)
+        else:
+            assert rec["label"] == "none formed" and rec["effect"] < mechanisms.PATH, (name, rec["evidence"])
+    assert [n[-2:] for n in formed] == ["s0", "s2", "s4"], formed
