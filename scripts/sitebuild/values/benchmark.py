@@ -10,6 +10,10 @@ import numpy as np
 from ._shared import _holds, _the_same
 
 
+#: the tasks whose models are wider (d_model 64, d_head 16; scripts/train_zoo.py CONFIGS)
+WIDE_TASKS = ("words", "reptext")
+
+
 def _bench_row(t: dict, group: str, mode: str, gt: str, score: str) -> dict:
     """The row of table ``t`` for these choices, as ``{field: value}``."""
     index = _ROWS.get(id(t))
@@ -211,11 +215,12 @@ def benchmark(t: dict | None = None, checked: bool = False) -> dict:
            "level": LEVEL, "n_seeds": max(seeds),
            "n_batches": t["n_batches"], "batch": t["batch"],
            "min_effect": MIN_EFFECT, "rel_effect": REL_EFFECT, "n_scores": len(t["scores"]),
-           # the width of the residual stream and heads: one shape for the synthetic tasks, one for words
-           "d_model": _the_same("benchmark.d_model", [m["d_model"] for m in models if m["task"] != "words"]),
-           "d_head": _the_same("benchmark.d_head", [m["d_head"] for m in models if m["task"] != "words"]),
-           "d_model_words": _the_same("benchmark.d_model_words", [m["d_model"] for m in models if m["task"] == "words"]),
-           "d_head_words": _the_same("benchmark.d_head_words", [m["d_head"] for m in models if m["task"] == "words"])}
+           # the width of the residual stream and heads: one shape for most tasks, one for the text of
+           # words and of repetitive windows (WIDE_TASKS)
+           "d_model": _the_same("benchmark.d_model", [m["d_model"] for m in models if m["task"] not in WIDE_TASKS]),
+           "d_head": _the_same("benchmark.d_head", [m["d_head"] for m in models if m["task"] not in WIDE_TASKS]),
+           "d_model_words": _the_same("benchmark.d_model_words", [m["d_model"] for m in models if m["task"] in WIDE_TASKS]),
+           "d_head_words": _the_same("benchmark.d_head_words", [m["d_head"] for m in models if m["task"] in WIDE_TASKS])}
     # training time per model: the stack's wall time divided by its seeds (scripts/train_zoo.py)
     secs = np.array([m["train_seconds"] for m in models], float)
     out.update(train_seconds_median=float(np.median(secs)), train_seconds_min=float(secs.min()),
