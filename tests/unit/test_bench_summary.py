@@ -90,7 +90,7 @@ def test_a_side_by_side_run_says_before_and_after_and_whether_the_ratio_holds_on
             "b": {"z": {"p50_ms": 12.0, "p95_ms": 22.0}, "gone": {"skipped": "inactive"}}}
     twice = {d: {c: ({"p50_ms": 2 * v["p50_ms"], "p95_ms": 2 * v["p95_ms"]} if "p50_ms" in v else v)
                  for c, v in cs.items()} for d, cs in same.items()}
-    vs = {"before_dir": "/tmp/b/site/public", "before_commit": "abc1234",
+    vs = {"before_dir": "before/site/public", "before_commit": "abc1234",
           "cold": {"runs": {"before": [cold(1000), cold(2000)], "after": [cold(1500), cold(2000)]},
                    "median": {"before": cold(1500), "after": cold(1750)}},
           "slider": {"before": same, "after": twice}}
