@@ -86,6 +86,32 @@ def test_attention_shares_match_a_loop_over_every_position():
             assert m["target"][l, h] == pytest.approx(np.mean(target), abs=1e-12)
 
 
+def test_text_writers_are_measured_at_every_position_and_recorded_where_the_reader_reads():
+    """In natural text the reader's anchors are selected (a pair that occurred once before); the writer is not:
+    ``back`` is the mean over every position, ``back_at_keys`` over the successors of every earlier occurrence
+    of the current pair, ``back_at_target`` over the selected anchors' successors, each against a loop."""
+    zoo, name = next((z, n) for z, n in MODELS if benchmark.zoo_models(z)[n]["task"] == "reptext")
+    model = benchmark.load_zoo_model(zoo, name)
+    tokens, mask = benchmark.eval_batches(zoo, "reptext")
+    tokens, mask = tokens[:1, :4], mask[:1, :4]
+    m = measure(model, "reptext", tokens, mask)
+    toks, pat = tokens[0], model.attention_patterns(tokens[0])
+    every = [(b, p) for b in range(4) for p in range(1, toks.shape[1])]
+    keys, targets = set(), set()
+    for b in range(4):
+        row = toks[b]
+        for t in np.flatnonzero(mask[0, b]):
+            hits = [j for j in range(1, t) if (row[j - 1], row[j]) == (row[t - 1], row[t])]
+            keys |= {(b, j + 1) for j in hits}
+            if len(hits) == 1:
+                targets.add((b, hits[0] + 1))
+    assert keys and targets and targets <= keys
+    for where, positions in (("back", every), ("back_at_keys", keys), ("back_at_target", targets)):
+        for l, h in ((0, 0), (0, 3), (1, 2)):
+            want = np.mean([pat[b, l, h, p, p - 1] for b, p in positions])
+            assert m[where][l, h, 0] == pytest.approx(want, abs=1e-12), where
+
+
 def _numbers(L=2, H=2, prev=0.0, target=0.0, answer=None, window=0.0, shifted=0.0, path=None):
     back = np.zeros((L, H, 8))
     back[0, 0, 0] = prev
@@ -141,7 +167,8 @@ def test_each_models_recorded_mechanism_holds(zoo, name):
     recorded = mechanisms.read(zoo, name)
     assert entry["mechanism"] == recorded["label"]
     tokens, mask = benchmark.eval_batches(zoo, entry["task"])
-    fresh = mechanisms.mechanism(benchmark.load_zoo_model(zoo, name), entry["task"], tokens, mask)
+    fresh = mechanisms.mechanism(benchmark.load_zoo_model(zoo, name), entry["task"], tokens, mask,
+                                 recorded.get("batches", 4))
     assert fresh["label"] == recorded["label"], fresh["evidence"]
     for key in ("writer", "reader", "mode"):
         assert fresh[key] == recorded[key], key
