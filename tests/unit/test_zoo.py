@@ -367,6 +367,14 @@ def test_words_models_use_an_induction_mechanism():
     assert all(mechanisms.read(ZOO, n)["label"].endswith("induction") for n in names)
 
 
+@pytest.mark.parametrize("name", marked(
+    [f"reptext-none-attn-2l-s{i}" for i in range(5)], {"reptext-none-attn-2l-s1", "reptext-none-attn-2l-s3"},
+    "the K path stays under 0.1 nats on the 20 evaluation batches (s1 0.070 [0.058, 0.083], s3 0.096 [0.081, "
+    "0.111]; docs/decisions/0004-zoo-mechanisms.md, section 7)"))
+def test_each_reptext_model_uses_induction(name):
+    assert mechanisms.read(ZOO, name)["label"] == "previous-token induction", mechanisms.read(ZOO, name)["evidence"]
+
+
 def test_reptext_models_grow_induction_heads_and_three_use_them():
     """Characters of the standard library's source, its most repetitive windows (``reptext``), measured on all
     20 evaluation batches: every model has a first-layer head whose attention to the previous token, over every
