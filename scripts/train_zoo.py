@@ -92,6 +92,9 @@ CONFIGS = [
     Config("words", None, False, 2, steps=2500, d_model=64, n_heads=4, d_head=16, batch=16, all_weight=0.1,
            pos_init="sinusoidal"),
     Config("text", "LN", True, 2, steps=1500, lr=3e-3, all_weight=None),
+    # characters of the same source, the most repetitive quarter of the windows, the recipe of plain
+    # induction, twice as wide (docs/decisions/0004, section 7)
+    Config("reptext", None, False, 2, steps=2000, d_model=64, d_head=16, pos_init="sinusoidal"),
 ]
 SEEDS = (0, 1, 2, 3, 4)
 #: families trained from fewer seeds than ``SEEDS``: none now (word-level text and two of the first zoo's
@@ -103,7 +106,8 @@ FEWER_SEEDS: dict[str, tuple[int, ...]] = {}
 SEED_BASE = {"induction-none-attn-2l": 1000, "induction-rms-attn-2l": 2000, "induction-ln-mlp-2l": 3000,
              "induction-rms-attn-3l": 4000, "reverse-rms-attn-2l": 5000, "reverse-ln-mlp-2l": 6000,
              "recall-none-attn-2l": 101000, "recall-none-attn-1l": 102000, "lookup-rms-attn-2l": 7000,
-             "words-none-attn-2l": 104000, "text-ln-mlp-2l": 8000}
+             "words-none-attn-2l": 104000, "text-ln-mlp-2l": 8000,
+             "reptext-none-attn-2l": 105000}
 #: The first zoo's lookup configuration (in the repository's history up to the switch-over,
 #: docs/decisions/0004-zoo-mechanisms.md), replaced by lookup for 6000 steps.
 RETIRED = [
@@ -153,7 +157,7 @@ def words_corpus() -> tuple[np.ndarray, np.ndarray]:
     return vocab.encode(train), vocab.encode(held)
 
 
-CORPORA = {"text": text_corpus, "words": words_corpus}
+CORPORA = {"text": text_corpus, "words": words_corpus, "reptext": text_corpus}
 
 
 def corpora_for(tasks) -> dict:
@@ -427,7 +431,7 @@ def main(argv=None) -> None:
     jobs = [(with_fields(c, args.set), seeds_of[c.family], args.steps, args.lr) for c in configs
             if not args.only or c.family.startswith(tuple(args.only.split(",")))]
     # the slowest to learn first, so that a failure shows early
-    first = ("reverse", "recall", "lookup", "text", "induction", "words")
+    first = ("reverse", "recall", "lookup", "text", "reptext", "induction", "words")
     families = [c.family for c in configs]
     jobs.sort(key=lambda j: (first.index(j[0].task), families.index(j[0].family)))
     with mp.get_context("spawn").Pool(args.jobs) as pool:

@@ -67,21 +67,23 @@ def test_path_size_has_the_highest_spearman_estimate(report):
 
 def test_beyond_head_sizes_the_estimates_are_positive_and_most_hold(report, v):
     """Results: "Partialling out head sizes leaves a positive correlation for every one of the N scores
-    that are not sizes ... after Holm M of them stay above zero: all but the token diagonal, whose interval is by
-    far the widest; the Frobenius score holds"; summary and introduction: "most normalised scores carry something
-    beyond the sizes of the two heads"; What to use: "M of the N scores that are not sizes pass the first test"."""
+    that are not sizes ... after Holm M of them stay above zero: every one but the token diagonal, whose
+    interval is by far the widest (lo to hi): it excludes zero, but not once the whole family is corrected
+    for"; summary and introduction: "most normalised scores carry something beyond the sizes of the two
+    heads"; What to use: "M of the N scores that are not sizes pass the first test after Holm"."""
     card = report["scorecards"]["mean-circuit|task"]
     normalised = [s for s in card["scores"] if s not in ("norm_product", "product_norm")]
     assert all(card["stats"]["partial_norm_product"][s][0] > 0 for s in normalised)
     partial = {r["score"]: r for r in rows(card) if r["statistic"] == "partial_norm_product"}
     held = [s for s in normalised if holds(partial[s])]
-    assert sorted(set(normalised) - set(held)) == ["token_diagonal"], held
+    assert sorted(set(normalised) - set(held)) == ["token_diagonal"], held    # "every one but the token diagonal"
+    assert v["sc_partial_np_dropped_score"] == "token diagonal"
     assert len(held) == v["sc_n_partial_np_holds"] > len(normalised) / 2
     st = card["stats"]["partial_norm_product"]
     width = sorted((st[s][2] - st[s][1] for s in normalised), reverse=True)
     assert max(normalised, key=lambda s: st[s][2] - st[s][1]) == "token_diagonal"
     assert width[0] > 1.4 * width[1]                                  # "by far the widest"
-    assert v["sc_frobenius_partial_np_p_holm"] < ALPHA                # "holds"
+    assert partial["token_diagonal"]["lo"] > 0                        # "it excludes zero"
 
 
 def test_nothing_is_shown_beyond_path_size(report, v):
@@ -132,24 +134,27 @@ def test_controlled_ground_truth_leaves_no_difference_from_size(report, v):
 def test_the_mode_shrinks_the_gap(report, v):
     """The mode: "N models change mode, among them M of the reverse-copy models, whose largest path runs
     through Q"; the reverse-copy figure's caption: "Set mode to Q, where M of the N carry their largest
-    path"; the gap "shrinks from X to Y: the first interval only just excludes zero, and not once the
-    comparisons are corrected for (Holm, above); the second holds zero. So the shrinking is an estimate, not a
+    path"; the gap "shrinks from X to Y: both intervals exclude zero, the second by less than the bootstrap's own
+    noise (its upper end within 0.01 of zero), and only with the three repetitive-text models (slow test below). Neither gap
+    survives once the comparisons are corrected for (Holm, above); the two intervals overlap widely. So the
+    shrinking is an estimate, not a
     finding"."""
     modes = report["scorecards"]["mean-circuit|largest"]["model_modes"]
     moved = [n for n, m in modes.items() if n.startswith("reverse") and m != "V"]
     assert moved and all(modes[n] == "Q" for n in moved), {n: modes[n] for n in moved}
     assert v["sc_n_reverse_moved"] == len(moved)
-    assert v["sc_gap_largest_lo"] <= 0 <= v["sc_gap_largest_hi"]
-    assert -0.05 < v["sc_gap_task_hi"] < 0                             # "only just excludes zero"
-    row = next(r for r in rows(report["scorecards"]["mean-circuit|task"])
-               if (r["score"], r["against"], r["statistic"]) == ("frobenius", "product_norm", "spearman"))
-    assert not holds(row)                                              # "not once ... corrected for"
+    assert v["sc_gap_task_hi"] < 0 and -0.01 < v["sc_gap_largest_hi"] < 0  # "both exclude zero, the second by less than ..."
+    assert overlap(v, "sc_gap_task", "sc_gap_largest")                 # "the two intervals overlap widely"
+    for card in ("mean-circuit|task", "mean-circuit|largest"):
+        row = next(r for r in rows(report["scorecards"][card])
+                   if (r["score"], r["against"], r["statistic"]) == ("frobenius", "product_norm", "spearman"))
+        assert not holds(row), card                                    # "neither gap survives ... corrected for"
 
 
 def test_held_out_rules(report, v):
     """Held out: the halves' models with a circuit are in "N and M configurations: the first the induction
-    models with RMSNorm in two layers and with LayerNorm, the reverse-copy models with LayerNorm and the
-    recall models; the second the induction models without normalisation and in three layers, and the
+    models with RMSNorm in two layers and with LayerNorm, the reverse-copy models with LayerNorm, the
+    recall models and the repetitive-text models; the second the induction models without normalisation and in three layers, and the
     reverse-copy models with RMSNorm"; "Neither rule carries over. By Spearman, the token diagonal, first on
     the first half, is last on the second, and path size, first on the second, is not first on the first. By
     precision@k, path size, first on the first half, is not first on the second, and the subspace score, first
@@ -160,7 +165,8 @@ def test_held_out_rules(report, v):
     ranked last on the other"."""
     h = report["held_out"]["mean-circuit|task|spearman"]
     configs = {k: {n.rsplit("-s", 1)[0] for n in half["models"]} for k, half in h["scorecards"].items()}
-    assert configs["A"] == {"induction-rms-attn-2l", "induction-ln-mlp-2l", "reverse-ln-mlp-2l", "recall-none-attn-2l"}
+    assert configs["A"] == {"induction-rms-attn-2l", "induction-ln-mlp-2l", "reverse-ln-mlp-2l", "recall-none-attn-2l",
+                            "reptext-none-attn-2l"}
     assert configs["B"] == {"induction-none-attn-2l", "induction-rms-attn-3l", "reverse-rms-attn-2l"}
     assert (v["ho_configs_A"], v["ho_configs_B"]) == (len(configs["A"]), len(configs["B"]))
     assert v["ho_rho_A_chosen"] == "token diagonal" and v["ho_rho_A_rank"] == v["ho_rho_n_scores"]
@@ -187,12 +193,61 @@ def test_edge_attribution_beside_path_size(v):
     assert overlap(v, "eap_rho", "eap_product_norm_rho")
 
 
-def test_nothing_survives_anywhere(report, v):
-    """What to use: "no score ranks or shortlists pairs better or worse than the size baselines on the
-    main ground truth, and none does in any of the N combinations of ground truth and mode we report"."""
-    held = [r for c in report["scorecards"].values() for r in rows(c)
+def test_one_holm_family_over_every_card(report, v):
+    """How the numbers are made: "N comparisons for each combination of ground truth and mode ... all M
+    comparisons form one family, and their p-values are adjusted together by Holm's method"."""
+    cards = report["scorecards"]
+    assert v["sc_n_cards"] == len(cards) and v["sc_n_comparisons"] * len(cards) == v["sc_n_family"]
+    for card in cards.values():
+        assert card["holm_family"] == {"cards": list(cards), "n_comparisons": v["sc_n_family"]}
+
+
+def test_no_difference_from_size_survives_anywhere(report, v):
+    """What to use: "after a correction for N comparisons, the number of differences between a score and a
+    size baseline that survive, over all M combinations of ground truth and mode we report, is 0. No score is
+    shown better or worse than size anywhere"; the introduction and summary: "None of the scores we test is
+    shown to rank pairs of heads, or to shortlist them, better or worse than the plain size of the path
+    between them, against any of our ground truths"."""
+    held = [(key, r) for key, c in report["scorecards"].items() for r in rows(c)
             if r["against"] != "0" and r["statistic"] in COMPARED and holds(r)]
-    assert held == [] and v["sc_n_cards"] == len(report["scorecards"])
+    assert v["sc_n_held_anywhere"] == len(held) == 0, held
+
+
+def test_beyond_path_size_only_the_subspace_score_on_the_excess_card(report, v):
+    """A ground truth that discounts generic damage: "here, and only here, one score carries something beyond
+    *path* size that survives the correction: the subspace score (and its twin, the projection kernel)";
+    What to use: "none passes the second on the main ground truth (on the excess one the subspace score
+    does ...)"; introduction: "the one score that is, against another ground truth, ..."."""
+    held = sorted((key, r["score"]) for key, c in report["scorecards"].items() for r in rows(c)
+                  if r["statistic"] == "partial_product_norm" and r["score"] != "norm_product" and holds(r))
+    assert held == [("excess-circuit|task", "projection_kernel"), ("excess-circuit|task", "subspace")], held
+    assert v["sc_excess_subspace_partial_pn_lo"] > 0
+
+
+@pytest.mark.slow
+def test_what_rests_on_the_repetitive_text_family():
+    """The excess ground truth: the subspace score's partial beyond path size "rests on the three
+    repetitive-text models: without them the estimate barely moves, but its interval widens and it no longer
+    survives Holm"; the mode: the second gap's interval excludes zero "only with the three repetitive-text
+    models in the zoo (without them it reaches past zero)". The six cards recomputed without the family
+    (about two minutes)."""
+    from headspace import controlled, scorecard
+    zoo = ROOT / "zoo"
+    data = scorecard.zoo_data(zoo, None, {controlled.CONTROLLED: controlled.read_zoo(zoo)[controlled.CONTROLLED]})
+    sub = data.subset([i for i, f in enumerate(data.families) if f != "reptext-none-attn-2l"])
+    cards = scorecard.holm_family({f"{g}|{m}": scorecard.scorecard(sub, g, m) for g in scorecard.REPORT_GROUND_TRUTHS
+                                   for m in scorecard.REPORT_MODES})
+    with_family = {r["score"]: r for r in rows(scorecard.read_report()["scorecards"]["excess-circuit|task"])
+                   if r["statistic"] == "partial_product_norm"}
+    without = {r["score"]: r for r in rows(cards["excess-circuit|task"]) if r["statistic"] == "partial_product_norm"}
+    assert holds(with_family["subspace"]) and not holds(without["subspace"])
+    assert abs(without["subspace"]["difference"] - with_family["subspace"]["difference"]) < 0.05   # "barely moves"
+    assert without["subspace"]["hi"] - without["subspace"]["lo"] > with_family["subspace"]["hi"] - with_family["subspace"]["lo"]
+    gap = next(r for r in rows(cards["mean-circuit|largest"])
+               if (r["score"], r["against"], r["statistic"]) == ("frobenius", "product_norm", "spearman"))
+    assert gap["hi"] > 0                                               # "reaches past zero"
+    assert not [r for c in cards.values() for r in rows(c) if r["against"] != "0" and r["statistic"] in COMPARED
+                and holds(r)]
 
 
 def test_the_mechanisms_the_zoo_section_names(v):
@@ -217,18 +272,43 @@ def test_the_mechanisms_the_zoo_section_names(v):
     assert v["mech_recall1l_none"] == v["n_recall1l"]
     assert v["mech_lookup_entry"] == 0 and v["mech_lookup_diffuse"] == v["n_lookup"]
     assert v["mech_words_none"] == v["n_words"] and v["mech_chars_none"] == v["n_chars"] == v["n_text"]
+    # repetitive text: "N of the M models use a previous-token head and an induction head ...; the other K grew
+    # both heads, but their paths stay under the threshold"
+    assert v["mech_reptext_prev"] + v["mech_reptext_none"] == v["n_reptext"] and v["mech_reptext_prev"] >= 1
+    assert v["formed_reptext"] == v["mech_reptext_prev"] and v["top_reptext_max"] >= v["circuit_effect"]
+    # "on 20 of its evaluation batches (4 for the lookup and word-level models)"
+    from headspace import mechanisms
+    from headspace.benchmark import zoo_models
+    batches = {n: mechanisms.read(ROOT / "zoo", n)["batches"] for n in zoo_models(ROOT / "zoo")}
+    fewer = {n.split("-")[0] for n, b in batches.items() if b < v["mech_batches"]}
+    assert v["mech_batches"] == max(batches.values()) == 20 and fewer == {"lookup", "words"}, fewer
+    assert {b for n, b in batches.items() if n.split("-")[0] in fewer} == {v["mech_batches_min"]}
+    # "designed K paths of a (lo to hi over the batches) to b nats; the other K ... under the threshold, the
+    # closer at c (lo to hi)"; the writer "at every position ... x to y ... at the keys ... under the threshold in
+    # N of the M models labelled induction. Measured there, the family would have one circuit, not three"
+    assert v["reptext_formed_min"] >= v["circuit_effect"] > v["reptext_under_max"]
+    assert v["reptext_under_max_hi"] >= v["circuit_effect"]            # "an interval that reaches the threshold"
+    assert v["reptext_writer_all_min"] >= v["attention_threshold"] > v["reptext_writer_keys_min"]
+    assert v["mech_reptext_prev"] - v["reptext_formed_keys_below"] == 1 and v["mech_reptext_prev"] == 3
 
 
-def test_lookup_and_text_models_are_reported_apart(report):
+def test_lookup_and_text_models_are_reported_apart(report, v):
     """The zoo: "A model whose label says it has no circuit, or only a diffuse one, is reported apart
-    below, whatever its path effects: that takes the lookup and text models out of the main tables, and the
-    three models with LayerNorm that formed none"; Results: the models apart are, "by their recorded mechanism
-    the lookup models, the text models of both kinds and the three models with LayerNorm that formed none; and
-    a reverse-copy model whose largest V path stays under" the threshold."""
+    below, whatever its path effects: that takes the lookup models, the word-level and character-level text
+    models and the repetitive-text models without induction out of the main tables, and the three models
+    with LayerNorm that formed none"; Results: the models apart are, "by their recorded mechanism the lookup
+    models, the word-level and character-level text models, the N repetitive-text models that formed none
+    and the three models with LayerNorm that formed none; and a reverse-copy model whose largest V path
+    stays under" the threshold."""
     card = report["scorecards"]["mean-circuit|task"]
     apart = set(card["circuitless_models"])
     assert not [n for n in card["models"] if n.startswith(("lookup", "words", "text", "recall-none-attn-1l"))]
     assert {n for n in card["model_modes"] if n.startswith(("lookup", "words", "text"))} <= apart
-    others = apart - {n for n in apart if n.startswith(("lookup", "words", "text"))}
+    reptext_apart = {n for n in apart if n.startswith("reptext")}
+    assert len(reptext_apart) == v["mech_reptext_none"]
+    assert {n for n in card["models"] if n.startswith("reptext")} | reptext_apart == {
+        n for n in card["model_modes"] if n.startswith("reptext")}
+    assert len(card["models"]) - len([n for n in card["models"] if not n.startswith("reptext")]) == v["mech_reptext_prev"]
+    others = apart - {n for n in apart if n.startswith(("lookup", "words", "text", "reptext"))}
     assert others == {"induction-ln-mlp-2l-s2", "reverse-ln-mlp-2l-s0", "reverse-ln-mlp-2l-s4",
                       "reverse-rms-attn-2l-s0"}, others

@@ -20,10 +20,10 @@ MODELS = [(z, n) for z in ZOOS for n in benchmark.zoo_models(z)]
 SLOW_TASKS = ("words",)
 
 
-@pytest.mark.parametrize("task", ["induction", "reverse", "recall", "lookup", "text", "words"])
+@pytest.mark.parametrize("task", ["induction", "reverse", "recall", "lookup", "text", "words", "reptext"])
 def test_named_positions_are_the_tasks_own(task):
     rng = np.random.default_rng(3)
-    corpus = np.array([0, 1, 2, 3, 0, 1, 4, 5] * 40) if task in ("text", "words") else None
+    corpus = np.array([0, 1, 2, 3, 0, 1, 4, 5] * 40) if task in ("text", "words", "reptext") else None
     tokens, mask = task_batch(task, rng, 16, corpus)
     pos = next(iter(named_positions(task, tokens, mask).values()))
     assert ((pos >= 0) <= mask).all()                        # named only where the circuit acts
@@ -36,12 +36,20 @@ def test_named_positions_are_the_tasks_own(task):
             assert row[j] == row[t] - PARTNER and row[j - 1] + PARTNER == row[t + 1]
         elif task == "recall":
             assert row[j] == row[t] - RECALL_ASK + RECALL_KEY and row[j - 1] == row[t + 1]
-        elif task in ("text", "words"):
+        elif task in ("text", "words", "reptext"):
             assert (row[j - 1], row[j]) == (row[t - 1], row[t])
+            assert ((row[:t - 1] == row[t - 1]) & (row[1:t] == row[t])).sum() == 1      # its only earlier copy
         else:
             assert j < 16 and row[j] // 16 == row[t - 1] - 64 and row[j] // 4 % 4 == row[t] - 68
             assert row[t + 1] - 72 == row[j] % 4
-    assert (pos[mask] >= 0).all()                        # every circuit position has its named position
+    if task in ("text", "words", "reptext"):             # named where the pair occurred exactly once before
+        once = np.zeros_like(mask)
+        for b, t in zip(*np.nonzero(mask)):
+            row = tokens[b]
+            once[b, t] = ((row[:t - 1] == row[t - 1]) & (row[1:t] == row[t])).sum() == 1
+        assert ((pos >= 0) == once).all() and once.any()
+    else:
+        assert (pos[mask] >= 0).all()                    # every circuit position has its named position
 
 
 def test_bad_input_names_the_argument():
@@ -76,6 +84,32 @@ def test_attention_shares_match_a_loop_over_every_position():
             target = [pat[b, l, h, t, np.flatnonzero(tokens[0, b, :t] == tokens[0, b, t])[-1] + 1]
                       for b in range(4) for t in np.flatnonzero(mask[0, b])]
             assert m["target"][l, h] == pytest.approx(np.mean(target), abs=1e-12)
+
+
+def test_text_writers_are_measured_at_every_position_and_recorded_where_the_reader_reads():
+    """In natural text the reader's anchors are selected (a pair that occurred once before); the writer is not:
+    ``back`` is the mean over every position, ``back_at_keys`` over the successors of every earlier occurrence
+    of the current pair, ``back_at_target`` over the selected anchors' successors, each against a loop."""
+    zoo, name = next((z, n) for z, n in MODELS if benchmark.zoo_models(z)[n]["task"] == "reptext")
+    model = benchmark.load_zoo_model(zoo, name)
+    tokens, mask = benchmark.eval_batches(zoo, "reptext")
+    tokens, mask = tokens[:1, :4], mask[:1, :4]
+    m = measure(model, "reptext", tokens, mask)
+    toks, pat = tokens[0], model.attention_patterns(tokens[0])
+    every = [(b, p) for b in range(4) for p in range(1, toks.shape[1])]
+    keys, targets = set(), set()
+    for b in range(4):
+        row = toks[b]
+        for t in np.flatnonzero(mask[0, b]):
+            hits = [j for j in range(1, t) if (row[j - 1], row[j]) == (row[t - 1], row[t])]
+            keys |= {(b, j + 1) for j in hits}
+            if len(hits) == 1:
+                targets.add((b, hits[0] + 1))
+    assert keys and targets and targets <= keys
+    for where, positions in (("back", every), ("back_at_keys", keys), ("back_at_target", targets)):
+        for l, h in ((0, 0), (0, 3), (1, 2)):
+            want = np.mean([pat[b, l, h, p, p - 1] for b, p in positions])
+            assert m[where][l, h, 0] == pytest.approx(want, abs=1e-12), where
 
 
 def _numbers(L=2, H=2, prev=0.0, target=0.0, answer=None, window=0.0, shifted=0.0, path=None):
@@ -133,7 +167,8 @@ def test_each_models_recorded_mechanism_holds(zoo, name):
     recorded = mechanisms.read(zoo, name)
     assert entry["mechanism"] == recorded["label"]
     tokens, mask = benchmark.eval_batches(zoo, entry["task"])
-    fresh = mechanisms.mechanism(benchmark.load_zoo_model(zoo, name), entry["task"], tokens, mask)
+    fresh = mechanisms.mechanism(benchmark.load_zoo_model(zoo, name), entry["task"], tokens, mask,
+                                 recorded.get("batches", 4))
     assert fresh["label"] == recorded["label"], fresh["evidence"]
     for key in ("writer", "reader", "mode"):
         assert fresh[key] == recorded[key], key

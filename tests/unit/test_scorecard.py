@@ -87,6 +87,45 @@ def test_expanded_interval_widens_by_the_small_sample_factor():
         stats.expanded_interval(d, 0.0, 1)
 
 
+def test_p_value_uses_the_spread_the_expanded_interval_uses():
+    """The p-value's standard error is the draws' sd widened by sqrt(n / (n - 1)), as the interval is: on
+    normal draws, a null at the expanded interval's edge gets p = 1 - level (to the quantiles' noise), and
+    the unwidened p of the same null (n large) is smaller."""
+    from math import erfc, sqrt
+    d = np.random.default_rng(4).normal(0.3, 1.0, 20000)
+    for n in (3, 8):
+        r = stats.expanded_interval(d, 0.3, n)
+        assert stats.p_value(d, 0.3, n, null=r.lo) == pytest.approx(0.05, abs=0.004), n
+        assert stats.p_value(d, 0.3, n, null=r.hi) == pytest.approx(0.05, abs=0.004), n
+        z = 0.3 / (d.std(ddof=1) * sqrt(n / (n - 1)))
+        assert stats.p_value(d, 0.3, n) == pytest.approx(erfc(z / sqrt(2)), rel=1e-12)
+        assert stats.p_value(d, 0.3, n) > stats.p_value(d, 0.3, 10 ** 6)
+    assert np.isnan(stats.p_value(np.ones(10), 1.0, 3))                      # no spread
+    with pytest.raises(ValueError, match="n must be an integer >= 2"):
+        stats.p_value(d, 0.3, 1)
+
+
+def test_holm_family_adjusts_over_every_cards_comparisons_at_once():
+    """The report's family: each p_holm is Holm over the concatenated p-values of every card, never below
+    the card's own adjustment, and the raw p-values are untouched."""
+    data = scorecard.ZooData.synthetic(np.random.default_rng(1), n_families=4, n_seeds=3)
+    cards = {m: scorecard.scorecard(data, mode=m, resamples=100) for m in ("task", "Q", "V")}
+    fam = scorecard.holm_family(cards)
+    i_p = cards["task"]["comparison_fields"].index("p")
+    ps = np.array([np.nan if c[i_p] is None else c[i_p] for k in cards for c in cards[k]["comparisons"]], float)
+    want = stats.holm(ps)
+    got = np.array([np.nan if c[-1] is None else c[-1] for k in fam for c in fam[k]["comparisons"]], float)
+    assert np.allclose(got, np.round(want, 4), equal_nan=True)
+    for k in cards:
+        assert fam[k]["holm_family"] == {"cards": ["task", "Q", "V"], "n_comparisons": int(np.isfinite(ps).sum())}
+        assert [c[:-1] for c in fam[k]["comparisons"]] == [c[:-1] for c in cards[k]["comparisons"]]
+        own = np.array([np.nan if c[-1] is None else c[-1] for c in cards[k]["comparisons"]], float)
+        mine = np.array([np.nan if c[-1] is None else c[-1] for c in fam[k]["comparisons"]], float)
+        ok = np.isfinite(own)
+        assert np.all(mine[ok] >= own[ok] - 1e-4)
+        assert "holm_family" not in cards[k]                         # the cards given are not changed
+
+
 def test_split_is_stratified_and_complete():
     fams = ["i1", "i2", "i3", "i4", "r1", "r2", "l1", "t1"]
     tasks = ["induction"] * 4 + ["reverse"] * 2 + ["lookup", "text"]

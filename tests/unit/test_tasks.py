@@ -48,3 +48,25 @@ def test_copy_tasks_mark_the_positions_their_circuit_predicts(task):
                 assert row[t] >= PARTNER
                 (j,) = np.flatnonzero(row[:t] == row[t] - PARTNER)[-1:]
                 assert row[t + 1] == row[j - 1] + PARTNER
+
+
+def test_reptext_batches_are_the_most_repetitive_quarter_of_the_texts_windows():
+    """``reptext``: windows of the corpus as they are (nothing pasted), the mask ``text``'s, and the batch the
+    quarter of four times as many windows with the most masked positions."""
+    from headspace.tasks import REPETITIVE_DRAWS, SHAPES, text_mask
+    corpus = np.random.default_rng(0).integers(0, 90, 20000)
+    corpus[5000:5400] = np.tile(np.arange(20), 20)                    # one repetitive stretch
+    tokens, mask = task_batch("reptext", np.random.default_rng(1), 8, corpus)
+    seq = SHAPES["reptext"][1]
+    assert tokens.shape == (8, seq) and (mask == text_mask(tokens)).all()
+    windows = {tuple(corpus[s:s + seq]) for s in range(len(corpus) - seq)}
+    assert all(tuple(row) in windows for row in tokens)
+    # the same draw of starts, ranked by hand
+    rng = np.random.default_rng(1)
+    starts = rng.integers(0, len(corpus) - seq, REPETITIVE_DRAWS["reptext"] * 8)
+    drawn = np.stack([corpus[s:s + seq] for s in starts])
+    counts = text_mask(drawn).sum(1)
+    assert REPETITIVE_DRAWS["reptext"] == 4
+    assert sorted(mask.sum(1)) == sorted(np.sort(counts)[-8:])
+    with pytest.raises(ValueError, match="corpus"):
+        task_batch("reptext", np.random.default_rng(1), 8, None)

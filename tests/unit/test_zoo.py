@@ -45,7 +45,7 @@ NOT_SOLVED = {"recall-none-attn-1l", "induction-ln-mlp-2l-s2"}
 #: models or families without a path of their task's mode of 0.1 nats (module docstring)
 NO_CIRCUIT = {"reverse-rms-attn-2l-s0", "recall-none-attn-1l", "words-none-attn-2l-s1", "words-none-attn-2l-s2",
               "words-none-attn-2l-s3",
-              "induction-ln-mlp-2l-s2", "text-ln-mlp-2l"}
+              "induction-ln-mlp-2l-s2", "text-ln-mlp-2l", "reptext-none-attn-2l-s1", "reptext-none-attn-2l-s3"}
 
 def family(name):
     return benchmark.zoo_models(ZOO)[name]["family"]
@@ -365,3 +365,40 @@ def test_lookup_models_attend_to_the_right_entry():
 def test_words_models_use_an_induction_mechanism():
     names = family_models("words-none-attn-2l")
     assert all(mechanisms.read(ZOO, n)["label"].endswith("induction") for n in names)
+
+
+@pytest.mark.parametrize("name", marked(
+    [f"reptext-none-attn-2l-s{i}" for i in range(5)], {"reptext-none-attn-2l-s1", "reptext-none-attn-2l-s3"},
+    "the K path stays under 0.1 nats on the 20 evaluation batches (s1 0.070 [0.058, 0.083], s3 0.096 [0.081, "
+    "0.111]; docs/decisions/0004-zoo-mechanisms.md, section 7)"))
+def test_each_reptext_model_uses_induction(name):
+    assert mechanisms.read(ZOO, name)["label"] == "previous-token induction", mechanisms.read(ZOO, name)["evidence"]
+
+
+def test_reptext_models_grow_induction_heads_and_three_use_them():
+    """Characters of the standard library's source, its most repetitive windows (``reptext``), measured on all
+    20 evaluation batches: every model has a first-layer head whose attention to the previous token, over every
+    position, reaches ATTENTION, and a second-layer head on the token after the pair's one earlier occurrence;
+    in three of the five (s0, s2, s4) the K path between them reaches PATH (0.134, 0.168, 0.184 nats), so their
+    recorded mechanism is previous-token induction; in s1 and s3 the same heads are there but their K path stays
+    under PATH (0.070 and 0.096 nats; docs/decisions/0004-zoo-mechanisms.md, section 7). The writer is mixed:
+    at every key an induction head reads its previous-token share is lower, under ATTENTION in s0 and s2 (and
+    s3), recorded as ``writer_attention_at_keys``."""
+    names = family_models("reptext-none-attn-2l")
+    assert len(names) == 5
+    formed = []
+    for name in names:
+        rec = mechanisms.read(ZOO, name)
+        assert rec["batches"] == 20, name
+        assert rec["writer_attention"] >= mechanisms.ATTENTION and rec["reader_attention"] >= mechanisms.ATTENTION, \
+            (name, rec["evidence"])
+        assert rec["mode"] == "K" and rec["writer"].startswith("L0") and rec["reader"].startswith("L1"), name
+        lo, hi = rec["effect_interval"]
+        assert lo <= rec["effect"] <= hi, name
+        if rec["label"] == "previous-token induction":
+            formed.append(name)
+        else:
+            assert rec["label"] == "none formed" and rec["effect"] < mechanisms.PATH, (name, rec["evidence"])
+    assert [n[-2:] for n in formed] == ["s0", "s2", "s4"], formed
+    below = [n[-2:] for n in names if mechanisms.read(ZOO, n)["writer_attention_at_keys"] < mechanisms.ATTENTION]
+    assert below == ["s0", "s2", "s3"], below

@@ -416,8 +416,11 @@ def _print_card(title: str, card: dict, gt: str, mode: str) -> None:
               f"Spearman " + ", ".join(f"{s} {_f(sp[s][0])}" for s in order[:4]))
     comps = card.get("comparisons", [])
     held = [c for c in comps if c[7] is not None and c[7] < 0.05]
+    family = card.get("holm_family")
+    over = (f", adjusted over the {family['n_comparisons']} of all {len(family['cards'])} scorecards of the report"
+            if family else "")
     print(f"Holm: {len(comps)} comparisons (each score against norm_product and product_norm on Spearman, AUROC, "
-          f"top-1 and precision@k, and each partial Spearman against 0); {len(held)} hold at 5% after correction:")
+          f"top-1 and precision@k, and each partial Spearman against 0){over}; {len(held)} hold at 5% after correction:")
     for c in held:
         print(f"  {c[0]} - {c[1]} on {_STAT_HEAD[c[2]]}: {c[3]:+.2f} [{_f(c[4])}, {_f(c[5])}], Holm p {c[7]:.3g}")
 

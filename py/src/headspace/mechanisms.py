@@ -7,7 +7,7 @@ six positions after the earlier occurrence: a shifted window), or not at all. A 
 judges composition scores by a model's circuit must know which circuit is there, so every
 model is labelled by the mechanism it uses, measured, not by the task it was trained on.
 
-What is measured, on the first ``N_BATCHES`` evaluation batches of the model's task (each
+What is measured, on the first ``N_BATCHES`` (20) evaluation batches of the model's task (each
 position ``t`` of the task's mask, where the circuit acts):
 
 * ``back [n_layers, n_heads, 8]``: the writer's pattern, attention from ``p`` to ``p - d``,
@@ -16,10 +16,15 @@ position ``t`` of the task's mask, where the circuit acts):
   induction head, the earlier occurrence in reverse copy and recall), or, for lookup's
   Q-composition, the question itself. ``previous`` is ``d = 1``; ``window`` the largest share at
   ``d >= 2``. (A recall model's previous-token heads attend to the previous token at the keys,
-  0.86-0.93, and elsewhere to other things: 0.25 over every position.)
+  0.86-0.93, and elsewhere to other things: 0.25 over every position.) In natural text
+  (``TEXT_TASKS``) the reader's targets are selected (below), and a selection of positions can
+  lift a head over the threshold, so there the writer is measured at every position of every
+  sequence; ``back_at_target`` (the selected targets) and ``back_at_keys`` (the successors of
+  every earlier occurrence of the pair) are recorded beside it.
 * ``around [n_layers, n_heads, 15]``: attention from a mask position ``t`` to ``j + k``,
   ``k = -7 .. 7``, where ``j`` is the *anchor* the task names: the earlier occurrence of the
-  current token (induction), of the current two tokens (text, words), of the plain token whose
+  current token (induction), of the current two tokens (text, words, reptext: named only where
+  the pair occurred exactly once before, see below), of the plain token whose
   partner is current (reverse), of the key asked for, in its value pair (recall). ``target``
   is the designed reader's position (``k = +1`` for the copying tasks, ``k = 0`` for reverse
   and recall), ``answer`` the position of the answer token itself (``k = -1`` for reverse and
@@ -28,6 +33,16 @@ position ``t`` of the task's mask, where the circuit acts):
   right entry's share of it (chance 1/16).
 * ``path``: the mean-ablation path effect (``headspace.ground_truth.path_effects``, nats,
   averaged over the mask's positions and the batches) of every pair in every mode.
+
+In natural text a pair of tokens often occurred several times before (8.2 times on average at
+the masked positions of ``reptext``'s first 4 evaluation batches, 4.0 in ``text``'s, 3.3 in ``words``'), and
+an induction head spreads its attention over the tokens after all of them, each a fair guess; its
+share on the last one's successor then says little (a ``reptext`` model's reader: 0.26 there, 0.72
+on all of them, where a head that spreads its attention evenly gets 0.25). So for these tasks
+the anchor is named only where the pair occurred exactly once before: there the designed reader
+has one target, as in the synthetic tasks. The selection applies to the reader's measure only
+(docs/decisions/0004-zoo-mechanisms.md, section 7); the writer is measured at every position, and
+the path effects are averaged over every masked position.
 
 The label follows from ``ATTENTION`` and ``PATH``, stated once here: a head *does* a pattern
 when its mean attention there is at least ``ATTENTION``; a mechanism is *used* when the path
@@ -58,7 +73,7 @@ from headspace.composition import MODES
 from headspace.ground_truth import ground_truth, path_effects
 from headspace.tasks import MODE_OF_TASK, PARTNER, RECALL_ASK, RECALL_KEY, TASKS
 
-__all__ = ["ATTENTION", "PATH", "THRESHOLDS", "N_BATCHES", "LABELS", "MECHANISM_FILE",
+__all__ = ["ATTENTION", "PATH", "THRESHOLDS", "N_BATCHES", "TEXT_TASKS", "LABELS", "MECHANISM_FILE",
            "named_positions", "measure", "label", "record", "read", "main"]
 
 #: A head does a pattern when its mean attention there is at least this (a uniform head over the
@@ -68,8 +83,13 @@ ATTENTION = 0.3
 #: (``headspace.benchmark.CIRCUIT_EFFECT``, the zoo's "formed" threshold, is the same number).
 PATH = 0.1
 THRESHOLDS = {"attention": ATTENTION, "path": PATH}
-#: Evaluation batches measured (16 sequences each): enough for attention shares to 0.01.
-N_BATCHES = 4
+#: Evaluation batches measured (16 sequences each, every batch the zoo's evaluation set holds): attention
+#: shares to 0.01, and a designed path's effect to about 0.01 nats (its bootstrap interval over the batches is
+#: recorded, ``effect_interval``); on 4 batches a near-threshold path's label could flip with the batches.
+N_BATCHES = 20
+#: Tasks on natural text, whose anchors are selected (named only where the pair occurred once before);
+#: their writer is measured at every position instead (module docstring).
+TEXT_TASKS = ("text", "words", "reptext")
 MECHANISM_FILE = store.MECHANISM_FILE
 BACK = 8                  # offsets d = 1 .. BACK of the writer's pattern
 AROUND = 7                # offsets k = -AROUND .. AROUND of the reader's pattern about the anchor
@@ -95,11 +115,12 @@ LABELS = {
 _TASK_LABELS = {"induction": ("previous-token induction", "shifted-window induction"),
                 "text": ("previous-token induction", "shifted-window induction"),
                 "words": ("previous-token induction", "shifted-window induction"),
+                "reptext": ("previous-token induction", "shifted-window induction"),
                 "reverse": ("previous-token V-composition", "direct attention to the answer"),
                 "recall": ("previous-token V-composition", "direct attention to the answer"),
                 "lookup": ("entry lookup", "diffuse lookup")}
 #: the reader's designed position relative to the anchor, and the answer token's own
-_TARGET = {"induction": 1, "text": 1, "words": 1, "reverse": 0, "recall": 0}
+_TARGET = {"induction": 1, "text": 1, "words": 1, "reptext": 1, "reverse": 0, "recall": 0}
 _ANSWER = {"reverse": -1, "recall": -1}
 
 
@@ -126,8 +147,10 @@ def named_positions(task: str, tokens, mask) -> dict[str, np.ndarray]:
             hit = np.flatnonzero((entries // 16 == colour) & (entries // 4 % 4 == shape))
         elif task == "induction":
             hit = np.flatnonzero(row[:t] == row[t])
-        elif task in ("text", "words"):
+        elif task in ("text", "words", "reptext"):
             hit = 1 + np.flatnonzero((row[:t - 1] == row[t - 1]) & (row[1:t] == row[t])) if t >= 1 else []
+            if len(hit) != 1:                                      # several earlier copies: no one target
+                hit = []
         elif task == "reverse":
             hit = np.flatnonzero(row[:t] == row[t] - PARTNER)
         else:                                                      # recall: the key after a value
@@ -155,7 +178,8 @@ def measure(model, task: str, tokens, mask) -> dict:
     named = named_positions(task, flat, fmask)
     # the writer's pattern, attention d positions back, where the designed reader reads the writer's
     # output: at the question itself for Q-composition (lookup), else at the position the reader
-    # attends to (the anchor + _TARGET), each such position once
+    # attends to (the anchor + _TARGET), each such position once; in natural text (TEXT_TASKS) at every
+    # position, since the anchors there are selected (named only where a pair occurred once before)
     if task == "lookup":
         rows, cols = np.nonzero(fmask)
     else:
@@ -163,11 +187,12 @@ def measure(model, task: str, tokens, mask) -> dict:
         b, t = np.nonzero(named["anchor"] >= 0)
         at[b, named["anchor"][b, t] + _TARGET[task]] = True
         rows, cols = np.nonzero(at)
-    back = np.zeros((L, H, BACK))
-    for d in range(1, BACK + 1):
-        ok = cols >= d
-        back[..., d - 1] = pat[rows[ok], :, :, cols[ok], cols[ok] - d].mean(0) if ok.any() else 0.0
+    back = _back(pat, rows, cols)
     out = {"loss": loss, "back": back}
+    if task in TEXT_TASKS:
+        out["back_at_target"] = back
+        out["back_at_keys"] = _back(pat, *np.nonzero(_pair_keys(flat, fmask)))
+        out["back"] = _back(pat, *np.nonzero(np.ones(flat.shape, dtype=bool)))
     if task == "lookup":
         b, t = np.nonzero(named["entry"] >= 0)
         out["target"] = pat[b, :, :, t, named["entry"][b, t]].mean(0)
@@ -189,12 +214,30 @@ def measure(model, task: str, tokens, mask) -> dict:
         out["target"] = around[..., AROUND + _TARGET[task]]
         if task in _ANSWER:
             out["answer"] = around[..., AROUND + _ANSWER[task]]
-    effect = np.zeros((len(MODES), L, H, L, H))
-    for toks, m in zip(tokens, mask):
-        if m.any():
-            effect += ground_truth(path_effects(model, toks, "QKV"), m)
-    out["path"] = effect / sum(bool(m.any()) for m in mask)
+    out["path_batches"] = np.stack([ground_truth(path_effects(model, toks, "QKV"), m)
+                                    for toks, m in zip(tokens, mask) if m.any()])
+    out["path"] = out["path_batches"].mean(0)
     return out
+
+
+def _pair_keys(tokens, mask) -> np.ndarray:
+    """``[batch, seq]`` bool: the positions after *every* earlier occurrence of the current pair, at each
+    masked position of a text task: all the keys an induction head may read, unselected."""
+    keys = np.zeros(tokens.shape, dtype=bool)
+    for b, t in zip(*np.nonzero(mask)):
+        row = tokens[b]
+        if t >= 1:
+            keys[b, 2 + np.flatnonzero((row[:t - 1] == row[t - 1]) & (row[1:t] == row[t]))] = True
+    return keys
+
+
+def _back(pat, rows, cols) -> np.ndarray:
+    """``[L, H, BACK]``: mean attention from ``(rows, cols)`` (sequence, position) to ``d = 1 .. BACK`` back."""
+    back = np.zeros(pat.shape[1:3] + (BACK,))
+    for d in range(1, BACK + 1):
+        ok = cols >= d
+        back[..., d - 1] = pat[rows[ok], :, :, cols[ok], cols[ok] - d].mean(0) if ok.any() else 0.0
+    return back
 
 
 def _head(l, h):
@@ -239,7 +282,7 @@ def label(task: str, m: dict) -> dict:
     window, window_d = back[..., 1:].max(-1), back[..., 1:].argmax(-1) + 2
     candidates = []                                       # (label, writer stat, reader stat, mode, names)
     first, second = _TASK_LABELS[task]
-    if task in ("induction", "text", "words"):
+    if task in ("induction", "text", "words", "reptext"):
         around = m["around"]
         shifted, shifted_k = around[..., AROUND + 2:].max(-1), around[..., AROUND + 2:].argmax(-1) + 2
         candidates.append((first, prev, m["target"], "K", ("previous token", "anchor + 1")))
@@ -292,14 +335,50 @@ def _round(a):
     return np.round(np.asarray(a, dtype=float), 4).tolist()
 
 
-def mechanism(model, task: str, tokens, mask) -> dict:
-    """``measure`` and ``label`` on the first ``N_BATCHES`` batches, as the JSON record the zoo stores."""
-    tokens, mask = np.asarray(tokens)[:N_BATCHES], np.asarray(mask)[:N_BATCHES]
+def _parse_head(name: str) -> tuple[int, int]:
+    """``"L1H2"`` as ``(1, 2)``."""
+    layer, head = name[1:].split("H")
+    return int(layer), int(head)
+
+
+def _effect_interval(path_batches, entry: dict) -> list | None:
+    """``[lo, hi]``: the 95% bootstrap interval over the batches of the labelled (or designed) path's effect,
+    ``entry``'s writer, reader and mode; None where there is no such pair or a single batch.
+
+    Why: the label compares the batches' mean with ``PATH``; how far that mean could move on another
+    draw of as many batches says whether the label could flip.
+    """
+    if entry["writer"] is None or entry["reader"] is None or len(path_batches) < 2:
+        return None
+    from headspace import stats
+    w, r = _parse_head(entry["writer"]), _parse_head(entry["reader"])
+    per = np.asarray(path_batches)[:, MODES.index(entry["mode"]), w[0], w[1], r[0], r[1]]
+    iv = stats.interval(per)
+    return [round(iv.lo, 4), round(iv.hi, 4)]
+
+
+def mechanism(model, task: str, tokens, mask, batches: int = N_BATCHES) -> dict:
+    """``measure`` and ``label`` on the first ``batches`` batches, as the JSON record the zoo stores (a record
+    states its ``batches``: one made before ``N_BATCHES`` was 20 is checked on the 4 it was made on)."""
+    if isinstance(batches, bool) or not isinstance(batches, (int, np.integer)) or batches < 1:
+        raise ValueError(f"batches must be an integer >= 1; got {batches!r}")
+    tokens, mask = np.asarray(tokens)[:batches], np.asarray(mask)[:batches]
     m = measure(model, task, tokens, mask)
     out = {"task": task, "designed": _TASK_LABELS[task][0] if task in _TASK_LABELS else None,
-           **label(task, m), "thresholds": THRESHOLDS, "batches": int(len(tokens)),
-           "circuit_loss": round(m["loss"], 4),
-           "previous": _round(m["back"][..., 0]), "back": _round(m["back"]), "target": _round(m["target"])}
+           **label(task, m), "thresholds": THRESHOLDS, "batches": int(len(tokens))}
+    out["effect_interval"] = _effect_interval(m["path_batches"], out)
+    out.update({"circuit_loss": round(m["loss"], 4),
+                "previous": _round(m["back"][..., 0]), "back": _round(m["back"]), "target": _round(m["target"])})
+    for where in ("target", "keys"):
+        if f"back_at_{where}" not in m:
+            continue
+        # the writer where the reader reads it: at the selected anchors' targets ("target", restricted as
+        # the reader's measure is), and after every earlier occurrence of the pair ("keys")
+        out[f"previous_at_{where}"] = _round(m[f"back_at_{where}"][..., 0])
+        if out["writer"] is not None and out["writer_attention"] is not None:
+            at = m[f"back_at_{where}"][_parse_head(out["writer"])]
+            previous = "attends to previous token" in out["evidence"]     # else the d >= 2 window
+            out[f"writer_attention_at_{where}"] = round(float(at[0] if previous else at[1:].max()), 4)
     for key in ("answer", "entries", "entry_share"):
         if key in m:
             out[key] = _round(m[key])
@@ -314,9 +393,10 @@ def mechanism(model, task: str, tokens, mask) -> dict:
     return out
 
 
-def record(zoo, names=None, progress=None) -> dict[str, str]:
-    """Measure every model of ``zoo`` (or ``names``), write ``<model>/mechanism.json`` and list it, with its
-    sha256, in the zoo's manifest, where the model's entry also gets ``"mechanism": <label>``."""
+def record(zoo, names=None, progress=None, batches: int = N_BATCHES) -> dict[str, str]:
+    """Measure every model of ``zoo`` (or ``names``) on ``batches`` evaluation batches, write
+    ``<model>/mechanism.json`` and list it, with its sha256, in the zoo's manifest, where the model's entry
+    also gets ``"mechanism": <label>``."""
     from headspace import benchmark
     zoo = Path(zoo)
     manifest = store.read_manifest(zoo)
@@ -325,7 +405,7 @@ def record(zoo, names=None, progress=None) -> dict[str, str]:
         if names is not None and name not in names:
             continue
         tokens, mask = benchmark.eval_batches(zoo, entry["task"])
-        rec = mechanism(benchmark.load_zoo_model(zoo, name), entry["task"], tokens, mask)
+        rec = mechanism(benchmark.load_zoo_model(zoo, name), entry["task"], tokens, mask, batches)
         data = (json.dumps(rec, indent=1) + "\n").encode()
         (zoo / name / MECHANISM_FILE).write_bytes(data)
         entry["files"][MECHANISM_FILE] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}

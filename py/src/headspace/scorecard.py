@@ -29,9 +29,10 @@ ten, so each interval is the percentile interval widened by ``sqrt(n / (n - 1))`
 configurations resampled (``stats.expanded_interval``), which undoes the bootstrap's
 ``(n - 1) / n`` shrinkage of the variance at the top level; resampling seeds and batches as well
 makes it, if anything, wider than that. Comparisons: every score against each size score on each
-statistic, and every partial Spearman against 0, form one family; their p-values (from the
-bootstrap's standard error, ``stats.p_value``) are Holm-adjusted (``stats.holm``) and the family's
-size is reported.
+statistic, and every partial Spearman against 0; their p-values (from the bootstrap's standard
+error, widened by the same factor: ``stats.p_value``) are Holm-adjusted (``stats.holm``) within the
+scorecard, and, in the report (``zoo_report``), over every scorecard's comparisons at once
+(``holm_family``): the report is what a text draws its findings from.
 
 Rules are chosen and tested on different models: ``held_out`` splits the configurations in two
 (stratified by task), picks the best score on one half and reports it, with intervals, on both.
@@ -58,7 +59,7 @@ import numpy as np
 from headspace import stats
 from headspace.composition import MODES
 
-__all__ = ["ZooData", "zoo_data", "scorecard", "held_out", "sensitivity", "causal_pairs", "split_configurations",
+__all__ = ["ZooData", "zoo_data", "scorecard", "holm_family", "held_out", "sensitivity", "causal_pairs", "split_configurations",
            "STATISTICS", "THRESHOLDS", "SIZE_SCORES", "FORMED_BY", "SCORECARD_MODES", "LEVEL", "RESAMPLES", "zoo_report",
            "read_report", "REPORT_GROUND_TRUTHS", "REPORT_MODES", "SENSITIVITY", "RANGE", "CIRCUITLESS_MECHANISMS"]
 
@@ -309,7 +310,7 @@ def scorecard(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", 
             d = main[f"partial_{base}"][:, s_i]
             iv = stats.expanded_interval(d[1:], d[0], n, level)
             rows.append([name, "0", f"partial_{base}", *_rounded(iv)])
-            ps.append(stats.p_value(d[1:], d[0]))
+            ps.append(stats.p_value(d[1:], d[0], n))
         if name in SIZE_SCORES:
             continue
         for base in SIZE_SCORES:
@@ -318,11 +319,38 @@ def scorecard(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", 
                 d = main[stat][:, s_i] - main[stat][:, b_i]
                 iv = stats.expanded_interval(d[1:], d[0], n, level)
                 rows.append([name, base, stat, *_rounded(iv)])
-                ps.append(stats.p_value(d[1:], d[0]))
+                ps.append(stats.p_value(d[1:], d[0], n))
     adjusted = stats.holm(ps)
     out["comparison_fields"] = ["score", "against", "statistic", "difference", "lo", "hi", "p", "p_holm"]
     out["comparisons"] = [r + [_round(p), _round(a)] for r, p, a in zip(rows, ps, adjusted)]
     out["n_comparisons"] = int(np.isfinite(np.asarray(ps, dtype=float)).sum())
+    return out
+
+
+def holm_family(cards: dict) -> dict:
+    """``cards`` (``{key: scorecard}``) with every comparison's ``p_holm`` adjusted over all of them at once.
+
+    Why: a text that states findings from several scorecards (ground truths, modes) makes all their
+    comparisons, and a comparison that survives Holm within its own card, one of a hundred, may not
+    survive among all of them. The family is every comparison of ``cards``: each card's
+    ``p_holm`` is replaced by the family's, and ``holm_family`` names the cards and the family's size
+    (``n_comparisons`` stays the card's own). A statement that *no* comparison holds is only made
+    stronger by a smaller family, so a card on its own (``scorecard``) keeps its own family.
+
+    >>> data = ZooData.synthetic(np.random.default_rng(0), n_families=4, n_seeds=3)
+    >>> cards = holm_family({"task": scorecard(data, resamples=100), "K": scorecard(data, mode="K", resamples=100)})
+    >>> cards["task"]["holm_family"]["n_comparisons"] == 2 * cards["task"]["n_comparisons"]
+    True
+    """
+    keys = list(cards)
+    out = {k: dict(cards[k]) for k in keys}
+    i_p = out[keys[0]]["comparison_fields"].index("p") if keys else 0
+    ps = [c[i_p] for k in keys for c in out[k]["comparisons"]]
+    adjusted = iter(stats.holm(np.array([np.nan if p is None else p for p in ps], dtype=float)).tolist())
+    n = int(np.isfinite(np.array([np.nan if p is None else p for p in ps], dtype=float)).sum())
+    for k in keys:
+        out[k]["comparisons"] = [c[:i_p + 1] + [_round(next(adjusted))] for c in out[k]["comparisons"]]
+        out[k]["holm_family"] = {"cards": keys, "n_comparisons": n}
     return out
 
 
@@ -468,6 +496,8 @@ def zoo_report(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0, sens
                 out["held_out"][f"{g}|{mode}|{stat}"] = h
         out["sensitivity"][f"{g}|task"] = [{k: r[k] for k in ("threshold", "value", "n_models", "leader", "stats")}
                                            for r in sensitivity(data, g, "task", sensitivity_resamples, seed)]
+    # one Holm family over every scorecard of the report: the comparisons a text drawing on them makes
+    out["scorecards"] = holm_family(out["scorecards"])
     return out
 
 

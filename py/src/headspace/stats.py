@@ -400,23 +400,33 @@ def holm(p_values) -> np.ndarray:
     return out.reshape(p.shape)
 
 
-def p_value(draws, estimate: float, null: float = 0.0) -> float:
-    """Two-sided p-value that a statistic equals ``null``, from its bootstrap ``draws`` (normal approximation).
+def p_value(draws, estimate: float, n: int, null: float = 0.0) -> float:
+    """Two-sided p-value that a statistic equals ``null``, from its bootstrap ``draws`` over ``n`` units.
 
     Why normal: a percentile p-value cannot go below ``1 / len(draws)``, too coarse for a Holm
-    family of dozens of comparisons; ``|estimate - null| / sd(draws)`` against the normal law
-    can. NaN when the draws have no spread.
+    family of dozens of comparisons; ``|estimate - null| / se`` against the normal law can.
+    Why ``n``: resampling ``n`` units (the top level of the bootstrap, configurations in the zoo)
+    gives a spread ``sqrt((n - 1) / n)`` of the true one; ``se`` is the draws' standard deviation
+    widened by ``sqrt(n / (n - 1))``, the same factor as ``expanded_interval``, so a p-value and
+    the interval beside it agree (p < 1 - level about when the interval excludes ``null``).
+    NaN when the draws have no spread.
 
     >>> import numpy as np
-    >>> round(p_value(np.random.default_rng(0).normal(0.0, 1.0, 4000), 1.96), 3)
+    >>> d = np.random.default_rng(0).normal(0.0, 1.0, 4000)
+    >>> round(p_value(d, 1.96, n=1000), 3)          # many units: the plain normal p
     0.05
+    >>> round(p_value(d, 1.96, n=3), 3)             # three units: the sd widened by sqrt(3 / 2)
+    0.109
     """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise ValueError(f"n must be an integer >= 2 (the units resampled); got {n!r}")
     d = np.asarray(draws, dtype=float)
     d = d[np.isfinite(d)]
     sd = float(d.std(ddof=1)) if d.size > 1 else 0.0
     if not np.isfinite(estimate) or sd == 0:
         return float("nan")
-    return float(math.erfc(abs(estimate - null) / sd / math.sqrt(2)))
+    se = sd * math.sqrt(n / (n - 1))
+    return float(math.erfc(abs(estimate - null) / se / math.sqrt(2)))
 
 
 def cluster_draws(groups, resamples: int, seed: int = 0) -> np.ndarray:

@@ -10,6 +10,10 @@ import numpy as np
 from ._shared import _holds, _the_same
 
 
+#: the tasks whose models are wider (d_model 64, d_head 16; scripts/train_zoo.py CONFIGS)
+WIDE_TASKS = ("words", "reptext")
+
+
 def _bench_row(t: dict, group: str, mode: str, gt: str, score: str) -> dict:
     """The row of table ``t`` for these choices, as ``{field: value}``."""
     index = _ROWS.get(id(t))
@@ -92,7 +96,8 @@ _LABEL_TAGS = {"previous-token induction": "prev", "shifted-window induction": "
 _FAMILY_TAGS = {"induction-none-attn-2l": "ind2l", "induction-rms-attn-2l": "indrms", "induction-ln-mlp-2l": "indln",
                 "induction-rms-attn-3l": "ind3l", "reverse-rms-attn-2l": "rev", "reverse-ln-mlp-2l": "revln",
                 "recall-none-attn-2l": "recall2l", "recall-none-attn-1l": "recall1l", "lookup-rms-attn-2l": "lookup",
-                "words-none-attn-2l": "words", "text-ln-mlp-2l": "chars"}
+                "words-none-attn-2l": "words", "text-ln-mlp-2l": "chars",
+                "reptext-none-attn-2l": "reptext"}
 
 
 #: The first zoo's configurations kept as they were trained, seeds 0-2, with seeds 3 and 4 added later
@@ -128,13 +133,14 @@ def mechanism_counts() -> dict:
 #: The per-task and per-family counts (``zoo_counts``) the article states; the claim tests read the rest
 #: of the table themselves.
 STATED_COUNTS = (
-    *(f"{k}_{task}" for task in ("induction", "reverse", "lookup", "text", "words") for k in ("n", "formed")),
+    *(f"{k}_{task}" for task in ("induction", "reverse", "lookup", "text", "words", "reptext") for k in ("n", "formed")),
     *(f"{k}_{tag}" for tag in ("recall1l", "recall2l") for k in ("n", "formed")),
     *(f"loss_{tag}_{k}" for tag in ("recall1l", "recall2l") for k in ("min", "max")),
-    *(f"loss_{task}_{k}" for task in ("induction", "reverse", "lookup", "text", "words") for k in ("min", "max")),
-    "loss_induction_second", "loss_induction_step0", "loss_text_step0", "loss_words_step0",
-    "top_text_max", "top_words_max",
+    *(f"loss_{task}_{k}" for task in ("induction", "reverse", "lookup", "text", "words", "reptext") for k in ("min", "max")),
+    "loss_induction_second", "loss_induction_step0", "loss_text_step0", "loss_words_step0", "loss_reptext_step0",
+    "top_text_max", "top_words_max", "top_reptext_max",
     "mech_ind2l_prev", "mech_lookup_diffuse", "mech_lookup_entry", "mech_recall2l_vcomp",
+    "mech_reptext_prev", "mech_reptext_none",
     "mech_task_reverse_direct", "mech_task_reverse_none", "mech_task_reverse_vcomp",
     "n_ind_normed", "mech_ind_normed_none", "mech_ind_normed_prev", "mech_ind_normed_shifted")
 
@@ -210,11 +216,12 @@ def benchmark(t: dict | None = None, checked: bool = False) -> dict:
            "level": LEVEL, "n_seeds": max(seeds),
            "n_batches": t["n_batches"], "batch": t["batch"],
            "min_effect": MIN_EFFECT, "rel_effect": REL_EFFECT, "n_scores": len(t["scores"]),
-           # the width of the residual stream and heads: one shape for the synthetic tasks, one for words
-           "d_model": _the_same("benchmark.d_model", [m["d_model"] for m in models if m["task"] != "words"]),
-           "d_head": _the_same("benchmark.d_head", [m["d_head"] for m in models if m["task"] != "words"]),
-           "d_model_words": _the_same("benchmark.d_model_words", [m["d_model"] for m in models if m["task"] == "words"]),
-           "d_head_words": _the_same("benchmark.d_head_words", [m["d_head"] for m in models if m["task"] == "words"])}
+           # the width of the residual stream and heads: one shape for most tasks, one for the text of
+           # words and of repetitive windows (WIDE_TASKS)
+           "d_model": _the_same("benchmark.d_model", [m["d_model"] for m in models if m["task"] not in WIDE_TASKS]),
+           "d_head": _the_same("benchmark.d_head", [m["d_head"] for m in models if m["task"] not in WIDE_TASKS]),
+           "d_model_words": _the_same("benchmark.d_model_words", [m["d_model"] for m in models if m["task"] in WIDE_TASKS]),
+           "d_head_words": _the_same("benchmark.d_head_words", [m["d_head"] for m in models if m["task"] in WIDE_TASKS])}
     # training time per model: the stack's wall time divided by its seeds (scripts/train_zoo.py)
     secs = np.array([m["train_seconds"] for m in models], float)
     out.update(train_seconds_median=float(np.median(secs)), train_seconds_min=float(secs.min()),
@@ -329,8 +336,48 @@ def benchmark(t: dict | None = None, checked: bool = False) -> dict:
     # the seed part of the bootstrap: the distinct multisets of n seeds drawn from n, C(2n - 1, n)
     from math import comb
     out["n_seed_draws"] = comb(2 * out["n_seeds"] - 1, out["n_seeds"])
+    out.update(reptext_values())
     out.update(scorecard_values())
     return {k: v for k, v in out.items() if checked or k not in checked_only}
+
+
+def reptext_values() -> dict:
+    """The repetitive-text family's recorded mechanisms (headspace.mechanisms, on the zoo's 20 evaluation
+    batches): the designed K path of each seed with its interval over the batches, and the writer's share on
+    the previous token where it is measured (every position), where the reader reads it (after every earlier
+    occurrence of the pair) and at the selected anchors only."""
+    from headspace import mechanisms
+    from headspace.benchmark import zoo_models
+    zoo = _zoo()
+    recs = [mechanisms.read(zoo, n) for n, e in zoo_models(zoo).items() if e["family"] == "reptext-none-attn-2l"]
+    formed = [r for r in recs if r["label"] == "previous-token induction"]
+    under = [r for r in recs if r["label"] == "none formed"]
+    _holds(len(formed) + len(under) == len(recs), "every repetitive-text model is labelled induction or none formed")
+    out = {"mech_batches": _the_same("benchmark.mech_batches", [r["batches"] for r in recs])}
+    # every model's record states its batches: the fewest, and the tasks whose records have fewer (the article
+    # names them; tests/site/test_benchmark_claims.py)
+    entries = zoo_models(zoo)
+    batches = {n: mechanisms.read(zoo, n)["batches"] for n in entries}
+    out["mech_batches_min"] = min(batches.values())
+    # the formed seeds' weakest path (its interval's lower end: is it clear of the bar?) and strongest
+    weakest = min(formed, key=lambda r: r["effect"])
+    out.update(reptext_formed_min=weakest["effect"], reptext_formed_min_lo=weakest["effect_interval"][0],
+               reptext_formed_min_hi=weakest["effect_interval"][1],
+               reptext_formed_max=max(r["effect"] for r in formed))
+    # the seeds under the bar: the strongest of them, with its interval (does it reach the bar?)
+    if under:
+        top = max(under, key=lambda r: r["effect"])
+        out.update(reptext_under_max=top["effect"], reptext_under_max_lo=top["effect_interval"][0],
+                   reptext_under_max_hi=top["effect_interval"][1],
+                   reptext_under_min=min(r["effect"] for r in under))
+    for where, key in (("writer_attention", "all"), ("writer_attention_at_keys", "keys"),
+                       ("writer_attention_at_target", "target")):
+        vals = [r[where] for r in recs]
+        out[f"reptext_writer_{key}_min"], out[f"reptext_writer_{key}_max"] = min(vals), max(vals)
+    out["reptext_writer_keys_below"] = sum(r["writer_attention_at_keys"] < mechanisms.ATTENTION for r in recs)
+    out["reptext_formed_keys_below"] = sum(r["writer_attention_at_keys"] < mechanisms.ATTENTION for r in formed)
+    out["reptext_n_formed"] = len(formed)
+    return out
 
 
 # -- the scorecard (headspace.scorecard): the questions a researcher asks, with intervals over
@@ -449,13 +496,25 @@ def scorecard_values() -> dict:
         out["sc_partial_np_holder"] = name(held[0])
         _triple(out, "sc_partial_np_held", card["stats"]["partial_norm_product"][held[0]])
     out["sc_n_partial_pn_holds"] = sum(r["statistic"] == "partial_product_norm" for r in holding(card, False))
-    # the Frobenius score's Holm-adjusted p beyond head sizes (the article: it holds, only just)
-    out["sc_frobenius_partial_np_p_holm"] = next(
-        r["p_holm"] for r in (dict(zip(card["comparison_fields"], c)) for c in card["comparisons"])
-        if r["score"] == "frobenius" and r["against"] == "0" and r["statistic"] == "partial_norm_product")
+    # the one score beyond head sizes that does not hold after Holm (named when exactly one), with its interval
+    dropped = [s for s in normalised if s not in held]
+    if len(dropped) == 1:
+        out["sc_partial_np_dropped_score"] = name(dropped[0])
+        _triple(out, "sc_partial_np_dropped", card["stats"]["partial_norm_product"][dropped[0]])
+    # the Holm family: every comparison of every card of the report (headspace.scorecard.holm_family)
+    out["sc_n_family"] = card["holm_family"]["n_comparisons"]
     # how many combinations of ground truth and mode the report holds (the article: no difference from a
     # size score holds after Holm in any of them; tests/site/test_benchmark_claims.py)
     out["sc_n_cards"] = len(rep["scorecards"])
+    # the comparisons with a size score that do hold after Holm, over every card (the article names the one)
+    held_any = [(key, r) for key, c in rep["scorecards"].items() for r in holding(c)]
+    out["sc_n_held_anywhere"] = len(held_any)
+    if len(held_any) == 1:
+        key, r = held_any[0]
+        out["sc_held_score"], out["sc_held_against"] = name(r["score"]), name(r["against"])
+        # the article states how much better the size score does: against minus score, and its interval
+        _triple(out, "sc_held_lead", (-r["difference"], -r["hi"], -r["lo"]))
+        out["sc_held_p_holm"] = r["p_holm"]
     # the mode: each model in the mode of its largest path
     largest = rep["scorecards"]["mean-circuit|largest"]
     task_mode = {n: MODE_OF_TASK[n.split("-")[0]] for n in largest["model_modes"]}
@@ -474,6 +533,9 @@ def scorecard_values() -> dict:
         _triple(out, f"sc_excess_{s}", excess["stats"]["spearman"][s])
     _triple(out, "sc_excess_frobenius_partial", excess["stats"]["partial_norm_product"]["frobenius"])
     out["sc_excess_smallest_p"] = smallest_p(excess)
+    # beyond path size on the excess card: the subspace score holds after Holm (the article: only here, and only
+    # with the repetitive-text family; tests/site/test_benchmark_claims.py)
+    _triple(out, "sc_excess_subspace_partial_pn", excess["stats"]["partial_product_norm"]["subspace"])
     # held out: the rule "rank by the best Spearman" and "shortlist by the best precision@k", chosen on one
     # half of the configurations and tested on the other, both ways
     for stat, tag in (("spearman", "rho"), ("precision_at_k", "pk")):
