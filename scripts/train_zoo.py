@@ -90,6 +90,9 @@ CONFIGS = [
     Config("recall", None, False, 2, steps=2000, pos_init="sinusoidal"),
     Config("recall", None, False, 1, steps=2000, pos_init="sinusoidal"),
     Config("lookup", "RMS", False, 2, steps=6000, pos_init="sinusoidal"),
+    # lookup redesigned: a cell holds only its payload, so no first-layer head can gather the answer at a
+    # cue (docs/decisions/0004, section 7; its one-layer control, 1500 steps, data seed 107000, was a trial)
+    Config("table", None, False, 2, steps=1500, pos_init="sinusoidal"),
     Config("words", None, False, 2, steps=2500, d_model=64, n_heads=4, d_head=16, batch=16, all_weight=0.1,
            pos_init="sinusoidal"),
     Config("text", "LN", True, 2, steps=1500, lr=3e-3, all_weight=None),
@@ -105,6 +108,7 @@ FEWER_SEEDS = {f: (0, 1, 2) for f in ("words-none-attn-2l", "induction-ln-mlp-2l
 SEED_BASE = {"induction-none-attn-2l": 1000, "induction-rms-attn-2l": 2000, "induction-ln-mlp-2l": 3000,
              "induction-rms-attn-3l": 4000, "reverse-rms-attn-2l": 5000, "reverse-ln-mlp-2l": 6000,
              "recall-none-attn-2l": 101000, "recall-none-attn-1l": 102000, "lookup-rms-attn-2l": 7000,
+             "table-none-attn-2l": 105000,
              "words-none-attn-2l": 104000, "text-ln-mlp-2l": 8000}
 #: The first zoo's lookup configuration (in the repository's history up to the switch-over,
 #: docs/decisions/0004-zoo-mechanisms.md), replaced by lookup for 6000 steps.
@@ -429,7 +433,7 @@ def main(argv=None) -> None:
     jobs = [(with_fields(c, args.set), seeds_of[c.family], args.steps, args.lr) for c in configs
             if not args.only or c.family.startswith(tuple(args.only.split(",")))]
     # the slowest to learn first, so that a failure shows early
-    first = ("reverse", "recall", "lookup", "text", "induction", "words")
+    first = ("reverse", "recall", "lookup", "table", "text", "induction", "words")
     families = [c.family for c in configs]
     jobs.sort(key=lambda j: (first.index(j[0].task), families.index(j[0].family)))
     with mp.get_context("spawn").Pool(args.jobs) as pool:

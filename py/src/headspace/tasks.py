@@ -35,6 +35,19 @@ the next token is random (or, for text, ordinary language). numpy only, seeded.
   its logits: V-composition, no Q needed.)
 * ``text``: characters of source code (``encode_text``); the mask marks positions whose
   current two characters occurred earlier in the sequence (where copying can help).
+* ``table`` (Q-composition, lookup redesigned; docs/decisions/0004-zoo-mechanisms.md, section 7): a
+  table of 8 x 4 cells, each one payload token (of 4), the cell of (colour, shape) always at position
+  ``colour * 4 + shape``, then triples ``a b answer`` as in lookup (8 colour cues, 4 shape cues).
+  In half of the sequences each colour's four payloads differ and each shape has each payload twice
+  (two Latin squares stacked, rows shuffled; drawn afresh for every sequence), so one cue alone
+  leaves ln 4 nats; in the other half the payloads are drawn freely (a first gradient). A cell
+  holds nothing but its payload: no first-layer head can gather a (colour, payload) or (shape,
+  payload) pair at a cue, which is how lookup's models answered without attending to the entry. The
+  answer's address needs both cues in one *query*: a previous-token head brings the colour to the
+  shape cue. A one-layer model can still switch each head on one colour (the head attends to its
+  colour's cell in the cue's shape column and, for any other colour, to the colour cue instead);
+  with 4 heads and 8 colours that covers at most half the colours (a one-layer model stays at ln 4 on
+  the Latin sequences).
 
 The present zoo (``zoo/``, docs/decisions/0004-zoo-mechanisms.md) adds two tasks to the first zoo's:
 
@@ -76,9 +89,10 @@ __all__ = ["TASKS", "MODE_OF_TASK", "task_batch", "encode_text", "decode_text", 
            "WordVocab", "split_words"]
 
 #: The benchmark zoo's tasks, in the order the benchmark lists them.
-TASKS = ("induction", "reverse", "recall", "lookup", "words", "text")
+TASKS = ("induction", "reverse", "recall", "lookup", "table", "words", "text")
 #: The kind of composition each task is built to need (text: none is forced; induction is expected).
-MODE_OF_TASK = {"induction": "K", "reverse": "V", "lookup": "Q", "text": "K", "recall": "V", "words": "K"}
+MODE_OF_TASK = {"induction": "K", "reverse": "V", "lookup": "Q", "table": "Q", "text": "K", "recall": "V",
+                "words": "K"}
 
 #: Character vocabulary of the text task: newline, printable ASCII 32..126, and one id for anything else.
 _CHARS = "\n" + "".join(chr(c) for c in range(32, 127))
@@ -93,6 +107,12 @@ PARTNER = 32
 COLOUR_CUE, SHAPE_CUE, ANSWER = 64, 68, 72
 LOOKUP_VOCAB = 76
 
+#: Table's vocabulary: 4 payloads, 8 colour cues, 4 shape cues and 4 answer tokens (one per payload); a
+#: table of 8 x 4 cells, the payload of (colour, shape) at position ``colour * 4 + shape``, then 8 questions.
+TABLE_COLOURS, TABLE_QUESTIONS, TABLE_LATIN = 8, 8, 0.5
+TABLE_COLOUR, TABLE_SHAPE, TABLE_ANSWER = 4, 4 + TABLE_COLOURS, 8 + TABLE_COLOURS
+TABLE_VOCAB = 12 + TABLE_COLOURS
+
 #: Recall's vocabulary: 16 values, 16 keys, 16 ask tokens (``ask(k) = k + RECALL_ASK - RECALL_KEY``).
 RECALL_KEY, RECALL_ASK = 16, 32
 RECALL_VOCAB, RECALL_PAIRS, RECALL_QUESTIONS = 48, 10, 6
@@ -100,7 +120,8 @@ RECALL_VOCAB, RECALL_PAIRS, RECALL_QUESTIONS = 48, 10, 6
 WORDS_VOCAB = 1024
 
 SHAPES = {"induction": (64, 32), "reverse": (64, 32), "lookup": (LOOKUP_VOCAB, 40), "text": (TEXT_VOCAB, 64),
-          "recall": (RECALL_VOCAB, 2 * RECALL_PAIRS + 2 * RECALL_QUESTIONS), "words": (WORDS_VOCAB, 96)}
+          "recall": (RECALL_VOCAB, 2 * RECALL_PAIRS + 2 * RECALL_QUESTIONS),
+          "table": (TABLE_VOCAB, 4 * TABLE_COLOURS + 3 * TABLE_QUESTIONS), "words": (WORDS_VOCAB, 96)}
 #: Tasks whose sequences are windows of a corpus (``task_batch``'s ``corpus``).
 CORPUS_TASKS = ("text", "words")
 
@@ -209,6 +230,9 @@ def task_batch(task: str, rng: np.random.Generator, batch: int = 32, corpus: np.
         if task == "lookup":
             _lookup_row(rng, tokens[i], mask[i])
             continue
+        if task == "table":
+            _table_row(rng, tokens[i], mask[i])
+            continue
         if task == "recall":
             _recall_row(rng, tokens[i], mask[i])
             continue
@@ -237,6 +261,23 @@ def _lookup_row(rng, row, mask_row):
     for t in range(16, len(row) - 2, 3):
         colour, shape = rng.integers(0, 4, 2)
         row[t:t + 3] = COLOUR_CUE + colour, SHAPE_CUE + shape, ANSWER + payload[colour, shape]
+        mask_row[t + 1] = True
+
+
+def _table_row(rng, row, mask_row):
+    """One ``table`` sequence in place: 8 x 4 cells (payloads, colour-major), then ``a b answer`` triples."""
+    # payload[colour, shape], drawn for this sequence: two Latin squares stacked, rows shuffled, so that
+    # each colour's four payloads differ and each shape has each payload twice (one cue alone: ln 4);
+    # in the other sequences (1 - TABLE_LATIN) the 32 payloads are drawn freely, so that one cue alone
+    # tells something: the first gradient (with Latin squares only, five seeds sat at ln 4 for 1000 steps)
+    payload = np.concatenate([latin_square(rng), latin_square(rng)])[rng.permutation(TABLE_COLOURS)]
+    if rng.random() >= TABLE_LATIN:
+        payload = rng.integers(0, 4, payload.shape)
+    n = payload.size
+    row[:n] = payload.ravel()
+    for t in range(n, len(row) - 2, 3):
+        colour, shape = rng.integers(0, TABLE_COLOURS), rng.integers(0, 4)
+        row[t:t + 3] = TABLE_COLOUR + colour, TABLE_SHAPE + shape, TABLE_ANSWER + payload[colour, shape]
         mask_row[t + 1] = True
 
 
