@@ -47,7 +47,8 @@ the next token is random (or, for text, ordinary language). numpy only, seeded.
   shape cue. A one-layer model can still switch each head on one colour (the head attends to its
   colour's cell in the cue's shape column and, for any other colour, to the colour cue instead);
   with 4 heads and 8 colours that covers at most half the colours (a one-layer model stays at ln 4 on
-  the Latin sequences).
+  the Latin sequences). Two layers have 8 heads, so the switch is open to them without composition:
+  the task makes the lookup the route most seeds find, it does not force it (the mechanism is measured).
 
 The present zoo (``zoo/``, docs/decisions/0004-zoo-mechanisms.md) adds two tasks to the first zoo's:
 
