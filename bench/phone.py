@@ -342,6 +342,7 @@ def summarise(v: Visit, server, figures, python_wait, python_cap, heap) -> dict:
         "bytes_before_python_live": bytes_at(python_ms), "bytes_total": traffic.before(),
         "bytes_total_by_kind": by_kind({p: b["sent"] for p, b in traffic.by_path().items()}),
         "files_before_first_interactive": traffic.by_path(at(first_ms)) if first_ms is not None else None,
+        "files_before_python_live": traffic.by_path(at(python_ms)) if python_ms is not None else None,
         "js_heap_bytes": heap["usedSize"], "js_heap_total_bytes": heap["totalSize"],
         "visit_s": round(v.elapsed(), 1),
     }
@@ -395,6 +396,9 @@ def fmt_bytes(b) -> str:
     return "   -   " if b is None else f"{b['sent'] / 1e6:5.2f}/{b['raw'] / 1e6:5.2f} MB"
 
 
+LARGEST_FILES = 6  # the files named under each row, largest as sent first
+
+
 def print_header() -> None:
     print("phone: 390x844 touch, page CPU 4x, one shared link (text and wasm gzipped); bytes as sent/raw; cold; service workers blocked")
     print(f"{'article':38s} {'link':7s} {'FCP':>8s} {'first interactive':>18s} {'(-FCP)':>8s} {'every figure':>16s} "
@@ -417,6 +421,11 @@ def print_row(article: str, link: str, row: dict) -> None:
           f"{fmt_bytes(row['bytes_total']):>18s} {row['js_heap_bytes'] / 1e6:5.1f}MB")
     for e in row["errors"][:1]:
         print(f"{'':47s}page said: {e[:200]}")
+    files = row.get("files_before_python_live")
+    if files:  # where the bytes before live go: what a cut would have to take from
+        largest = sorted(files.items(), key=lambda kv: -kv[1]["sent"])[:LARGEST_FILES]
+        print(f"{'':47s}largest before live (sent/raw): " + ", ".join(
+            f"{path.rsplit('/', 1)[-1][:28]} {b['sent'] / 1e6:.2f}/{b['raw'] / 1e6:.2f} MB" for path, b in largest))
 
 
 def main(argv=None) -> None:

@@ -6,7 +6,10 @@ comes back another day: nothing survives in memory, only the disk caches (HTTP c
 cache, the service worker's Cache Storage). Ours is measured twice, with its service worker and
 with service workers blocked (the HTTP cache alone), to show what the service worker adds. One
 more traced second visit of each says whether the wasm came from V8's code cache (compiled on the
-first visit) or was compiled again.
+first visit) or was compiled again. Ours is also measured with the page's main thread at 4x (the
+phone profile), and each of ours reports the worker's boot steps (``boot_steps``), so that a
+returning reader's wait can be split into the runtime's read from the cache, the interpreter's
+start, numpy's import and the page's demos (docs/decisions/0011-returning-reader-and-bytes.md).
 """
 
 from __future__ import annotations
@@ -54,6 +57,29 @@ def _ours(page, base) -> float:
 def _python_live(page) -> float | None:
     """When the page said Python was live (ms from navigation start: ``marks.pythonReady``)."""
     return page.evaluate("() => (window.headspace && window.headspace.marks && window.headspace.marks.pythonReady) || null")
+
+
+# The worker's boot steps as the page heard them (ms from navigation start): boot1 the runtime's
+# download asked for, boot2 the standard library in hand (Pyodide's loader starts), boot3 the
+# interpreter running (loadPyodide done: wasm instantiated, Python initialised), boot4 the wheels
+# installed and numpy and headspace_site.runtime imported, pythonReady the page's demos imported.
+BOOT_MARKS = ("boot1", "boot2", "boot3", "boot4", "pythonReady")
+STEP_NAMES = {"boot2": "runtime from cache", "boot3": "interpreter", "boot4": "wheels+numpy+runtime",
+              "pythonReady": "page's demos"}
+
+
+def _boot_marks(page) -> dict:
+    return page.evaluate("(names) => Object.fromEntries(names.map(n => [n, (window.headspace && window.headspace.marks"
+                         " && window.headspace.marks[n]) || null]))", list(BOOT_MARKS))
+
+
+def boot_steps(marks: dict) -> dict:
+    """Each boot step's duration (ms), from the marks of one visit: where a returning reader's wait goes."""
+    out = {}
+    for before, after in zip(BOOT_MARKS, BOOT_MARKS[1:]):
+        if marks.get(before) is not None and marks.get(after) is not None:
+            out[STEP_NAMES[after]] = marks[after] - marks[before]
+    return out
 
 
 def _plain(page, base) -> float:
@@ -113,18 +139,25 @@ def second_visit(playwright, chromium, args, base, counter, which: str, service_
             context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": cpu_slowdown})
         second = measure(page, base)
         live = _python_live(page) if which == "ours" else second
+        marks = _boot_marks(page) if which == "ours" else {}
         controlled = page.evaluate("() => !!(navigator.serviceWorker && navigator.serviceWorker.controller)")
         served = dict(counter)
         context.close()
         runtime = {k: v for k, v in served.items() if k.startswith(("/pyodide/", "/vendor/", "/js/", "/css/", "/models/"))}
         out = {"first_visit_ms": first, "second_visit_ms": second, "python_live_ms": live, "controlled": controlled,
                "network_bytes": sum(served.values()), "runtime_network_bytes": sum(runtime.values()),
-               "files": served}
+               "files": served, "boot_marks": marks, "boot_steps_ms": boot_steps(marks)}
         if trace:
             out["wasm"] = wasm_compilation(trace_file)
         return out
     finally:
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def median_steps(rs: list[dict]) -> dict:
+    """Each boot step's median over the runs that reported it."""
+    names = [n for n in STEP_NAMES.values() if any(n in r["boot_steps_ms"] for r in rs)]
+    return {n: statistics.median(r["boot_steps_ms"][n] for r in rs if n in r["boot_steps_ms"]) for n in names}
 
 
 def run(playwright, chromium, args, base, counter, runs: int = 3) -> dict:
@@ -137,13 +170,15 @@ def run(playwright, chromium, args, base, counter, runs: int = 3) -> dict:
                      "python_live_ms": statistics.median(r["python_live_ms"] for r in rs),
                      "first_visit_ms": statistics.median(r["first_visit_ms"] for r in rs),
                      "network_bytes": statistics.median(r["network_bytes"] for r in rs),
-                     "runtime_network_bytes": max(r["runtime_network_bytes"] for r in rs), "runs": rs}
+                     "runtime_network_bytes": max(r["runtime_network_bytes"] for r in rs),
+                     "boot_steps_ms": median_steps(rs), "runs": rs}
     # The phone profile (issue 51): the page's main thread 4x slower on the second visit.
     rs = [second_visit(playwright, chromium, args, base, counter, "ours", "allow", cpu_slowdown=PHONE_CPU_SLOWDOWN)
           for _ in range(runs)]
     out["ours_service_worker_4x"] = {k: statistics.median(r[k] for r in rs) for k in ("second_visit_ms", "python_live_ms",
                                                                                       "first_visit_ms", "network_bytes")}
-    out["ours_service_worker_4x"].update(runtime_network_bytes=max(r["runtime_network_bytes"] for r in rs), runs=rs)
+    out["ours_service_worker_4x"].update(runtime_network_bytes=max(r["runtime_network_bytes"] for r in rs),
+                                         boot_steps_ms=median_steps(rs), runs=rs)
     for name in ("ours_http_cache", "ours_service_worker"):
         out[f"{name}_ratio"] = out[name]["second_visit_ms"] / out["plain"]["second_visit_ms"]
     # One more traced second visit each: did it compile again what the first visit compiled?
@@ -162,6 +197,8 @@ def print_report(r: dict) -> None:
         live = f"  Python live {v['python_live_ms']:7.0f} ms" if v.get("python_live_ms") is not None else ""
         print(f"returning reader {name:22s} first visit {v['first_visit_ms']:7.0f} ms  second visit {v['second_visit_ms']:7.0f} ms"
               f"{live}  ratio {ratio:.3f}  network {v['network_bytes']} B (runtime {v['runtime_network_bytes']} B)")
+        if v.get("boot_steps_ms"):
+            print("    worker's boot, medians: " + ", ".join(f"{k} {ms:.0f} ms" for k, ms in v["boot_steps_ms"].items()))
         w = v.get("wasm")
         if w:
             print(f"    wasm on the second visit: {w['deserialised_modules']} module(s) from V8's code cache,"

@@ -142,7 +142,8 @@ CONTROL_JS = """async ([index, name, moves, pauseMs = 0, from = 'python']) => {
         : controls.find(c => c.type === 'range') || controls.find(c => c.tagName === 'SELECT')
           || controls.find(c => c.type === 'checkbox') || controls[0];
     if (!el) return {error: `no control ${name}`};
-    const kind = el.dataset.kind;
+    // (pages before issue 51 mark no kind: a --vs run against an older build reads it off the element)
+    const kind = el.dataset.kind || (el.tagName === 'SELECT' ? 'select' : el.type);
     const cell = kind === 'matrix' ? el.querySelector('input') : null;
     const target = cell || el;
     const startValue = kind === 'checkbox' ? el.checked : target.value;
@@ -214,8 +215,8 @@ CONTROL_JS = """async ([index, name, moves, pauseMs = 0, from = 'python']) => {
 # Every control of a figure, in order: its name, kind, whether it does anything at the starting
 # settings (an inactive one is disabled and skipped), whether the build answers it.
 CONTROLS_JS = """(index) => [...document.querySelectorAll('figure.demo')[index]
-    .querySelectorAll('.demo-controls [name][data-kind]')].map(c => ({
-        name: c.getAttribute('name'), kind: c.dataset.kind, disabled: Boolean(c.disabled),
+    .querySelectorAll('.demo-controls [name]')].filter(c => c.dataset.kind || ['INPUT', 'SELECT'].includes(c.tagName))
+    .map(c => ({name: c.getAttribute('name'), kind: c.dataset.kind || (c.tagName === 'SELECT' ? 'select' : c.type), disabled: Boolean(c.disabled),
         answered: c.hasAttribute('data-answered')}))"""
 
 
@@ -363,39 +364,51 @@ def control_latency(browser, base, moves: int, only=None, cpu_slowdown: float = 
         base = f"http://127.0.0.1:{held.server_port}"
     context, page, names = open_gallery(browser, base, cpu_slowdown, device, python=python)
     out = {}
-    for i, name in enumerate(names):
-        if (only and name not in only) or name in out:
-            continue
-        page.evaluate("i => document.querySelectorAll('figure.demo')[i].scrollIntoView()", i)
-        if python:
-            page.evaluate(CONTROL_JS, [i, None, 3])  # the figure's models in (the first call may load one)
+    for i, name, controls in gallery_controls(page, names, only, python):
         out[name] = {}
-        for c in page.evaluate(CONTROLS_JS, i):
-            if c["disabled"]:
-                out[name][c["name"]] = {"kind": c["kind"], "skipped": "inactive at the starting settings"}
-                continue
-            if not python and not c["answered"]:
-                out[name][c["name"]] = {"kind": c["kind"], "skipped": "not answered by the build: waits for Python"}
-                continue
-            r = page.evaluate(CONTROL_JS, [i, c["name"], moves, 0, "python" if python else "build"])
-            if "error" in r or not r["times"]:
-                out[name][c["name"]] = {"kind": c["kind"], "error": r.get("error", "no move timed")}
-                continue
-            stats = move_stats(r)
-            if pauses:
-                # Moves a reader makes after looking at the figure for a moment: whatever the page does
-                # once a reader pauses lands on the next move.
-                paused = page.evaluate(CONTROL_JS, [i, c["name"], PAUSED_MOVES, PAUSE_MS, "python" if python else "build"])
-                if paused.get("times"):
-                    stats.update(after_pause_p50_ms=round(pct(paused["times"], 50), 2),
-                                 after_pause_max_ms=round(max(paused["times"]), 2))
-            out[name][c["name"]] = stats
+        for c in controls:
+            out[name][c["name"]] = move_control(page, i, c, moves, python, pauses)
     context.close()
     if held:
         HeldRuntime.released.set()
         held.shutdown()
         HeldRuntime.released.clear()
     return out
+
+
+def gallery_controls(page, names: list[str], only=None, python: bool = True):
+    """(index, demo, its controls) for each demo of the gallery once (``only``: these demos), each
+    figure scrolled into view and, with Python, its models loaded by a first untimed move."""
+    seen = set()
+    for i, name in enumerate(names):
+        if (only and name not in only) or name in seen:
+            continue
+        seen.add(name)
+        page.evaluate("i => document.querySelectorAll('figure.demo')[i].scrollIntoView()", i)
+        if python:
+            page.evaluate(CONTROL_JS, [i, None, 3])  # the figure's models in (the first call may load one)
+        yield i, name, page.evaluate(CONTROLS_JS, i)
+
+
+def move_control(page, i: int, c: dict, moves: int, python: bool = True, pauses: bool = False) -> dict:
+    """One control (``c``, from CONTROLS_JS) of figure ``i`` moved ``moves`` times: ``move_stats``,
+    or why it was not measured."""
+    if c["disabled"]:
+        return {"kind": c["kind"], "skipped": "inactive at the starting settings"}
+    if not python and not c["answered"]:
+        return {"kind": c["kind"], "skipped": "not answered by the build: waits for Python"}
+    r = page.evaluate(CONTROL_JS, [i, c["name"], moves, 0, "python" if python else "build"])
+    if "error" in r or not r["times"]:
+        return {"kind": c["kind"], "error": r.get("error", "no move timed")}
+    stats = {**move_stats(r), "times": [round(t, 2) for t in r["times"]]}
+    if pauses:
+        # Moves a reader makes after looking at the figure for a moment: whatever the page does
+        # once a reader pauses lands on the next move.
+        paused = page.evaluate(CONTROL_JS, [i, c["name"], PAUSED_MOVES, PAUSE_MS, "python" if python else "build"])
+        if paused.get("times"):
+            stats.update(after_pause_p50_ms=round(pct(paused["times"], 50), 2),
+                         after_pause_max_ms=round(max(paused["times"]), 2))
+    return stats
 
 
 def heap_growth(browser, base, moves: int) -> dict:
@@ -466,6 +479,95 @@ def attribution_bench() -> dict:
     return script_bench("attribution")
 
 
+VS_ROUND = 5  # moves of one control on one side before the other side's turn (--vs)
+
+
+def _merge_runs(runs: list[dict]) -> dict:
+    """One control's rounds as one ``move_stats``-like entry: p50, p95 and max of all their moves."""
+    done = [r for r in runs if "times" in r]
+    if not done:
+        return runs[0] if runs else {"skipped": "absent on this side"}
+    times = [t for r in done for t in r["times"]]
+    return {"kind": done[0].get("kind"), "moves": len(times), "p50_ms": round(pct(times, 50), 2),
+            "p95_ms": round(pct(times, 95), 2), "max_ms": round(max(times), 2)}
+
+
+def vs_controls(browser, sides: dict, moves: int, only=None, cpu_slowdown: float = 1, device: dict | None = None) -> dict:
+    """Every control of both galleries (``sides``: {"before": url, "after": url}), figure by figure
+    by demo name (the two need not hold the same demos in the same order), each control moved on
+    one side then the other in rounds of ``VS_ROUND`` moves, so the machine's drift lands on both:
+    ``{"before": {demo: {control: stats}}, "after": ...}``, printed side by side. ``cpu_slowdown`` and
+    ``device``: as ``open_gallery``'s (the phone profile: 4 and ``phone.PHONE``)."""
+    sliders = {"before": {}, "after": {}}
+    opened = {side: open_gallery(browser, url, cpu_slowdown, device) for side, url in sides.items()}
+    label = "vs" if cpu_slowdown == 1 else f"vs {cpu_slowdown:g}x"
+    names_b = set(opened["before"][2])
+    for name in dict.fromkeys(opened["after"][2]):
+        if (only and name not in only) or name not in names_b:
+            continue
+        (i, _, controls), = gallery_controls(opened["after"][1], opened["after"][2], [name])
+        (j, _, controls_b), = gallery_controls(opened["before"][1], opened["before"][2], [name])
+        by_name = {c["name"]: c for c in controls_b}
+        for c in controls:
+            where = {"after": (i, c), "before": (j, by_name.get(c["name"]))}
+            runs = {"before": [], "after": []}
+            for k in range(0, moves, VS_ROUND):
+                for side in (("before", "after") if k // VS_ROUND % 2 == 0 else ("after", "before")):
+                    index, control = where[side]
+                    if control is not None:
+                        runs[side].append(move_control(opened[side][1], index, control, min(VS_ROUND, moves - k)))
+            for side in runs:
+                sliders[side].setdefault(name, {})[c["name"]] = _merge_runs(runs[side])
+    for context, _, _ in opened.values():
+        context.close()
+    for demo, controls in sliders["after"].items():
+        for control, a in controls.items():
+            b = sliders["before"][demo][control]
+            if "p50_ms" in a and "p50_ms" in b:
+                print(f"{label} {demo:26s} {control:16s} p50 {b['p50_ms']:6.1f} -> {a['p50_ms']:6.1f} ms"
+                      f"  p95 {b['p95_ms']:6.1f} -> {a['p95_ms']:6.1f} ms")
+            else:
+                print(f"{label} {demo:26s} {control:16s} not measured on both sides"
+                      f" (before: {b.get('error') or b.get('skipped')}; after: {a.get('error') or a.get('skipped') or 'measured'})")
+    return sliders
+
+
+def side_by_side(browser, base, before_dir: Path, args, only, report: dict) -> None:
+    """This build against another build of the site (``before_dir``, a ``site/public`` written by
+    ``scripts/build --browser`` in a checkout of the commit before a change), in one run: cold loads
+    in rounds that alternate which side goes first, then every control of ``only`` (default: every
+    demo) on desktop with Python live, each side in turn. The drift of a shared machine lands on
+    both sides; read the ratios and each round, not one side's times alone."""
+    before = devserver.serve(0, directory=before_dir)
+    sides = {"before": f"http://127.0.0.1:{before.server_port}", "after": base}
+    try:
+        cold = {"before": [], "after": []}
+        for i in range(args.runs):
+            for side in (("before", "after") if i % 2 == 0 else ("after", "before")):
+                cold[side].append(ours_cold(browser, sides[side]))
+        keys = ("first_figure_ms", "python_ready_ms", "first_python_render_ms")
+        medians = {side: {k: statistics.median(r[k] for r in runs) for k in keys} for side, runs in cold.items()}
+        # the commit the other build came from, when it is a checkout's site/public
+        commit = subprocess.run(["git", "-C", str(before_dir), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip()
+        report["vs"] = {"before_dir": str(before_dir), "before_commit": commit,
+                        "cold": {"runs": cold, "median": medians}}
+        for k in keys:
+            b, a = medians["before"][k], medians["after"][k]
+            rounds = " ".join(f"{x[k]:.0f}/{y[k]:.0f}" for x, y in zip(cold["before"], cold["after"]))
+            print(f"vs {k:24s} before {b:8.0f} ms  after {a:8.0f} ms  after/before {a / b:.3f}"
+                  f"  (rounds before/after: {rounds})")
+        if not args.cold_only:
+            report["vs"]["slider"] = sliders = vs_controls(browser, sides, args.moves, only)
+            report["slider"] = sliders["after"]  # the summary row shows the after side; its note the before
+            if args.phone_controls:
+                report["vs"]["phone_slider"] = phone_vs = vs_controls(
+                    browser, sides, args.moves, only, phone.PHONE_CPU_SLOWDOWN, phone.PHONE)
+                report["phone_slider"] = phone_vs["after"]
+    finally:
+        before.shutdown()
+
+
 def controls_section(browser, base, args, only, report: dict) -> None:
     """Every control of every demo on desktop, Python live (``report["slider"]``) and from the build
     before it (``report["build_moves"]["desktop"]``); with ``--phone-controls`` the 4x phone profile
@@ -524,6 +626,10 @@ def main() -> None:
     parser.add_argument("--own-model", action="store_true",
                         help="measure only the Score-your-model page (bench/own_model.py, about 10 min)")
     parser.add_argument("--skip-own-model", action="store_true", help="skip the Score-your-model page")
+    parser.add_argument("--vs", type=Path, metavar="PUBLIC_DIR",
+                        help="side by side against another build of the site (its site/public): cold loads and"
+                             " every control (--slider-only DEMOS to narrow, --cold-only: no controls,"
+                             " --phone-controls: the 4x phone profile too), rounds interleaved")
     phone.add_arguments(parser)
     args = parser.parse_args()
     if args.python_calls:
@@ -559,6 +665,10 @@ def main() -> None:
                 with weight_server() as (wbase, counter):
                     report["returning"] = returning.run(p, CHROMIUM, CHROMIUM_ARGS, wbase, counter, args.runs)
                 returning.print_report(report["returning"])
+                args.skip_composition = args.skip_scale = args.skip_score_benchmark = args.skip_training = True
+                raise _Done
+            if args.vs:
+                side_by_side(browser, base, args.vs, args, only, report)
                 args.skip_composition = args.skip_scale = args.skip_score_benchmark = args.skip_training = True
                 raise _Done
             if args.own_model:

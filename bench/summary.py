@@ -110,6 +110,40 @@ def _lighthouse(weight: dict) -> str:
     return f"{min(m['score'] for m in mobile)} (TBT {max(m['tbt_ms'] for m in mobile):.0f} ms)"
 
 
+def _ratio_over_controls(before: dict, after: dict) -> str:
+    """The geometric mean over controls of after's p50 over before's, with a 95% bootstrap over the
+    controls (2,000 draws, seeded): one control's noise does not decide it, and a ratio of 1 inside
+    the interval says no change this run could see."""
+    import math
+    import random
+    logs = [math.log(a["p50_ms"] / before[d][c]["p50_ms"]) for d, cs in after.items() for c, a in cs.items()
+            if "p50_ms" in a and "p50_ms" in before.get(d, {}).get(c, {})]
+    if len(logs) < 2:
+        return ""
+    rng = random.Random(0)
+    means = sorted(sum(rng.choice(logs) for _ in logs) / len(logs) for _ in range(2000))
+    lo, hi = math.exp(means[49]), math.exp(means[1949])
+    return f"p50 after/before over {len(logs)} controls x{math.exp(sum(logs) / len(logs)):.2f} ({lo:.2f}-{hi:.2f})"
+
+
+def _vs(vs: dict) -> str:
+    """A --vs run's before and after, read from its report."""
+    cold = vs["cold"]
+    b, a = (cold["median"][side]["first_python_render_ms"] for side in ("before", "after"))
+    ratios = [y["first_python_render_ms"] / x["first_python_render_ms"] for x, y in zip(cold["runs"]["before"], cold["runs"]["after"])]
+    text = (f"--vs {vs.get('before_commit') or vs['before_dir']}: cold first Python render {b / 1000:.2f} s before, {a / 1000:.2f} s after"
+            f" (x{a / b:.2f}; round ratios {_span(ratios, 2)}, {len(ratios)} rounds)")
+    if "slider" in vs:
+        text += (f"; every control, worst p50 / p95 before {_p50_p95(vs['slider']['before'])},"
+                 f" after {_p50_p95(vs['slider']['after'])}; "
+                 + _ratio_over_controls(vs["slider"]["before"], vs["slider"]["after"]))
+    if "phone_slider" in vs:
+        text += (f"; 4x phone, worst p50 / p95 before {_p50_p95(vs['phone_slider']['before'])},"
+                 f" after {_p50_p95(vs['phone_slider']['after'])}; "
+                 + _ratio_over_controls(vs["phone_slider"]["before"], vs["phone_slider"]["after"]))
+    return text
+
+
 def row(name: str, report: dict, commit: str = "", note: str = "") -> dict:
     """The summary's columns for one report of any of the bench's shapes."""
     out = {key: "" for key, _ in COLUMNS}
@@ -122,6 +156,8 @@ def row(name: str, report: dict, commit: str = "", note: str = "") -> dict:
     if "articles" in report:  # bench/phone.py alone
         out.update(_phone(report))
         return out
+    if "vs" in report:  # scripts/bench --vs: the columns show the after side, the note the before
+        out["note"] = "; ".join(filter(None, [note, _vs(report["vs"])]))
     if "runs" in report and "cold" not in report:  # an A/B of two sites' sliders, rounds interleaved
         parts = []
         for kind in sorted({r["kind"] for r in report["runs"]}):

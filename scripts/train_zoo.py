@@ -1,8 +1,7 @@
 """Train the benchmark zoo: small transformers, each made to need one kind of composition (torch, CPU).
 
 Run through ``scripts/train_models --zoo``. Every configuration (task x normalisation x
-MLPs x layers) is trained from five seeds (word-level text and two of the first zoo's configurations:
-three, ``FEWER_SEEDS``); tasks are in ``headspace.tasks``. All models but the word-level ones (d_model 64, d_head 16): d_model 32, 4 heads of d_head 8, TransformerLens's architecture (``normalization_type``
+MLPs x layers) is trained from five seeds; tasks are in ``headspace.tasks``. All models but the word-level ones (d_model 64, d_head 16): d_model 32, 4 heads of d_head 8, TransformerLens's architecture (``normalization_type``
 None, "LN" or "RMS" before each attention layer, each MLP and the unembedding; ReLU MLPs
 of width 128; standard learned positions, Gaussian at first or, where a configuration says so,
 sinusoidal: ``Config.pos_init``). One process, one torch thread, deterministic:
@@ -80,7 +79,7 @@ class Config:
 CONFIGS = [
     Config("induction", None, False, 2, steps=1500),
     # the first zoo's configurations: seeds 0-2 as the first zoo trained them, seeds 3 and 4 added for
-    # issue 47 where there was time (FEWER_SEEDS; docs/decisions/0004, section 6)
+    # issue 47 (docs/decisions/0004, section 6)
     Config("induction", "RMS", False, 2, steps=8000),
     Config("induction", "LN", True, 2, steps=16000, lr=3e-3),
     Config("induction", "RMS", False, 3, steps=3000),
@@ -98,10 +97,9 @@ CONFIGS = [
     Config("text", "LN", True, 2, steps=1500, lr=3e-3, all_weight=None),
 ]
 SEEDS = (0, 1, 2, 3, 4)
-#: families trained from fewer seeds: word-level text, hours a model on one shared core (the issue's
-#: minimum for text), and two of the first zoo's configurations whose seeds 3 and 4 did not fit in the
-#: time (16000 steps; three layers), kept with the three seeds they were trained from (docs/decisions/0004)
-FEWER_SEEDS = {f: (0, 1, 2) for f in ("words-none-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l")}
+#: families trained from fewer seeds than ``SEEDS``: none now (word-level text and two of the first zoo's
+#: configurations had three until their seeds 3 and 4 were trained: docs/decisions/0004, section 6)
+FEWER_SEEDS: dict[str, tuple[int, ...]] = {}
 #: each family's torch and data seed of its seed 0 (seed s: this plus s). They are the seeds the models
 #: on file were trained from: the first zoo's families kept theirs (1000 times their place in its list),
 #: the families it did not have count from 101000.

@@ -296,6 +296,8 @@ def main() -> None:
         "headspace_site": (site_wheel, {"depends": ["numpy", "headspace"]})})
     plain = json.loads(plain_lockfile.read_text())
     plain["packages"]["numpy"] = np_info
+    # Pyodide's loadPackage finds a package by its canonical name (lower case, "_" as "-").
+    plain["packages"]["headspace-site"] = plain["packages"].pop("headspace_site")
     plain_lockfile.write_text(json.dumps(plain, indent=1))
     write_contract(site_lockfile, plain_lockfile, vendor_files())
     log(f"runtime vendored: numpy {official_numpy.stat().st_size} -> {np_bc.stat().st_size} bytes, "

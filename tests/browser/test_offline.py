@@ -7,6 +7,7 @@ Each test runs its own server, so that it can count what reaches the network and
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -176,22 +177,29 @@ def test_the_way_in_reads_offline_after_one_visit(playwright, server, tmp_path):
         context.close()
 
 
-def test_offline_says_so_and_python_starts_when_the_connection_returns(browser, site_url):
+@pytest.mark.parametrize("held_url", ["**/pyodide/**", "**/js/worker.*.js"], ids=["runtime", "worker-script"])
+def test_offline_says_so_and_python_starts_when_the_connection_returns(browser, site_url, held_url):
     """Issue 49.9: offline in a fresh profile the figures waited 20 s and said "Python's download
     stalled", and stayed failed. They now say offline within seconds, and go live once the
-    connection returns."""
+    connection returns. The connection may go before the runtime's files (``runtime``) or before
+    the worker's own script (``worker-script``: a slow machine's page had not started its worker
+    yet, and said the worker crashed)."""
     context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
     context.add_init_script("window.HEADSPACE_WORKER = 'dedicated';")  # one page, one worker: nothing left from the first boot
     held = []
-    context.route("**/pyodide/**", lambda route: held.append(route))  # the runtime has not come yet
+    context.route(held_url, lambda route: held.append(route))  # it has not come yet
     page = context.new_page()
     try:
         page.goto(f"{site_url}{ARTICLE}", wait_until="domcontentloaded")
         page.wait_for_function("() => window.headspace")
+        deadline = time.monotonic() + BOOT_MS / 1000
+        while held_url.endswith("worker.*.js") and not held:  # until the page has asked for its worker
+            assert time.monotonic() < deadline, "the page never asked for its worker's script"
+            page.wait_for_timeout(50)
         context.set_offline(True)
         for route in held:
             route.abort()
-        context.unroute("**/pyodide/**")
+        context.unroute(held_url)
         fig = page.locator("figure.demo").first
         page.wait_for_function("f => f.dataset.status === 'error'", arg=fig.element_handle(), timeout=12_000)  # not the 20 s stall
         message = fig.locator('[data-role="error"]').inner_text()

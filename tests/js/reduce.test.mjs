@@ -4,7 +4,7 @@
 // build answer arriving after Python went live) are played here event by event.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { LIVES, answerKey, dataStatus, initial, reduce } from "../../site/assets/js/figure/reduce.js";
+import { CATCH_UP_MS, LIVES, answerKey, dataStatus, initial, reduce } from "../../site/assets/js/figure/reduce.js";
 
 const START = { theta: 30 };
 const key = (params) => JSON.stringify(params);
@@ -252,4 +252,99 @@ test("a stalled boot (offline, say) starts again on a reader's move, and the fig
   const crash = run(live(), { type: "fail", message: "The Python worker crashed." }, move({ theta: 62 }), { type: "retry", params: { theta: 62 }, key: key({ theta: 62 }) });
   assert.ok(!crash.types.includes("retry"));
   assert.equal(crash.state.life, "failed");
+});
+
+// ---------- catching up: a live move Python cannot answer within CATCH_UP_MS ----------
+const near = (params, shown, extra = {}) => ({ type: "nearAnswer", key: key(params), width: 330, shown: key(shown), answer: { svg: `<svg id=${key(shown)}/>` }, ...extra });
+const late = (params) => ({ type: "late", key: key(params) });
+
+test("catching up: a slow move shows the nearest answer at once, says so, and Python's answer ends it", () => {
+  let out = run(live(), move({ theta: 40 }));
+  assert.deepEqual(out.types, ["readouts", "post", "late"]); // the timer of CATCH_UP_MS
+  assert.ok(CATCH_UP_MS > 0 && CATCH_UP_MS <= 100); // what a reader still takes for "at once"
+  out = run(out.state, late({ theta: 40 }));
+  assert.deepEqual(out.effects, [{ type: "near", key: key({ theta: 40 }) }]); // the page looks for the nearest
+  out = run(out.state, near({ theta: 40 }, { theta: 45 }));
+  assert.deepEqual(out.effects, [{ type: "draw", from: "near", answer: { svg: `<svg id=${key({ theta: 45 })}/>` } }]);
+  assert.deepEqual(out.state.catching, { key: key({ theta: 40 }), exact: false });
+  assert.deepEqual(out.state.shown, { key: key({ theta: 45 }), width: 330 });
+  assert.equal(out.state.catchCount, 1);
+  assert.equal(out.state.renderCount, 0); // not Python's drawing of this setting
+  assert.equal(out.state.inFlight, "controls"); // still asked
+  assert.equal(dataStatus(out.state), "ready");
+  out = run(out.state, reply({ theta: 40 }, result()));
+  assert.deepEqual(out.types, ["keep", "draw"]);
+  assert.equal(out.state.catching, null);
+  assert.equal(out.state.renderCount, 1);
+  assert.deepEqual(out.state.shown, { key: key({ theta: 40 }), width: 330 });
+});
+
+test("catching up: a move Python answers within CATCH_UP_MS is drawn once, and never says it", () => {
+  const out = run(live(), move({ theta: 40 }), reply({ theta: 40 }, result()), late({ theta: 40 }));
+  assert.deepEqual(out.types, ["readouts", "post", "late", "keep", "draw"]);
+  assert.equal(out.state.catching, null);
+  assert.equal(out.state.catchCount, 0);
+  // nor does a stand-in found after Python's drawing (the page looked while the answer came)
+  assert.deepEqual(run(out.state, near({ theta: 40 }, { theta: 45 })).types, []);
+});
+
+test("catching up: the build's answer of this very setting stands in as exact; the start as itself", () => {
+  let out = run(live(), move({ theta: 60 }), late({ theta: 60 }), near({ theta: 60 }, { theta: 60 }, { exact: true }));
+  assert.deepEqual(out.state.catching, { key: key({ theta: 60 }), exact: true });
+  out = run(live(), move({ theta: 41 }), late({ theta: 41 }), near({ theta: 41 }, START, { answer: null }));
+  assert.deepEqual(out.types.slice(-1), ["near"]); // the start is what is shown: nothing to draw
+  assert.ok(out.state.catching);
+  assert.equal(out.state.catchCount, 0);
+  // none nearer than what is shown: the figure stays, and says it is catching up
+  out = run(live(), move({ theta: 42 }), late({ theta: 42 }), { type: "nearAnswer", key: key({ theta: 42 }), width: 330 });
+  assert.ok(out.state.catching);
+  assert.ok(!out.types.includes("draw"));
+});
+
+test("catching up: a newer move supersedes it, is drawn without waiting for the older answer, which is kept not drawn", () => {
+  const A = { theta: 40, seed: 5 }, B = { theta: 70, seed: 5 };
+  let out = run(live(), move(A), late(A), near(A, { theta: 40, seed: 0 }));
+  out = run(out.state, move(B)); // the reader moves on while Python computes A
+  assert.deepEqual(out.types, ["readouts", "late"]); // queued behind A: nothing posted, nothing blocks
+  assert.deepEqual(out.state.queued, B);
+  out = run(out.state, late(A)); // A's timer: the reader has left A
+  assert.deepEqual(out.types, []);
+  out = run(out.state, late(B), near(B, { theta: 70, seed: 0 }));
+  assert.deepEqual(out.types, ["near", "draw"]); // drawn while A is still in flight
+  assert.equal(out.state.inFlight, "controls");
+  assert.deepEqual(out.state.catching, { key: key(B), exact: false });
+  assert.equal(out.state.catchCount, 2);
+  assert.equal(out.state.renderCount, 0);
+  // A's answer: kept, B sent, the nearest looked for again (A's answer may be nearer now); not drawn
+  out = run(out.state, reply(A, result('{"svg":"A"}')));
+  assert.deepEqual(out.effects, [{ type: "keep", key: answerKey(0, key(A), 330), json: '{"svg":"A"}' },
+    { type: "post", kind: "controls", params: B }, { type: "near", key: key(B) }]);
+  assert.equal(out.state.renderCount, 0);
+  assert.ok(out.state.catching);
+  // a stand-in for A arriving late (its fetch was slow) is not drawn over B's
+  assert.deepEqual(run(out.state, near(A, A)).types, []);
+  out = run(out.state, near(B, A)); // A's answer is as near as the last, and agrees on the seed
+  assert.deepEqual(out.types, ["draw"]);
+  out = run(out.state, reply(B, result('{"svg":"B"}')));
+  assert.deepEqual(out.types, ["keep", "draw"]);
+  assert.equal(out.state.catching, null);
+  assert.deepEqual(out.state.shown, { key: key(B), width: 330 });
+  assert.equal(out.state.renderCount, 1);
+});
+
+test("catching up: an error for the latest setting keeps the last good figure and stops saying it", () => {
+  let out = run(live(), move({ theta: 40 }), reply({ theta: 40 }, result('{"svg":"good"}')));
+  out = run(out.state, move({ theta: 999 }), late({ theta: 999 }), near({ theta: 999 }, { theta: 45 }));
+  const shown = out.state.shown;
+  out = run(out.state, reply({ theta: 999 }, refusal("theta")));
+  assert.ok(!out.types.includes("draw")); // the figure on screen stays
+  assert.deepEqual(out.state.shown, shown);
+  assert.equal(out.state.catching, null);
+  assert.equal(out.state.life, "refused");
+  assert.equal(out.state.error.about, "theta");
+  // Python failing while it catches up: the figure stays, and says why
+  out = run(live(), move({ theta: 40 }), late({ theta: 40 }), near({ theta: 40 }, { theta: 45 }), { type: "fail", message: "The Python worker crashed." });
+  assert.equal(out.state.catching, null);
+  assert.equal(out.state.life, "failed");
+  assert.deepEqual(out.state.shown, { key: key({ theta: 45 }), width: 330 });
 });

@@ -58,9 +58,11 @@ def test_no_difference_from_size_survives_holm(report):
 
 
 def test_path_size_has_the_highest_spearman_estimate(report):
-    """Results: "Path size has the highest Spearman estimate" (the point estimate on all the data)."""
-    rho = report["scorecards"]["mean-circuit|task"]["stats"]["spearman"]
-    assert max(rho, key=lambda s: rho[s][0]) == "product_norm"
+    """Results: "Path size has the highest Spearman estimate" (the point estimate on all the data); What to
+    use: "It has the highest Spearman estimate and the highest precision@k estimate"."""
+    stats = report["scorecards"]["mean-circuit|task"]["stats"]
+    for stat in ("spearman", "precision_at_k"):
+        assert max(stats[stat], key=lambda s: stats[stat][s][0]) == "product_norm", stat
 
 
 def test_beyond_head_sizes_the_estimates_are_positive_and_most_hold(report, v):
@@ -84,15 +86,16 @@ def test_beyond_head_sizes_the_estimates_are_positive_and_most_hold(report, v):
 
 def test_nothing_is_shown_beyond_path_size(report, v):
     """Results: "Beyond path size, the number of scores whose partial correlation stays above zero after
-    Holm is 0. Before the correction two intervals exclude zero: the token diagonal's ... and, only
-    just, the token score's"; summary: "none is shown to carry anything beyond the size of the path";
+    Holm is 0. Before the correction three intervals exclude zero: the token diagonal's ..., the token score's and,
+    only just, the SVD component score's"; summary: "none is shown to carry anything beyond the size of the path";
     What to use: "none passes the second"."""
     card = report["scorecards"]["mean-circuit|task"]
     assert not [r for r in rows(card) if r["statistic"] == "partial_product_norm" and holds(r)]
     assert v["sc_n_partial_pn_holds"] == 0
     st = card["stats"]["partial_product_norm"]
-    assert sorted(s for s, iv in st.items() if iv[1] is not None and iv[1] > 0) == ["token", "token_diagonal"]
-    assert 0 < v["sc_token_partial_product_norm_lo"] < 0.05                  # "only just"
+    assert sorted(s for s, iv in st.items() if iv[1] is not None and iv[1] > 0) == ["svd_component", "token",
+                                                                                 "token_diagonal"]
+    assert 0 < v["sc_svd_component_partial_product_norm_lo"] < 0.05          # "only just"
 
 
 def test_shortlisting_intervals_overlap(report, v):
@@ -147,13 +150,14 @@ def test_held_out_rules(report, v):
     """Held out: the halves' models with a circuit are in "N and M configurations: the first the induction
     models with RMSNorm in two layers and with LayerNorm, the reverse-copy models with LayerNorm and the
     recall models; the second the induction models without normalisation and in three layers, and the
-    reverse-copy models with RMSNorm"; "The Spearman rule does not carry over: the token diagonal, first on
-    the first half, is last on the second, and path size, first on the second, is not first on the first.
-    The precision@k rule does, as far as point estimates go: path size has the highest precision@k on both
-    halves. But its intervals on a half are wide, each more than four tenths across, and within each half the number of
-    differences from a size score that survive Holm is 0"; What to use: "it had the highest precision@k on
-    both held-out halves ... it did not come first by Spearman on both halves"; "The best score by
-    Spearman on one half of the configurations ranked last on the other"."""
+    reverse-copy models with RMSNorm"; "Neither rule carries over. By Spearman, the token diagonal, first on
+    the first half, is last on the second, and path size, first on the second, is not first on the first. By
+    precision@k, path size, first on the first half, is not first on the second, and the subspace score, first
+    on the second, is further down on the first. The intervals on a half are wide, each more than four tenths
+    across, and within each half the number of differences from a size score that survive Holm is 0 ...
+    no rule chosen on one half came first on the other"; What to use: "it did not come first on both held-out
+    halves, by Spearman or by precision@k"; "The best score by Spearman on one half of the configurations
+    ranked last on the other"."""
     h = report["held_out"]["mean-circuit|task|spearman"]
     configs = {k: {n.rsplit("-s", 1)[0] for n in half["models"]} for k, half in h["scorecards"].items()}
     assert configs["A"] == {"induction-rms-attn-2l", "induction-ln-mlp-2l", "reverse-ln-mlp-2l", "recall-none-attn-2l"}
@@ -161,8 +165,8 @@ def test_held_out_rules(report, v):
     assert (v["ho_configs_A"], v["ho_configs_B"]) == (len(configs["A"]), len(configs["B"]))
     assert v["ho_rho_A_chosen"] == "token diagonal" and v["ho_rho_A_rank"] == v["ho_rho_n_scores"]
     assert v["ho_rho_B_chosen"] == "path size" and v["ho_rho_B_rank"] > 1
-    assert v["ho_pk_A_chosen"] == v["ho_pk_B_chosen"] == "path size"
-    assert v["ho_pk_A_rank"] == v["ho_pk_B_rank"] == 1
+    assert v["ho_pk_A_chosen"] == "path size" and v["ho_pk_B_chosen"] not in ("path size", "head sizes")
+    assert v["ho_pk_A_rank"] > 1 and v["ho_pk_B_rank"] > 1
     for k in ("ho_pk_A_on_chosen", "ho_pk_A_on_held_out", "ho_pk_B_on_chosen", "ho_pk_B_on_held_out"):
         assert v[f"{k}_hi"] - v[f"{k}_lo"] > 0.4, k
     held = [c for half in h["scorecards"].values() for c in half["comparisons"]

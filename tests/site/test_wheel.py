@@ -113,7 +113,9 @@ def test_browser_wheel_is_the_same_package_without_the_models():
     models = {n for n in full.namelist() if n.startswith("headspace/models/")}
     assert {"headspace/models/manifest.json", "headspace/models/attn-only-2l/weights.npz"} <= models
     site_names = zipfile.ZipFile(the_wheel(BROWSER / plain_folder(), "headspace_site")).namelist()
-    assert {"headspace_site/demos/identity_table.json", "headspace_site/figure/causal_table.json"} <= set(site_names)
+    assert {"headspace_site/demos/identity_table.json", "headspace_site/demos/norm_symmetry_table.json",
+            "headspace_site/demos/metric_lab_axioms.json",
+            "headspace_site/figure/causal_table.json"} <= set(site_names)
     plain = json.loads((ROOT / "site" / "static" / json.loads((ROOT / "site" / "data" / "contract.json")
                                                               .read_text())["plain_lockfile"]).read_text())
     slim = zipfile.ZipFile(BROWSER / plain["packages"]["headspace"]["file_name"].split("headspace/", 1)[1])
@@ -229,3 +231,13 @@ def test_benchmark_table_ships_and_the_zoo_does_not(venv, tmp_path):
     assert not leaked, f"zoo/ files in the wheel: {leaked[:5]}"
     out = run(venv, "-m", "headspace", "bench", cwd=tmp_path)
     assert re.match(r"all models \(\d+\), task mode, against mean-circuit", out) and "separated from" in out
+
+
+def test_plain_lockfile_names_packages_as_pyodide_looks_them_up():
+    """Pyodide's loadPackage finds a package by its canonical name (lower case, runs of '-_.' as
+    '-'): the plain bench page asks for headspace_site and finds it only under headspace-site."""
+    contract = json.loads((ROOT / "site" / "data" / "contract.json").read_text())
+    plain = json.loads((ROOT / "site" / "static" / contract["plain_lockfile"]).read_text())
+    assert {"numpy", "headspace", "headspace-site"} <= set(plain["packages"])
+    for key in plain["packages"]:
+        assert key == re.sub(r"[-_.]+", "-", key).lower(), key

@@ -79,3 +79,24 @@ def test_a_new_column_rewrites_the_header_and_keeps_the_rows(tmp_path):
     summary.append("new.json", {"when": "x", "articles": {}}, commit="abc1234", path=path)
     text = path.read_text()
     assert text.startswith(summary._header()) and "| old.json | then |\n| new.json |" in text
+
+
+def test_a_side_by_side_run_says_before_and_after_and_whether_the_ratio_holds_one():
+    """scripts/bench --vs: the note reads both sides from the report; the ratio over controls has
+    an interval, and controls measured on one side only are left out of it."""
+    def cold(ms):
+        return {"first_python_render_ms": ms}
+    same = {"a": {"x": {"p50_ms": 10.0, "p95_ms": 20.0}, "y": {"p50_ms": 20.0, "p95_ms": 30.0}},
+            "b": {"z": {"p50_ms": 12.0, "p95_ms": 22.0}, "gone": {"skipped": "inactive"}}}
+    twice = {d: {c: ({"p50_ms": 2 * v["p50_ms"], "p95_ms": 2 * v["p95_ms"]} if "p50_ms" in v else v)
+                 for c, v in cs.items()} for d, cs in same.items()}
+    vs = {"before_dir": "before/site/public", "before_commit": "abc1234",
+          "cold": {"runs": {"before": [cold(1000), cold(2000)], "after": [cold(1500), cold(2000)]},
+                   "median": {"before": cold(1500), "after": cold(1750)}},
+          "slider": {"before": same, "after": twice}}
+    note = summary.row("vs.json", {"when": "x", "vs": vs}, "def5678", "why")["note"]
+    assert note.startswith("why; --vs abc1234: cold first Python render 1.50 s before, 1.75 s after (x1.17;"
+                           " round ratios 1.00-1.50, 2 rounds)")
+    assert note.endswith("p50 after/before over 3 controls x2.00 (2.00-2.00)")
+    vs["slider"]["after"] = same
+    assert summary.row("vs.json", {"when": "x", "vs": vs})["note"].endswith("over 3 controls x1.00 (1.00-1.00)")

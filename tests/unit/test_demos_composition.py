@@ -144,6 +144,22 @@ def test_lab_axioms_are_the_axioms_module(seed):
             assert shown[metric][key] == {"meets": bool(v), "known": v.known}, (metric, key)
 
 
+def test_lab_axiom_tables_committed_are_every_seed_computed_now(tmp_path, monkeypatch):
+    """A new seed in the browser is a look-up: the committed file holds every seed the slider
+    offers, each the table axiom_table computes now; without the file a seed is computed."""
+    seed_param = next(p for p in REGISTRY["metric-lab"].params if p.name == "seed")
+    assert tuple(metric_lab._committed()) == tuple(metric_lab.SEEDS) == seed_param.values()
+    for seed in metric_lab.SEEDS:
+        assert metric_lab._committed()[seed] == axioms_module.axiom_table(seed=seed)
+    monkeypatch.setattr(metric_lab, "AXIOMS_FILE", tmp_path / "missing.json")
+    metric_lab._committed.cache_clear()
+    try:
+        assert metric_lab._committed() == {}
+        assert metric_lab.axioms(4) == axioms_module.axiom_table(seed=4)
+    finally:
+        metric_lab._committed.cache_clear()
+
+
 def test_lab_axiom_table_ignores_the_pair():
     a = run("metric-lab", angle=0, decay=0, rank=1)["axioms"]
     assert a == run("metric-lab", angle=77, decay=1.5, order="reversed", rank=4, stretch=1000)["axioms"]

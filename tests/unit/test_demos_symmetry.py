@@ -1,6 +1,7 @@
 """The residual stream's symmetries on the shipped models: what the article "Why Is Measuring
 Composition So Difficult?" claims, checked on the real weights."""
 
+import json
 from functools import lru_cache
 
 import numpy as np
@@ -134,6 +135,58 @@ def test_norm_symmetry_loss_curve_starts_at_zero_and_the_slider_reads_it():
         assert abs(losses[0]) < 1e-12
         out = REGISTRY["norm-symmetry"].run({"stretch": stretch, "log_condition": 1.2})["outputs"]
         assert out["loss_change"] == pytest.approx(losses[12], abs=1e-15)
+
+
+def test_norm_symmetry_table_holds_every_stretch_and_seed_of_the_shipped_model():
+    """A new seed or stretch in the browser is a look-up: the committed table has every curve, for
+    the model files shipped now, and the two it is checked on here are the ones computed now."""
+    table = NS._table(RMS)
+    assert set(table) == {f"{st}/{seed}" for st in NS.STRETCHES for seed in NS.SEEDS}
+    seed = next(p for p in REGISTRY["norm-symmetry"].params if p.name == "seed")
+    assert tuple(NS.SEEDS) == seed.values()
+    for stretch, seed in [("grow one direction", 7), ("all directions", 9)]:
+        assert NS.losses(RMS, stretch, seed) == pytest.approx(NS.loss_curve(RMS, stretch, seed), abs=1e-12)
+
+
+@pytest.mark.slow  # the full run only: every curve recomputed (about 20 s)
+def test_norm_symmetry_table_is_every_curve_computed_now():
+    for stretch in NS.STRETCHES:
+        for seed in NS.SEEDS:
+            assert NS._table(RMS)[f"{stretch}/{seed}"] == pytest.approx(NS.loss_curve(RMS, stretch, seed), abs=1e-12)
+
+
+def test_norm_symmetry_without_its_table_computes_the_curve(tmp_path, monkeypatch):
+    """A copy of the package without the file, or a table of other model files, computes as before."""
+    stale = json.loads(NS.TABLE_FILE.read_text())
+    stale["fingerprint"]["files"]["weights.npz"] = "0" * 64
+    for text in (None, json.dumps(stale)):
+        path = tmp_path / "table.json"
+        if text is not None:
+            path.write_text(text)
+        monkeypatch.setattr(NS, "TABLE_FILE", path)
+        NS._table.cache_clear()
+        try:
+            assert NS._table(RMS) == {}
+            assert NS.losses(RMS, "shrink one direction", 0) == NS.loss_curve(RMS, "shrink one direction", 0)
+        finally:
+            NS._table.cache_clear()
+
+
+@pytest.mark.parametrize("stretch", NS.STRETCHES)
+def test_norm_symmetry_score_curve_is_the_library_score_at_every_position(stretch):
+    """The batched curve (Gram matrices, T's basis once) is all_composition_scores after each T."""
+    m = _shipped.weights(RMS, None)
+    d = m.config["d_model"]
+    q, f = NS.stretch_basis(d, stretch, 10.0 ** NS.FINE, 6)
+    k = f.shape[1]
+    for i in (0, 57, 200):
+        T = np.eye(d) + (q[:, :k] * (f[i] - 1.0)) @ q[:, :k].T
+        np.testing.assert_allclose(T, NS.stretch_matrix(d, stretch, 10.0 ** NS.FINE[i], 6), rtol=0, atol=1e-12)
+    for mode in ("Q", "K", "V"):
+        curve = NS.score_curve(RMS, stretch, 6, mode)
+        for i in (0, 57, 133, 200):
+            want = NS.frobenius_after(m, NS.stretch_matrix(d, stretch, 10.0 ** NS.FINE[i], 6), mode)
+            np.testing.assert_allclose(curve[i], want, rtol=1e-9, atol=1e-12)
 
 
 def test_norm_symmetry_first_reorder_is_where_the_top_pair_changes():

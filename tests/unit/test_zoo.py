@@ -10,15 +10,14 @@ on recall ln 48 = 3.87, on table ln 20 = 3.00. Two levels:
   ln 4 = 1.39 (what reading its two cues one at a time leaves), text 1 nat under its step-0 loss.
 
 The zoo (scripts/train_zoo.py CONFIGS; docs/decisions/0004-zoo-mechanisms.md) has five seeds a
-configuration, three in word-level text and in two of the first zoo's configurations kept as they were
-trained (``THREE_SEEDS``). By design, the one-layer recall models
+configuration. By design, the one-layer recall models
 cannot solve recall (``test_recall_needs_two_layers_and_its_models_use_v_composition``): they are the
 control; they learn (a guess among the context's values) but do not solve it, and have no circuit. Of
 the first zoo's models, induction-ln-mlp-2l-s2 is still on the plateau after 16000 steps (2.20 nats on
 the first 4 evaluation batches; no first-layer head attends to the previous position more than
 chance), and the character-level text models (1.89-1.93 nats on those batches, about 3 under step 0)
 formed no K path over 0.012 nats. The word-level text models formed no induction mechanism (their
-largest K paths 0.06-0.15 nats; decision 0004); they count as circuit-less where their largest K path
+largest K paths 0.05-0.15 nats; decision 0004); they count as circuit-less where their largest K path
 stays under 0.1 nats. The circuit test (``benchmark.circuit_present``) asks for a path of at least
 ``benchmark.CIRCUIT_EFFECT`` = 0.1 nats (mean ablation, circuit positions, 20 batches) in the task's
 own mode. These are strict expected failures (they fail as soon as a retrained zoo passes them, so the
@@ -47,10 +46,8 @@ NOT_SOLVED = {"recall-none-attn-1l", "induction-ln-mlp-2l-s2", "table-none-attn-
 TABLE_PLATEAU = {"table-none-attn-2l-s4"}
 #: models or families without a path of their task's mode of 0.1 nats (module docstring)
 NO_CIRCUIT = {"reverse-rms-attn-2l-s0", "recall-none-attn-1l", "words-none-attn-2l-s1", "words-none-attn-2l-s2",
+              "words-none-attn-2l-s3",
               "induction-ln-mlp-2l-s2", "text-ln-mlp-2l", "table-none-attn-2l-s4"}
-#: families with three seeds: word-level text (time), and the first zoo's configurations whose seeds 3 and 4
-#: were not trained (time; scripts/train_zoo.py FEWER_SEEDS)
-THREE_SEEDS = {"words-none-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l"}
 
 def family(name):
     return benchmark.zoo_models(ZOO)[name]["family"]
@@ -72,8 +69,7 @@ def heldout_loss(name):
 
 def test_the_zoo_covers_what_the_issue_asks():
     """Every composition mode forced by some task, without normalisation, with RMSNorm and with LayerNorm
-    and MLPs, two and three layers and one as a control, and at least five seeds a configuration
-    (``THREE_SEEDS``: three)."""
+    and MLPs, two and three layers and one as a control, and at least five seeds a configuration."""
     entries = benchmark.zoo_models(ZOO)
     assert {store.read_config(ZOO / n)["normalization_type"] for n in entries} == {None, "RMS", "LN"}
     assert {store.read_config(ZOO / n)["attn_only"] for n in entries} == {True, False}
@@ -84,7 +80,7 @@ def test_the_zoo_covers_what_the_issue_asks():
     assert set(families) - set(benchmark.FAMILIES) == {"recall-none-attn-1l"}       # no pair of heads to score
     for family in families:
         seeds = {e["seed"] for e in entries.values() if e["family"] == family}
-        assert len(seeds) >= (3 if family in THREE_SEEDS else 5), (family, seeds)
+        assert len(seeds) >= 5, (family, seeds)
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -278,24 +274,30 @@ def test_cli_bench_prints_the_scorecard_and_its_held_out_halves(tmp_path, capsys
 @pytest.mark.slow
 def test_cli_bench_gives_a_seeded_noise_score_intervals_that_cover_no_effect(tmp_path, capsys, monkeypatch):
     """A researcher's score of seeded noise, through the CLI: its Spearman and partial Spearman intervals
-    cover 0 and its AUROC interval covers 1/2, on the whole zoo and on each held-out half."""
-    (tmp_path / "noise_score.py").write_text(
-        "import numpy as np\n"
-        "def noise(w, mode):\n"
-        "    seed = int(abs(w.W_Q).sum() * 1e6) % 2**32 + 'QKV'.index(mode)\n"
-        "    return np.random.default_rng(seed).normal(size=w.W_Q.shape[:2] * 2)\n")
+    cover 0 and its AUROC interval covers 1/2, on the whole zoo and on each held-out half, as often as a
+    95% interval should. One draw of noise misses in one interval of twelve now and then (the seed-5 zoo:
+    a half's AUROC, 0.518 to 0.80), so four draws, and at least 80% of their 48 intervals must cover."""
+    covered = []
+    for draw in range(4):
+        (tmp_path / f"noise_score_{draw}.py").write_text(
+            "import numpy as np\n"
+            "def noise(w, mode):\n"
+            f"    seed = int(abs(w.W_Q).sum() * 1e6) % 2**32 + 'QKV'.index(mode) + 1000 * {draw}\n"
+            "    return np.random.default_rng(seed).normal(size=w.W_Q.shape[:2] * 2)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    for extra in ([], ["--held-out"]):
-        assert cli.main(["bench", "--zoo", str(ZOO), "--score", "noise_score:noise", "--resamples", "400",
-                         "--csv", str(tmp_path / "n.csv"), *extra]) == 0
-        capsys.readouterr()
-        rows = [r for r in csv.reader(open(tmp_path / "n.scorecard.csv")) if r[5] == "noise_score:noise" and r[3] == "formed"]
-        parts = {r[0] for r in rows}
-        assert len(parts) == (2 if extra else 1)
-        for r in rows:
-            null = {"spearman": 0.0, "partial_norm_product": 0.0, "partial_product_norm": 0.0, "auroc": 0.5}.get(r[4])
-            if null is not None:
-                assert float(r[7]) <= null <= float(r[8]), r
+    for draw in range(4):
+        score = f"noise_score_{draw}:noise"
+        for extra in ([], ["--held-out"]):
+            assert cli.main(["bench", "--zoo", str(ZOO), "--score", score, "--resamples", "400",
+                             "--csv", str(tmp_path / "n.csv"), *extra]) == 0
+            capsys.readouterr()
+            rows = [r for r in csv.reader(open(tmp_path / "n.scorecard.csv")) if r[5] == score and r[3] == "formed"]
+            assert len({r[0] for r in rows}) == (2 if extra else 1)
+            for r in rows:
+                null = {"spearman": 0.0, "partial_norm_product": 0.0, "partial_product_norm": 0.0, "auroc": 0.5}.get(r[4])
+                if null is not None:
+                    covered.append(float(r[7]) <= null <= float(r[8]))
+    assert len(covered) == 48 and sum(covered) >= 0.8 * len(covered), (sum(covered), len(covered))
 
 
 # -- the tasks that force a mechanism (docs/decisions/0004-zoo-mechanisms.md) --------------------------------
@@ -378,7 +380,7 @@ def test_table_models_look_the_entry_up_through_q_composition(name):
 
 
 @pytest.mark.xfail(strict=True, reason="no induction mechanism formed in the word-level text models within 2500 steps "
-                                       "(K paths 0.150, 0.077, 0.055 nats; docs/decisions/0004-zoo-mechanisms.md)")
+                                       "(designed K paths 0.15, 0.08, 0.06, 0.05, 0.15 nats; docs/decisions/0004-zoo-mechanisms.md)")
 def test_words_models_use_an_induction_mechanism():
     names = family_models("words-none-attn-2l")
     assert all(mechanisms.read(ZOO, n)["label"].endswith("induction") for n in names)

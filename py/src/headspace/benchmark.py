@@ -3,8 +3,7 @@
 Why: a composition score is only useful if it ranks pairs of heads the way their causal effect
 does, on models it was not tuned on. The zoo (``scripts/train_models --zoo``, files in ``zoo/``
 at the top of the repository, outside the wheel) holds small transformers trained from five
-seeds per configuration (three for word-level text and the first zoo's configurations kept as they
-were trained) on tasks that each need one kind of composition
+seeds per configuration on tasks that each need one kind of composition
 (``headspace.tasks``). For each model and mode (Q, K, V) and each pair of an earlier and a later
 head, this module compares the weight scores of ``headspace.pair_scores`` with four ground
 truths (``headspace.ground_truth``), measured on 20 held-out evaluation batches.

@@ -6,7 +6,7 @@ import { fromQuery, readParams, writeParams } from "./state.js";
 import { setupMenu } from "./share.js";
 import { afterPageLoad } from "./first-paint.js";
 import { demos, embedPage, marks, same, saveData } from "./figure/page.js";
-import { answerKey, initial, reduce } from "./figure/reduce.js";
+import { CATCH_UP_MS, answerKey, initial, reduce } from "./figure/reduce.js";
 import { say, show } from "./figure/status.js";
 import * as draw from "./figure/draw.js";
 import * as answers from "./figure/answers.js";
@@ -51,6 +51,8 @@ const EFFECTS = {
   retry: () => retryPython(),
   frame: (view) => requestAnimationFrame(() => dispatch(view, { type: "frame" })),
   keep: (view, { key, json }) => answers.keep(key, json),
+  late: (view, { key }) => setTimeout(() => dispatch(view, { type: "late", key }), window.HEADSPACE_CATCH_UP_MS ?? CATCH_UP_MS), // (tests may lengthen it)
+  near: standIn,
   // A link's settings Python accepted go into the controls (its texts), which are read back.
   controls: (view, { result, params, width }) => {
     writeParams(view.fig, result.controls, Object.keys(params));
@@ -74,12 +76,29 @@ const EFFECTS = {
   plot: (view) => draw.plot(view, draw.prerendered(view)),
 };
 
+// The nearest answer the page has for the setting ``key``, standing in while Python computes it
+// (reduce.js's nearAnswer): Python's kept answer or the page's start at once, the build's once fetched.
+function standIn(view, { key }) {
+  const width = draw.drawingWidth(view), params = JSON.parse(key);
+  const near = answers.nearestAnswer(view, params, width, view.state.reach);
+  const none = () => dispatch(view, { type: "nearAnswer", key, width });
+  if (!near) return none();
+  const found = (answer) => dispatch(view, { type: "nearAnswer", key, width, shown: near.shown, answer, exact: near.exact });
+  if (near.json) return found(JSON.parse(near.json));
+  if (near.start) return found(null);
+  const name = near.build.name;
+  answers.fetchBuildAnswer(near.build.url).then( // (an answer of another grid than this page's: none)
+    (answer) => (same(answer.params[name], JSON.parse(near.shown)[name]) ? found(answer) : none()), none);
+}
+
 // A drawing, with the outputs it comes with; Python's counted and timed (tests and bench).
 function drawAnswer(view, { from, answer, json, result, timing }) {
   if (from !== "python") {
-    draw.showDrawing(view, from === "start" ? null : answer.svg);
-    draw.writeOutputs(view, ...(from === "start" ? view.startOutputs : [answer.outputs, answer.text]));
-    return void (marks.firstAnswer ||= performance.now());
+    const start = answer === undefined ? from === "start" : answer === null; // the nearest may be the start
+    draw.showDrawing(view, start ? null : answer.svg);
+    draw.writeOutputs(view, ...(start ? view.startOutputs : [answer.outputs, answer.text]));
+    if (from !== "near") marks.firstAnswer ||= performance.now();
+    return;
   }
   const t = performance.now();
   result ||= JSON.parse(json);

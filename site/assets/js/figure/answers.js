@@ -95,6 +95,35 @@ export function answerGrid(control) {
   return grids.get(control);
 }
 
+// ---------- the nearest answer the page has ----------
+// A move Python cannot answer within a frame or two (a new seed's curves) is shown, meanwhile, with
+// the answer nearest its settings: Python's kept ones, the build's (its start, and each answered
+// control moved alone from it), fewest settings apart; among those as near, one that agrees on the
+// control the reader moved last, so the drawing follows the reader's hand.
+
+/** The answer nearest ``params`` at ``width`` the page has: {shown (its settings' JSON), exact
+ * (no setting apart), and json (Python's kept answer), start (the page's own drawing) or build
+ * (buildAnswerURL's)}, or null if it has none. ``moved``: the name of the control moved last. */
+export function nearestAnswer(view, params, width, moved) {
+  const names = Object.keys(params);
+  let best = null;
+  const consider = (candidate, settings) => {
+    const apart = names.filter((n) => !same(settings[n], params[n])).length;
+    const agrees = moved != null && same(settings[moved], params[moved]);
+    if (!best || apart < best.apart || (apart === best.apart && agrees && !best.agrees)) best = { ...candidate, apart, agrees };
+  };
+  const prefix = answerKey(view.state.index, "", width);
+  for (const [key, json] of answers) {
+    if (key.startsWith(prefix)) consider({ shown: key.slice(prefix.length), json }, JSON.parse(key.slice(prefix.length)));
+  }
+  consider({ shown: JSON.stringify(view.start), start: true }, view.start);
+  for (const name of names) {
+    const settings = { ...view.start, [name]: params[name] }, build = buildAnswerURL(view, settings);
+    if (build) consider({ shown: JSON.stringify(settings), build }, settings);
+  }
+  return best && { shown: best.shown, exact: best.apart === 0, json: best.json, start: best.start, build: best.build };
+}
+
 // Fetched answers, kept by address (a promise each), so a drag back and forth asks once.
 const fetched = new Map();
 export function fetchBuildAnswer(url) {

@@ -12,6 +12,8 @@ import { checked, fatal } from "./protocol.js";
 
 const STALL_MS = window.HEADSPACE_STALL_MS || 20000; // tests may shorten them
 const START_MS = window.HEADSPACE_BOOT_LIMIT_MS || 60000;
+// Tests hold each reply to a call this long: Python slower than this machine's, for certain (catching up)
+const REPLY_DELAY_MS = Number(window.HEADSPACE_REPLY_DELAY_MS) || 0;
 const TOTAL = Number(script?.dataset.runtimeBytes) || 0; // the runtime's bytes (the build's sum of its files)
 
 let worker = null;
@@ -106,7 +108,8 @@ export function boot() {
         clearTimeout(watchdog);
         const why = `The Python worker crashed: ${event.message || "it could not be loaded"}.`;
         if (marks.pythonReady) handlers.lost(why); // after boot: nothing will answer any more
-        else reject(new Error(why));
+        // a worker whose script could not be fetched offline is no crash: it starts when the connection returns
+        else reject(!heard && navigator.onLine === false ? stalled(OFFLINE) : new Error(why));
       };
       worker.onmessage = ({ data }) => {
         heard = true;
@@ -137,6 +140,7 @@ export function boot() {
           const call = pending.get(data.id);
           pending.delete(data.id);
           if (call.answered) call.answered(data);
+          else if (REPLY_DELAY_MS) setTimeout(() => handlers.reply(call, data), REPLY_DELAY_MS);
           else handlers.reply(call, data);
         }
       };

@@ -16,6 +16,13 @@ const NEXT = {
 };
 export const LIVES = Object.keys(NEXT);
 
+/** How long a live move waits for Python's answer before the figure shows the nearest answer the
+ * page has and says it is catching up: about what a reader still takes for "at once", and twice the
+ * phone's 95th-percentile target for a move, so a move Python answers within the targets is drawn
+ * once, in place (a stand-in costs two drawings, the second not in place), and a slow one is
+ * answered within it. */
+export const CATCH_UP_MS = 100;
+
 /** The key of Python's answer for figure ``index`` at the settings ``paramsKey`` (their JSON), ``width`` px wide. */
 export const answerKey = (index, paramsKey, width) => `${index}@${width}:${paramsKey}`;
 
@@ -33,6 +40,9 @@ export function initial({ index, name, startKey, answered = false }) {
     link: null, linkProblems: null, linkApplied: false, linkText: {}, fromLink: false,
     // what is shown: start, answer, python or plotly; the settings and width of the answer shown
     showing: "start", shown: null, width: null, lastFigure: null, renderCount: 0, answerCount: 0,
+    // Python live but slow for the latest setting: {key, exact} while the nearest answer the page has
+    // stands in for it (exact: the build's answer for this very setting); the drawings it made
+    catching: null, catchCount: 0,
   };
 }
 
@@ -62,6 +72,10 @@ function advance(s, event, error) {
   else if (to !== "refused" && to !== "failed") s.error = null;
 }
 
+// Python live, and its answer for the latest setting ``key`` not drawn yet (nor refused).
+const waitingFor = (s, key) => s.python === "live" && s.lastKey === key && (s.life === "live" || s.life === "asking") &&
+  (s.showing !== "python" || s.shown?.key !== key);
+
 function post(s, fx, kind, params) {
   s.inFlight = kind;
   fx.push({ type: "post", kind, params });
@@ -75,7 +89,7 @@ function send(s, fx) {
 // Python's answer drawn; a link's settings drawn without the ones Python refused say which.
 function render(s, fx, answer, shown, timing) {
   fx.push({ type: "draw", from: "python", ...answer, timing });
-  Object.assign(s, { showing: "python", shown, width: shown.width, lastFigure: null, renderCount: s.renderCount + 1 });
+  Object.assign(s, { showing: "python", shown, width: shown.width, lastFigure: null, renderCount: s.renderCount + 1, catching: null });
   advance(s, "drawn");
   if (s.linkProblems) {
     advance(s, "refuse", { about: "top", problems: s.linkProblems, applied: s.linkApplied });
@@ -134,6 +148,7 @@ const EVENTS = {
       s.missed = true; // a call: the values ahead are asked for again, nearest this one first
       if (s.life === "refused") advance(s, "ask");
       if (!s.inFlight) send(s, fx);
+      fx.push({ type: "late", key }); // if Python has not drawn it by then, the nearest answer will stand in
       return;
     }
     // Before Python is live: the build's drawing for this setting, if it made one. The setting
@@ -180,9 +195,27 @@ const EVENTS = {
     }
     reach(s, fx);
   },
+  /** ``CATCH_UP_MS`` after a live move to ``key``: if Python has not drawn it yet, the page looks
+   * for the nearest answer it has. */
+  late(s, { key }, fx) {
+    if (waitingFor(s, key)) fx.push({ type: "near", key });
+  },
+  /** The nearest answer the page has for ``key`` (``answer``: an answer's drawing and outputs, or
+   * null for the page's own drawing of its start), computed for the settings ``shown`` (their JSON;
+   * ``exact``: the very setting); ``shown`` null: none nearer than what is shown. It stands in,
+   * and the figure says it is catching up, until Python's answer for the latest setting is drawn. */
+  nearAnswer(s, { key, shown = null, answer = null, exact = false, width }, fx) {
+    if (!waitingFor(s, key)) return;
+    s.catching = { key, exact };
+    if (shown === null || (s.shown?.key === shown && s.showing !== "start") || (answer === null && s.showing === "start")) return;
+    fx.push({ type: "draw", from: "near", answer });
+    Object.assign(s, answer === null ? { showing: "start", shown: null } : { showing: "answer", shown: { key: shown, width } });
+    s.catchCount += 1;
+  },
+
   /** The runtime failed (its boot, or a crash later): nothing will answer, unless it is ``retryable``. */
   fail(s, { message, retryable = false }) {
-    Object.assign(s, { python: retryable ? "stalled" : "failed", inFlight: null, queued: null, nextAnswer: null, link: null, note: "" });
+    Object.assign(s, { python: retryable ? "stalled" : "failed", inFlight: null, queued: null, nextAnswer: null, link: null, note: "", catching: null });
     advance(s, "fail", { about: "figure", message: `${message} The figure shows the values computed when the page was built.` });
   },
 
@@ -203,7 +236,11 @@ const EVENTS = {
       if (kind === "link" && !s.queued) fx.push({ type: "controls", result, params, width });
       else if (kind === "controls") {
         if (s.queued) send(s, fx); // Python computes the next figure while this one is drawn
-        render(s, fx, { json: data.json }, { key: JSON.stringify(params), width }, timing);
+        const key = JSON.stringify(params);
+        // An older setting's answer while a nearer one stands in for the latest: kept, not drawn
+        // (it may be the nearest now: looked for again)
+        if (s.catching && key !== s.lastKey) fx.push({ type: "near", key: s.lastKey });
+        else render(s, fx, { json: data.json }, { key, width }, timing);
       }
     } else if (kind === "link" && error.kind === "parameter" && error.parameter in params && !s.queued) {
       // Leave the refused parameter out and ask again: every bad one is named, the good ones applied.
@@ -218,8 +255,10 @@ const EVENTS = {
       advance(s, "refuse", problems ? { about: "top", problems, applied: s.linkApplied } : { about: "top", linkError: error.message });
     } else {
       // A parameter Python refused (a mistyped token, say) is the reader's input, not a fault: the
-      // message sits under its control until a setting is drawn.
+      // message sits under its control until a setting is drawn. The figure shown stays (the last
+      // good one, or the nearest answer that stood in), and no longer claims to be catching up.
       advance(s, "refuse", { about: error.kind === "parameter" ? error.parameter : "figure", refused: error });
+      s.catching = null;
     }
     if (s.queued && !s.inFlight) send(s, fx);
   },

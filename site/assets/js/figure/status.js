@@ -20,13 +20,20 @@ export function show(view) {
   setData(fig, "life", s.life);
   setData(fig, "renderCount", String(s.renderCount));
   if (s.answerCount) setData(fig, "answerCount", String(s.answerCount)); // moves the build answered (tests, bench)
+  if (s.catchCount) setData(fig, "catchCount", String(s.catchCount)); // drawings that stood in while Python caught up
+  // while catching up, what stands in: "nearest" (dimmed by the CSS: not this setting) or "built"
+  const catching = s.catching ? (s.catching.exact ? "built" : "nearest") : undefined;
+  if (fig.dataset.catchingUp !== catching) {
+    if (catching) fig.dataset.catchingUp = catching;
+    else delete fig.dataset.catchingUp;
+  }
   if (fig.dataset.status !== status) {
     fig.dataset.status = status;
     if (framed) window.parent.postMessage({ type: "headspace:status", status, demo: s.name }, "*");
   }
   if (s.note !== was.note) showNote(fig, s.note);
   if (s.error !== was.error) showError(view, s.error);
-  if (s.life !== was.life || s.python !== was.python || s.error !== was.error) say(view);
+  if (s.life !== was.life || s.python !== was.python || s.error !== was.error || s.catching !== was.catching) say(view);
 }
 
 // ---------- errors ----------
@@ -119,8 +126,11 @@ export function progressText() {
 }
 
 const LIVE = "Live: Python recomputes this figure in your browser.";
+/** What the line says while an answer the page has stands in for Python's (reduce.js's catching). */
+export const catchingText = ({ exact }) => `Catching up: showing ${exact ? "the answer computed when the page was built" : "the nearest computed answer"} while Python computes this setting.`;
 function lineText(s) {
   const where = progressText();
+  if (s.catching) return catchingText(s.catching);
   switch (s.life) {
     case "live": return null;
     // (once Python is live, a setting being checked keeps the line as it is until drawn or refused)
@@ -145,9 +155,10 @@ export function say(view) {
   }
   if (line.hidden) line.hidden = false;
   let bar = line.querySelector("progress");
-  if (text === null) { // live
-    if (line.hasAttribute("role")) line.removeAttribute("role"); // a status region would announce every figure going live
+  if (text === null || view.state.catching) { // live (and catching up: words, and no progress bar)
     bar?.remove();
+    if (text !== null) return void setText(line.querySelector(".demo-live-text"), text);
+    if (line.hasAttribute("role")) line.removeAttribute("role"); // a status region would announce every figure going live
     setText(line.querySelector(".demo-live-text"), LIVE);
     setData(line, "live", "");
     return;

@@ -29,7 +29,10 @@ Outputs:
 - ``axioms``: ``headspace.axioms.axiom_table(seed=seed)``: which metric meets
   Lieberum's axioms 1-3 and Axiom 4 of Snell, by seeded random trials. It is
   the very function the property tests call; it depends only on ``seed``, and
-  is cached per seed.
+  is cached per seed. A new seed costs about 60 ms natively (more in the
+  browser), so ``write_axioms()`` computes the table of every seed the slider
+  offers once into ``metric_lab_axioms.json``, package data of the wheel; the
+  tests recompute every seed and compare, and a seed the file lacks is computed.
 
 >>> from headspace_site.demos import REGISTRY
 >>> out = REGISTRY["metric-lab"].run({"angle": 0, "decay": 0.5, "order": "same", "rank": 2})["outputs"]
@@ -41,7 +44,9 @@ Outputs:
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -55,6 +60,10 @@ from headspace_site.figure.registry import Output, Param, register
 
 D_MODEL = 8
 D_VOCAB = 16
+#: The seeds the seed slider offers (its Param below): the committed table holds each one's axioms.
+SEEDS = range(10)
+#: ``{seed: axiom_table(seed=seed)}``, written by ``write_axioms()``; the wheel ships it.
+AXIOMS_FILE = Path(__file__).with_name("metric_lab_axioms.json")
 
 
 @lru_cache(maxsize=None)
@@ -98,9 +107,26 @@ def scores(A, B, W_E, W_U, rank: int) -> dict:
     return {m: float(composition_score(A, B, m, **kw.get(m, {}))) for m in METRICS}
 
 
+def write_axioms(path: Path = AXIOMS_FILE) -> Path:
+    """Compute ``axiom_table`` for every seed of the slider and save it (about 1 s natively)."""
+    path.write_text(json.dumps({"numpy": np.__version__, "tables": {str(s): axiom_table(seed=s) for s in SEEDS}},
+                               separators=(",", ":")) + "\n")
+    return path
+
+
+@lru_cache(maxsize=1)
+def _committed() -> dict:
+    """The committed tables by seed, or {} when this copy of the package lacks the file."""
+    try:
+        return {int(s): t for s, t in json.loads(AXIOMS_FILE.read_text())["tables"].items()}
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
 def axioms(seed: int) -> dict:
-    """``axiom_table(seed=seed)`` from ``headspace.axioms`` (whose verdicts are cached per seed)."""
-    return axiom_table(seed=int(seed))
+    """``axiom_table(seed=seed)`` from ``headspace.axioms``: from the committed table, else computed
+    (its verdicts cached per seed)."""
+    return _committed().get(int(seed)) or axiom_table(seed=int(seed))
 
 
 @lru_cache(maxsize=4096)
@@ -126,7 +152,7 @@ def _scores(angle, decay, order, rank, stretch, seed) -> tuple:
               help="number of directions each head writes or reads (d_model = 8)"),
         Param("stretch", "Residual basis change (condition number)", "select", 1, options=(1, 10, 100, 1000),
               help="rescale the residual stream by T; the model computes the same function"),
-        Param("seed", "Seed of the trials", "range", 0, min=0, max=9, step=1,
+        Param("seed", "Seed of the trials", "range", 0, min=SEEDS.start, max=SEEDS.stop - 1, step=1,
               help="seeds the axiom table's random trials and the basis change"),
     ],
     outputs=[

@@ -15,9 +15,16 @@ singular values) and watches two things at once:
 residual stream by ``1 / condition``; ``"grow one direction"`` by ``condition``; ``"all
 directions"`` is ``symmetry.stretch`` (factors log-spaced from 1 to ``condition`` over a seeded
 frame). The loss curve is computed at every slider position (0 to 2 in steps of 0.1, cached per
-model, stretch and seed, so moving the slider is a look-up); ``first_reorder_condition`` is found
+model, stretch and seed, so moving the slider is a look-up). It costs a forward pass per position
+(about 1.7 s in the browser for a new seed), and is a pure function of the model's files, the
+stretch and the seed: ``norm_symmetry.write_table()`` computes every curve once (about 20 s
+natively) into ``norm_symmetry_table.json``, package data of the wheel, so a new seed or stretch in the
+browser is a look-up too (the tests recompute and compare; a model whose files differ from the
+ones the table was computed from is computed as before). ``first_reorder_condition`` is found
 on a grid 10 times finer (step 0.01 in log10), where only weights are needed, and is ``None`` when
-the top pair holds up to condition 100.
+the top pair holds up to condition 100; the scores at all 201 positions are computed at once
+(``frobenius_curve``: d_head x d_head Gram matrices, T's basis found once), not by one library call
+per position.
 
 Both panels show every slider position at once (the curves) and mark the current one, so their
 y ranges are fixed from the whole curves (``_span``): moving the slider moves only the marks.
@@ -33,11 +40,13 @@ True
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
-from headspace import symmetry
+from headspace import store, symmetry
 from headspace.composition import all_composition_scores
 
 from headspace_site.figure import shipped
@@ -53,6 +62,10 @@ STRETCHES = ("shrink one direction", "grow one direction", "all directions")
 GRID = np.round(np.arange(0.0, 2.0001, 0.1), 2)
 #: The finer grid on which the top pair is tracked.
 FINE = np.round(np.arange(0.0, 2.0001, 0.01), 3)
+#: The seeds the seed slider offers (its Param below): the table holds a curve for each.
+SEEDS = range(10)
+#: Every loss curve, written by ``write_table()`` (run this module); the wheel ships it.
+TABLE_FILE = Path(__file__).with_name("norm_symmetry_table.json")
 
 
 def stretch_matrix(d_model: int, stretch: str, condition: float, seed: int) -> np.ndarray:
@@ -69,14 +82,106 @@ def stretch_matrix(d_model: int, stretch: str, condition: float, seed: int) -> n
     return symmetry.scale_directions(d_model, u, [factor])
 
 
+def _table_key(stretch: str, seed: int) -> str:
+    """A curve's key in the table: ``"grow one direction/3"``."""
+    return f"{stretch}/{int(seed)}"
+
+
+def write_table(path: Path = TABLE_FILE, model: str = MODEL) -> Path:
+    """Compute the loss curve of every stretch and seed of ``model`` and save it, with the
+    fingerprint of the files (and evaluation batch) they were computed from."""
+    curves = {_table_key(st, seed): list(loss_curve(model, st, seed)) for st in STRETCHES for seed in SEEDS}
+    entry = store.read_manifest()["models"][model]
+    path.write_text(json.dumps({"numpy": np.__version__, "model": model, "grid": GRID.tolist(),
+                                "fingerprint": shipped.causal_fingerprint(entry), "curves": curves},
+                               separators=(",", ":")) + "\n")
+    return path
+
+
+@lru_cache(maxsize=None)
+def _table(model: str) -> dict:
+    """The committed curves of ``model``, or {} when this copy of the package lacks the file or the
+    model's files (or the evaluation batch, or the grid) are not the ones they were computed from."""
+    try:
+        stored = json.loads(TABLE_FILE.read_text())
+        entry = store.read_manifest()["models"][model]
+    except (OSError, ValueError, KeyError):
+        return {}
+    same = (stored.get("model") == model and stored.get("grid") == GRID.tolist()
+            and stored.get("fingerprint") == shipped.causal_fingerprint(entry))
+    return {key: tuple(curve) for key, curve in stored["curves"].items()} if same else {}
+
+
+def losses(model: str, stretch: str, seed: int) -> tuple[float, ...]:
+    """The loss curve from the table, or computed now (``loss_curve``) if it has none."""
+    return _table(model).get(_table_key(stretch, seed)) or loss_curve(model, stretch, seed)
+
+
 @lru_cache(maxsize=32)
 def loss_curve(model: str, stretch: str, seed: int) -> tuple[float, ...]:
-    """Loss change (nats) at every ``GRID`` position, cached: one forward pass per position."""
+    """Loss change (nats) at every ``GRID`` position, computed, cached: one forward pass per position."""
     m = shipped.weights(model, None)
     base, _ = mean_loss(m, model)
     d = m.config["d_model"]
     return tuple(mean_loss(symmetry.transform_model(m, stretch_matrix(d, stretch, 10.0 ** lc, seed)), model)[0]
                  - base for lc in GRID)
+
+
+def stretch_basis(d_model: int, stretch: str, conditions, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(q, f)``: every T of ``stretch_matrix`` at the condition numbers ``conditions`` is
+    ``q diag(f[i]) q^T``, q orthogonal [d_model, d_model] whose first columns are the stretched
+    directions (orthonormalised as ``symmetry.scale_directions`` does), ``f`` [len, k] their factors
+    (the other directions keep factor 1).
+
+    >>> q, f = stretch_basis(4, "all directions", [1.0, 10.0], 0)
+    >>> T = (q[:, :f.shape[1]] * (f[1] - 1.0)) @ q[:, :f.shape[1]].T + np.eye(4)
+    >>> bool(np.allclose(T, stretch_matrix(4, "all directions", 10.0, 0)))
+    True
+    """
+    c = np.asarray(conditions, dtype=float)[:, None]
+    if stretch == "all directions":
+        directions = symmetry.random_orthogonal(d_model, seed).T
+        factors = c ** np.linspace(0.0, 1.0, d_model)
+    else:
+        directions = symmetry.random_orthogonal(d_model, seed)[:, :1].T
+        factors = 1.0 / c if stretch == "shrink one direction" else c
+    return np.linalg.qr(directions.T, mode="complete")[0], factors
+
+
+def frobenius_curve(m, q: np.ndarray, f: np.ndarray, mode: str) -> np.ndarray:
+    """``frobenius_after(m, T, mode)`` for every ``T = q diag(f[i]) q^T`` (``stretch_basis``) at once,
+    [len(f), n_layers, n_heads, n_layers, n_heads]: one library call per T cost most of a new
+    seed in the browser.
+
+    With writer ``A = V O`` and reader ``B = L R^T`` (Q: ``L, R = W_Q, W_K``; K: ``W_K, W_Q``; V:
+    ``W_V, W_O^T``), moved by T (``T^-1 W`` for W_Q, W_K, W_V; ``W_O T``): ``||A||^2 = tr(Gv Go)``,
+    ``||B||^2 = tr(Gl Gr)`` and ``||A B||^2 = tr(M^T Gv M Gr)`` with the d_head x d_head Gram
+    matrices G (``X^T X``, ``O O^T``) and ``M = O L = W_O W_L``, which T leaves alone (``T T^-1``).
+    Each Gram matrix is its unmoved one plus one term per stretched direction k, weighted by
+    ``f_k^-2 - 1`` (``T^-1 W``) or ``f_k^2 - 1`` (``W_O T``): one product of [len(f), k] by [k, ...].
+    """
+    k = f.shape[1]
+
+    def gram(W, power):                                     # W [layers, heads, d_model, d_head]
+        r = np.einsum("dk,lhdi->klhi", q[:, :k], W)          # W's rows along the stretched directions
+        outer = np.einsum("klhi,klhj->klhij", r, r)
+        return np.swapaxes(W, -1, -2) @ W + np.tensordot(f ** power - 1.0, outer, axes=1)
+    O_T = np.swapaxes(m.W_O, -1, -2)                        # O O^T of W_O T is the Gram of (W_O T)^T
+    # writers: every layer but the last; readers: every layer but the first
+    Gv, Go = gram(m.W_V[:-1], -2.0), gram(O_T[:-1], 2.0)
+    Wl, Gl, Gr = {"Q": lambda: (m.W_Q, gram(m.W_Q[1:], -2.0), gram(m.W_K[1:], -2.0)),
+                  "K": lambda: (m.W_K, gram(m.W_K[1:], -2.0), gram(m.W_Q[1:], -2.0)),
+                  "V": lambda: (m.W_V, gram(m.W_V[1:], -2.0), gram(O_T[1:], 2.0))}[mode]()
+    writer = (Gv * Go).sum(axis=(-1, -2))                    # ||A||^2 per earlier head (Go symmetric)
+    reader = (Gl * Gr).sum(axis=(-1, -2))                    # ||B||^2 per later head
+    n_layers, n_heads = m.W_O.shape[:2]
+    out = np.zeros((len(f), n_layers, n_heads, n_layers, n_heads))
+    for l1 in range(n_layers - 1):
+        for l2 in range(l1 + 1, n_layers):                   # later heads only (reader index l2 - 1)
+            M = m.W_O[l1][:, None] @ Wl[l2][None]           # [h1, h2, d_head, d_head], T-free
+            product = (M * (Gv[:, l1, :, None] @ M @ Gr[:, l2 - 1, None])).sum(axis=(-1, -2))
+            out[:, l1, :, l2, :] = np.sqrt(np.maximum(product, 0.0) / (writer[:, l1, :, None] * reader[:, l2 - 1, None, :]))
+    return out
 
 
 def frobenius_after(m, T, mode) -> np.ndarray:
@@ -88,10 +193,10 @@ def frobenius_after(m, T, mode) -> np.ndarray:
 
 @lru_cache(maxsize=32)
 def score_curve(model: str, stretch: str, seed: int, mode: str) -> np.ndarray:
-    """``frobenius`` at every ``FINE`` position, ``[len(FINE), n_layers, n_heads, n_layers, n_heads]``."""
+    """``frobenius`` at every ``FINE`` position, ``[len(FINE), n_layers, n_heads, n_layers, n_heads]``,
+    all at once (``frobenius_curve``; the tests compare it with ``frobenius_after`` at each)."""
     m = shipped.weights(model, None)
-    d = m.config["d_model"]
-    out = np.stack([frobenius_after(m, stretch_matrix(d, stretch, 10.0 ** lc, seed), mode) for lc in FINE])
+    out = frobenius_curve(m, *stretch_basis(m.config["d_model"], stretch, 10.0 ** FINE, seed), mode)
     out.setflags(write=False)
     return out
 
@@ -118,7 +223,7 @@ def first_reorder(curve: np.ndarray) -> float | None:
         Param("log_condition", "Condition number, log₁₀", "range", 1.5, min=0.0, max=2.0, step=0.1,
               help="T's condition number is 10^this: 1 is no change"),
         shipped.mode_param(),
-        Param("seed", "Seed of the direction", "range", 0, min=0, max=9, step=1),
+        Param("seed", "Seed of the direction", "range", 0, min=SEEDS.start, max=SEEDS.stop - 1, step=1),
     ],
     outputs=[
         Output("loss_change", "loss change", "number",
@@ -133,13 +238,13 @@ def first_reorder(curve: np.ndarray) -> float | None:
 )
 def norm_symmetry(stretch: str, log_condition: float, mode: str, seed: int) -> dict:
     model = MODEL
-    losses = loss_curve(model, stretch, seed)
+    curve_of_loss = losses(model, stretch, seed)
     curve = score_curve(model, stretch, seed, mode)
     i = int(np.argmin(np.abs(GRID - log_condition)))
     j = int(np.argmin(np.abs(FINE - GRID[i])))
     first = first_reorder(curve)
-    outputs = {"loss_change": losses[i], "first_reorder_condition": first, "scores": curve[j]}
-    return {"figure": _figure(losses, curve, i, j, first, mode, stretch), "outputs": outputs}
+    outputs = {"loss_change": curve_of_loss[i], "first_reorder_condition": first, "scores": curve[j]}
+    return {"figure": _figure(curve_of_loss, curve, i, j, first, mode, stretch), "outputs": outputs}
 
 
 def _span(lo: float, hi: float, pad: float = 0.06) -> list[float]:
