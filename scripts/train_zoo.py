@@ -90,8 +90,9 @@ CONFIGS = [
     Config("recall", None, False, 1, steps=2000, pos_init="sinusoidal"),
     Config("lookup", "RMS", False, 2, steps=6000, pos_init="sinusoidal"),
     # lookup redesigned: a cell holds only its payload, so no first-layer head can gather the answer at a
-    # cue (docs/decisions/0004, section 7; its one-layer control, 1500 steps, data seed 107000, was a trial)
-    Config("table", None, False, 2, steps=1500, pos_init="sinusoidal"),
+    # cue; 16 colours, more than two layers of 4 heads can switch on (docs/decisions/0004, section 7; its
+    # one-layer control, data seed 107000, was a trial)
+    Config("table", None, False, 2, steps=3000, pos_init="sinusoidal"),
     Config("words", None, False, 2, steps=2500, d_model=64, n_heads=4, d_head=16, batch=16, all_weight=0.1,
            pos_init="sinusoidal"),
     Config("text", "LN", True, 2, steps=1500, lr=3e-3, all_weight=None),

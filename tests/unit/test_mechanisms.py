@@ -11,7 +11,8 @@ from headspace import benchmark, mechanisms
 from headspace.composition import MODES
 from headspace.mechanisms import ATTENTION, PATH, label, measure, named_positions
 from headspace.model import Model
-from headspace.tasks import PARTNER, RECALL_ASK, RECALL_KEY, TABLE_ANSWER, TABLE_COLOUR, TABLE_SHAPE, task_batch
+from headspace.tasks import (PARTNER, RECALL_ASK, RECALL_KEY, TABLE_ANSWER, TABLE_COLOUR, TABLE_SHAPE, TABLE_SHAPES,
+                             task_batch)
 
 ROOT = Path(__file__).resolve().parents[2]
 ZOOS = [ROOT / "zoo"]
@@ -39,7 +40,7 @@ def test_named_positions_are_the_tasks_own(task):
         elif task in ("text", "words"):
             assert (row[j - 1], row[j]) == (row[t - 1], row[t])
         elif task == "table":
-            assert j == (row[t - 1] - TABLE_COLOUR) * 4 + row[t] - TABLE_SHAPE and row[t + 1] - TABLE_ANSWER == row[j]
+            assert j == (row[t - 1] - TABLE_COLOUR) * TABLE_SHAPES + row[t] - TABLE_SHAPE and row[t + 1] - TABLE_ANSWER == row[j]
         else:
             assert j < 16 and row[j] // 16 == row[t - 1] - 64 and row[j] // 4 % 4 == row[t] - 68
             assert row[t + 1] - 72 == row[j] % 4

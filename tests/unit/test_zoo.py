@@ -84,6 +84,20 @@ def test_the_zoo_covers_what_the_issue_asks():
 
 
 @pytest.mark.parametrize("name", MODELS)
+def test_each_models_embedding_has_full_column_rank(name):
+    """The token and whitened scores factor W_E.T @ W_E (headspace._metric_inputs.embedding_factor), which
+    needs d_vocab >= d_model and W_E of full column rank: checked on the trained weights, since a task
+    with a small vocabulary (the 8 x 4 table's 20 tokens) makes the benchmark raise."""
+    from headspace._metric_inputs import embedding_factor
+    W_E = benchmark.load_zoo_model(ZOO, name).W_E
+    d_vocab, d_model = W_E.shape
+    sv = np.linalg.svd(W_E.astype(np.float64), compute_uv=False)
+    assert d_vocab >= d_model, (d_vocab, d_model)
+    embedding_factor(W_E, d_model)                  # raises where W_E.T @ W_E is numerically singular
+    assert sv[-1] / sv[0] > 1e-3, sv[-1] / sv[0]
+
+
+@pytest.mark.parametrize("name", MODELS)
 def test_each_model_learned_its_task_on_held_out_sequences(name):
     e, loss = heldout_loss(name)
     if e["task"] in CORPUS_TASKS:

@@ -26,7 +26,7 @@ position ``t`` of the task's mask, where the circuit acts):
   recall); lookup's ``target`` is the dictionary entry with the cues' colour and shape (chance
   1/16 over the entries), ``entries`` the attention to all 16 entries and ``entry_share`` the
   right entry's share of it (chance 1/16); table's ``target`` is the cell with the cues' colour
-  and shape, ``entries`` and ``entry_share`` over its 32 cells (chance 1/32).
+  and shape, ``entries`` and ``entry_share`` over its 64 cells (chance 1/64).
 * ``path``: the mean-ablation path effect (``headspace.ground_truth.path_effects``, nats,
   averaged over the mask's positions and the batches) of every pair in every mode.
 
@@ -57,8 +57,8 @@ import numpy as np
 from headspace import store
 from headspace.composition import MODES
 from headspace.ground_truth import ground_truth, path_effects
-from headspace.tasks import (MODE_OF_TASK, PARTNER, RECALL_ASK, RECALL_KEY, TABLE_COLOUR, TABLE_COLOURS, TABLE_SHAPE,
-                             TASKS)
+from headspace.tasks import (MODE_OF_TASK, PARTNER, RECALL_ASK, RECALL_KEY, TABLE_CELLS, TABLE_COLOUR, TABLE_SHAPE,
+                             TABLE_SHAPES, TASKS)
 
 __all__ = ["ATTENTION", "PATH", "THRESHOLDS", "N_BATCHES", "LABELS", "MECHANISM_FILE",
            "named_positions", "measure", "label", "record", "read", "main"]
@@ -101,8 +101,8 @@ _TASK_LABELS = {"induction": ("previous-token induction", "shifted-window induct
                 "recall": ("previous-token V-composition", "direct attention to the answer"),
                 "lookup": ("entry lookup", "diffuse lookup"), "table": ("entry lookup", "diffuse lookup")}
 #: the tasks that look an entry up, and how many entries open their sequences (the positions a reader
-#: attends to: lookup's 16 entry tokens, table's 32 cells)
-_ENTRIES = {"lookup": 16, "table": 4 * TABLE_COLOURS}
+#: attends to: lookup's 16 entry tokens, table's 64 cells)
+_ENTRIES = {"lookup": 16, "table": TABLE_CELLS}
 #: the reader's designed position relative to the anchor, and the answer token's own
 _TARGET = {"induction": 1, "text": 1, "words": 1, "reverse": 0, "recall": 0}
 _ANSWER = {"reverse": -1, "recall": -1}
@@ -130,7 +130,7 @@ def named_positions(task: str, tokens, mask) -> dict[str, np.ndarray]:
             colour, shape = row[t - 1] - 64, row[t] - 68          # tasks.COLOUR_CUE, tasks.SHAPE_CUE
             hit = np.flatnonzero((entries // 16 == colour) & (entries // 4 % 4 == shape))
         elif task == "table":
-            hit = [(row[t - 1] - TABLE_COLOUR) * 4 + row[t] - TABLE_SHAPE]
+            hit = [(row[t - 1] - TABLE_COLOUR) * TABLE_SHAPES + row[t] - TABLE_SHAPE]
         elif task == "induction":
             hit = np.flatnonzero(row[:t] == row[t])
         elif task in ("text", "words"):
