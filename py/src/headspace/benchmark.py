@@ -69,7 +69,6 @@ __all__ = ["FAMILIES", "read_table", "zoo_dir", "zoo_models", "scored_models", "
 #: table is read (the browser fetches the table only when the figure first runs).
 FAMILIES = ("induction-none-attn-2l", "induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l",
             "reverse-rms-attn-2l", "reverse-ln-mlp-2l", "recall-none-attn-2l", "lookup-rms-attn-2l",
-            "table-none-attn-2l",
             "words-none-attn-2l", "text-ln-mlp-2l")
 RESAMPLES = 1000
 LEVEL = 0.95             # of every interval
