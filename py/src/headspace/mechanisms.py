@@ -58,7 +58,7 @@ from headspace import store
 from headspace.composition import MODES
 from headspace.ground_truth import ground_truth, path_effects
 from headspace.tasks import (MODE_OF_TASK, PARTNER, RECALL_ASK, RECALL_KEY, TABLE_CELLS, TABLE_COLOUR, TABLE_SHAPE,
-                             TABLE_SHAPES, TASKS)
+                             TABLE_SHAPES, TASKS, TRIAL_TASKS)
 
 __all__ = ["ATTENTION", "PATH", "THRESHOLDS", "N_BATCHES", "LABELS", "MECHANISM_FILE",
            "named_positions", "measure", "label", "record", "read", "main"]
@@ -116,8 +116,8 @@ def named_positions(task: str, tokens, mask) -> dict[str, np.ndarray]:
     >>> named_positions("induction", toks, m)["anchor"].tolist()     # token 5 at t=3 recurs from j=0
     [[-1, -1, -1, 0, 1]]
     """
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}")
+    if task not in TASKS + TRIAL_TASKS:
+        raise ValueError(f"task must be one of {list(TASKS + TRIAL_TASKS)}; got {task!r}")
     tokens, mask = np.asarray(tokens), np.asarray(mask, dtype=bool)
     if tokens.ndim != 2 or mask.shape != (tokens.shape[0], tokens.shape[1] - 1):
         raise ValueError(f"tokens must be [batch, seq] and mask [batch, seq-1]; got tokens {list(tokens.shape)}, "
