@@ -11,7 +11,8 @@ from headspace import benchmark, mechanisms
 from headspace.composition import MODES
 from headspace.mechanisms import ATTENTION, PATH, label, measure, named_positions
 from headspace.model import Model
-from headspace.tasks import PARTNER, RECALL_ASK, RECALL_KEY, task_batch
+from headspace.tasks import (PARTNER, RECALL_ASK, RECALL_KEY, TABLE_ANSWER, TABLE_COLOUR, TABLE_SHAPE, TABLE_SHAPES,
+                             task_batch)
 
 ROOT = Path(__file__).resolve().parents[2]
 ZOOS = [ROOT / "zoo"]
@@ -20,7 +21,7 @@ MODELS = [(z, n) for z in ZOOS for n in benchmark.zoo_models(z)]
 SLOW_TASKS = ("words",)
 
 
-@pytest.mark.parametrize("task", ["induction", "reverse", "recall", "lookup", "text", "words", "reptext"])
+@pytest.mark.parametrize("task", ["induction", "reverse", "recall", "lookup", "table", "text", "words", "reptext"])
 def test_named_positions_are_the_tasks_own(task):
     rng = np.random.default_rng(3)
     corpus = np.array([0, 1, 2, 3, 0, 1, 4, 5] * 40) if task in ("text", "words", "reptext") else None
@@ -39,6 +40,8 @@ def test_named_positions_are_the_tasks_own(task):
         elif task in ("text", "words", "reptext"):
             assert (row[j - 1], row[j]) == (row[t - 1], row[t])
             assert ((row[:t - 1] == row[t - 1]) & (row[1:t] == row[t])).sum() == 1      # its only earlier copy
+        elif task == "table":
+            assert j == (row[t - 1] - TABLE_COLOUR) * TABLE_SHAPES + row[t] - TABLE_SHAPE and row[t + 1] - TABLE_ANSWER == row[j]
         else:
             assert j < 16 and row[j] // 16 == row[t - 1] - 64 and row[j] // 4 % 4 == row[t] - 68
             assert row[t + 1] - 72 == row[j] % 4

@@ -30,7 +30,8 @@ position ``t`` of the task's mask, where the circuit acts):
   and recall), ``answer`` the position of the answer token itself (``k = -1`` for reverse and
   recall); lookup's ``target`` is the dictionary entry with the cues' colour and shape (chance
   1/16 over the entries), ``entries`` the attention to all 16 entries and ``entry_share`` the
-  right entry's share of it (chance 1/16).
+  right entry's share of it (chance 1/16); table's ``target`` is the cell with the cues' colour
+  and shape, ``entries`` and ``entry_share`` over its 64 cells (chance 1/64).
 * ``path``: the mean-ablation path effect (``headspace.ground_truth.path_effects``, nats,
   averaged over the mask's positions and the batches) of every pair in every mode.
 
@@ -71,7 +72,8 @@ import numpy as np
 from headspace import store
 from headspace.composition import MODES
 from headspace.ground_truth import ground_truth, path_effects
-from headspace.tasks import MODE_OF_TASK, PARTNER, RECALL_ASK, RECALL_KEY, TASKS
+from headspace.tasks import (MODE_OF_TASK, PARTNER, RECALL_ASK, RECALL_KEY, TABLE_CELLS, TABLE_COLOUR, TABLE_SHAPE,
+                             TABLE_SHAPES, TASKS, TRIAL_TASKS)
 
 __all__ = ["ATTENTION", "PATH", "THRESHOLDS", "N_BATCHES", "TEXT_TASKS", "LABELS", "MECHANISM_FILE",
            "named_positions", "measure", "label", "record", "read", "main"]
@@ -118,7 +120,10 @@ _TASK_LABELS = {"induction": ("previous-token induction", "shifted-window induct
                 "reptext": ("previous-token induction", "shifted-window induction"),
                 "reverse": ("previous-token V-composition", "direct attention to the answer"),
                 "recall": ("previous-token V-composition", "direct attention to the answer"),
-                "lookup": ("entry lookup", "diffuse lookup")}
+                "lookup": ("entry lookup", "diffuse lookup"), "table": ("entry lookup", "diffuse lookup")}
+#: the tasks that look an entry up, and how many entries open their sequences (the positions a reader
+#: attends to: lookup's 16 entry tokens, table's 64 cells)
+_ENTRIES = {"lookup": 16, "table": TABLE_CELLS}
 #: the reader's designed position relative to the anchor, and the answer token's own
 _TARGET = {"induction": 1, "text": 1, "words": 1, "reptext": 1, "reverse": 0, "recall": 0}
 _ANSWER = {"reverse": -1, "recall": -1}
@@ -132,8 +137,8 @@ def named_positions(task: str, tokens, mask) -> dict[str, np.ndarray]:
     >>> named_positions("induction", toks, m)["anchor"].tolist()     # token 5 at t=3 recurs from j=0
     [[-1, -1, -1, 0, 1]]
     """
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}")
+    if task not in TASKS + TRIAL_TASKS:
+        raise ValueError(f"task must be one of {list(TASKS + TRIAL_TASKS)}; got {task!r}")
     tokens, mask = np.asarray(tokens), np.asarray(mask, dtype=bool)
     if tokens.ndim != 2 or mask.shape != (tokens.shape[0], tokens.shape[1] - 1):
         raise ValueError(f"tokens must be [batch, seq] and mask [batch, seq-1]; got tokens {list(tokens.shape)}, "
@@ -145,6 +150,8 @@ def named_positions(task: str, tokens, mask) -> dict[str, np.ndarray]:
             entries = row[:16]
             colour, shape = row[t - 1] - 64, row[t] - 68          # tasks.COLOUR_CUE, tasks.SHAPE_CUE
             hit = np.flatnonzero((entries // 16 == colour) & (entries // 4 % 4 == shape))
+        elif task == "table":
+            hit = [(row[t - 1] - TABLE_COLOUR) * TABLE_SHAPES + row[t] - TABLE_SHAPE]
         elif task == "induction":
             hit = np.flatnonzero(row[:t] == row[t])
         elif task in ("text", "words", "reptext"):
@@ -158,7 +165,7 @@ def named_positions(task: str, tokens, mask) -> dict[str, np.ndarray]:
             hit = [p for p in np.flatnonzero(row[:t] == key) if p >= 1 and row[p - 1] < RECALL_KEY]
         if len(hit):
             out[b, t] = hit[-1]
-    return {"entry" if task == "lookup" else "anchor": out}
+    return {"entry" if task in _ENTRIES else "anchor": out}
 
 
 def measure(model, task: str, tokens, mask) -> dict:
@@ -180,7 +187,7 @@ def measure(model, task: str, tokens, mask) -> dict:
     # output: at the question itself for Q-composition (lookup), else at the position the reader
     # attends to (the anchor + _TARGET), each such position once; in natural text (TEXT_TASKS) at every
     # position, since the anchors there are selected (named only where a pair occurred once before)
-    if task == "lookup":
+    if task in _ENTRIES:
         rows, cols = np.nonzero(fmask)
     else:
         at = np.zeros(flat.shape, dtype=bool)
@@ -193,13 +200,14 @@ def measure(model, task: str, tokens, mask) -> dict:
         out["back_at_target"] = back
         out["back_at_keys"] = _back(pat, *np.nonzero(_pair_keys(flat, fmask)))
         out["back"] = _back(pat, *np.nonzero(np.ones(flat.shape, dtype=bool)))
-    if task == "lookup":
+    if task in _ENTRIES:
         b, t = np.nonzero(named["entry"] >= 0)
+        n = _ENTRIES[task]
         out["target"] = pat[b, :, :, t, named["entry"][b, t]].mean(0)
-        # how selective a head is among the 16 entries: the right one's share of its attention to
-        # all of them (chance 1/16), whatever that attention's total
-        out["entries"] = pat[b, :, :, t, :16].sum(-1).mean(0)
-        out["entry_share"] = (pat[b, :, :, t, named["entry"][b, t]] / pat[b, :, :, t, :16].sum(-1)).mean(0)
+        # how selective a head is among the n entries: the right one's share of its attention to
+        # all of them (chance 1/n), whatever that attention's total
+        out["entries"] = pat[b, :, :, t, :n].sum(-1).mean(0)
+        out["entry_share"] = (pat[b, :, :, t, named["entry"][b, t]] / pat[b, :, :, t, :n].sum(-1)).mean(0)
     else:
         anchor = named["anchor"]
         b, t = np.nonzero(anchor >= 0)
@@ -305,7 +313,7 @@ def label(task: str, m: dict) -> dict:
             writers, w_ok = _heads(wstat, max_layer=L - 1)
         effect, w, r, used = _best_path(path, mode, writers, readers)
         formed = w_ok and r_ok and w is not None and effect >= PATH
-        if rstat is None and formed and task == "lookup" and _heads(m["target"], min_layer=1)[1]:
+        if rstat is None and formed and task in _ENTRIES and _heads(m["target"], min_layer=1)[1]:
             formed = False                                # a head does attend to the entry: not diffuse
         if w is None:
             desc = f"{L} layer(s): no later head to compose with"

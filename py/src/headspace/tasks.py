@@ -35,6 +35,22 @@ the next token is random (or, for text, ordinary language). numpy only, seeded.
   its logits: V-composition, no Q needed.)
 * ``text``: characters of source code (``encode_text``); the mask marks positions whose
   current two characters occurred earlier in the sequence (where copying can help).
+* ``table`` (Q-composition, lookup redesigned; docs/decisions/0004-zoo-mechanisms.md, section 8): a
+  table of 16 x 4 cells, each one payload token (of 8), the cell of (colour, shape) always at position
+  ``colour * 4 + shape``, then triples ``a b answer`` as in lookup (16 colour cues, 4 shape cues, 8
+  answer tokens; vocabulary 36, wider than the zoo's d_model of 32, as the token scores need). In
+  half of the sequences each colour's four payloads differ and each shape has each payload twice (the
+  first 4 columns of two 8 x 8 Latin squares, stacked, rows shuffled; drawn afresh for every sequence),
+  so the colour alone leaves ln 4 nats and the shape alone nothing; in the other half the payloads are
+  drawn freely (a first gradient). A cell holds nothing but its payload: no first-layer head can
+  gather a (colour, payload) or (shape, payload) pair at a cue, which is how lookup's models answered
+  without attending to the entry. The answer's address needs both cues in one *query*: a
+  previous-token head brings the colour to the shape cue. A head can still *switch* on one colour
+  (attend to that colour's cell in the cue's shape column and, for any other colour, to the colour
+  cue instead): two layers of 4 heads cover at most 8 of the 16 colours, half the questions. Not
+  closed: 4 first-layer heads at the colour cue, one per shape, can each read one cell of the colour's
+  row, and 4 second-layer heads switched by the shape can read them (V-composition, all 8 heads); the
+  mechanism is measured, not assumed.
 
 The present zoo (``zoo/``, docs/decisions/0004-zoo-mechanisms.md) adds two tasks to the first zoo's:
 
@@ -77,14 +93,18 @@ import re
 
 import numpy as np
 
-__all__ = ["TASKS", "MODE_OF_TASK", "task_batch", "encode_text", "decode_text", "TEXT_VOCAB", "text_mask",
-           "LOOKUP_VOCAB", "latin_square", "PARTNER",
+__all__ = ["TASKS", "TRIAL_TASKS", "MODE_OF_TASK", "task_batch", "encode_text", "decode_text", "TEXT_VOCAB",
+           "text_mask", "LOOKUP_VOCAB", "latin_square", "PARTNER",
            "WordVocab", "split_words"]
 
 #: The benchmark zoo's tasks, in the order the benchmark lists them.
 TASKS = ("induction", "reverse", "recall", "lookup", "words", "text", "reptext")
+#: Tasks that ``task_batch`` draws but whose models are trials, not in the zoo (the benchmark's groups
+#: leave them out): the table (docs/decisions/0004, section 8).
+TRIAL_TASKS = ("table",)
 #: The kind of composition each task is built to need (text: none is forced; induction is expected).
-MODE_OF_TASK = {"induction": "K", "reverse": "V", "lookup": "Q", "text": "K", "recall": "V", "words": "K",
+MODE_OF_TASK = {"induction": "K", "reverse": "V", "lookup": "Q", "table": "Q", "text": "K", "recall": "V",
+                "words": "K",
                 "reptext": "K"}
 
 #: Character vocabulary of the text task: newline, printable ASCII 32..126, and one id for anything else.
@@ -100,6 +120,17 @@ PARTNER = 32
 COLOUR_CUE, SHAPE_CUE, ANSWER = 64, 68, 72
 LOOKUP_VOCAB = 76
 
+#: Table's vocabulary: 8 payloads, 16 colour cues, 4 shape cues and 8 answer tokens (one per payload), 36
+#: in all, more than the zoo's d_model of 32 (W_E must be able to have full column rank: the benchmark's
+#: token scores factor it); a table of 16 x 4 cells, the payload of (colour, shape) at position
+#: ``colour * TABLE_SHAPES + shape``, then 8 questions (docs/decisions/0004, section 8).
+TABLE_COLOURS, TABLE_SHAPES, TABLE_PAYLOADS, TABLE_QUESTIONS, TABLE_LATIN = 16, 4, 8, 8, 0.5
+TABLE_CELLS = TABLE_COLOURS * TABLE_SHAPES
+TABLE_COLOUR = TABLE_PAYLOADS
+TABLE_SHAPE = TABLE_COLOUR + TABLE_COLOURS
+TABLE_ANSWER = TABLE_SHAPE + TABLE_SHAPES
+TABLE_VOCAB = TABLE_ANSWER + TABLE_PAYLOADS
+
 #: Recall's vocabulary: 16 values, 16 keys, 16 ask tokens (``ask(k) = k + RECALL_ASK - RECALL_KEY``).
 RECALL_KEY, RECALL_ASK = 16, 32
 RECALL_VOCAB, RECALL_PAIRS, RECALL_QUESTIONS = 48, 10, 6
@@ -107,7 +138,8 @@ RECALL_VOCAB, RECALL_PAIRS, RECALL_QUESTIONS = 48, 10, 6
 WORDS_VOCAB = 1024
 
 SHAPES = {"induction": (64, 32), "reverse": (64, 32), "lookup": (LOOKUP_VOCAB, 40), "text": (TEXT_VOCAB, 64),
-          "recall": (RECALL_VOCAB, 2 * RECALL_PAIRS + 2 * RECALL_QUESTIONS), "words": (WORDS_VOCAB, 96),
+          "recall": (RECALL_VOCAB, 2 * RECALL_PAIRS + 2 * RECALL_QUESTIONS),
+          "table": (TABLE_VOCAB, TABLE_CELLS + 3 * TABLE_QUESTIONS), "words": (WORDS_VOCAB, 96),
           "reptext": (TEXT_VOCAB, 64)}
 #: Tasks whose sequences are windows of a corpus (``task_batch``'s ``corpus``).
 CORPUS_TASKS = ("text", "words", "reptext")
@@ -193,8 +225,8 @@ def task_batch(task: str, rng: np.random.Generator, batch: int = 32, corpus: np.
     ``corpus`` (character ids from ``encode_text``) is needed for ``text`` only: windows
     of ``seq`` characters start at random offsets in it.
     """
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}")
+    if task not in TASKS + TRIAL_TASKS:
+        raise ValueError(f"task must be one of {list(TASKS + TRIAL_TASKS)}; got {task!r}")
     if not isinstance(batch, (int, np.integer)) or batch < 1:
         raise ValueError(f"batch must be a positive integer; got {batch!r}")
     d_vocab, seq = SHAPES[task]
@@ -219,6 +251,9 @@ def task_batch(task: str, rng: np.random.Generator, batch: int = 32, corpus: np.
         if task == "lookup":
             _lookup_row(rng, tokens[i], mask[i])
             continue
+        if task == "table":
+            _table_row(rng, tokens[i], mask[i])
+            continue
         if task == "recall":
             _recall_row(rng, tokens[i], mask[i])
             continue
@@ -232,11 +267,20 @@ def task_batch(task: str, rng: np.random.Generator, batch: int = 32, corpus: np.
     return tokens.astype(np.int64), mask
 
 
-def latin_square(rng) -> np.ndarray:
-    """A random 4 x 4 Latin square: the cyclic or the Klein square, rows, columns and symbols permuted."""
-    i, j = np.indices((4, 4))
-    base = (i + j) % 4 if rng.integers(0, 2) else i ^ j
-    return rng.permutation(4)[base[rng.permutation(4)][:, rng.permutation(4)]]
+def latin_square(rng, n: int = 4) -> np.ndarray:
+    """A random n x n Latin square: the cyclic square, or (n a power of two) the XOR one (Klein's for 4),
+    rows, columns and symbols permuted.
+
+    >>> sq = latin_square(np.random.default_rng(0), 8)
+    >>> all(len(set(r)) == 8 for r in sq) and all(len(set(c)) == 8 for c in sq.T)
+    True
+    """
+    if not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    i, j = np.indices((n, n))
+    xor = n & (n - 1) == 0
+    base = (i + j) % n if (rng.integers(0, 2) or not xor) else i ^ j
+    return rng.permutation(n)[base[rng.permutation(n)][:, rng.permutation(n)]]
 
 
 def _lookup_row(rng, row, mask_row):
@@ -247,6 +291,24 @@ def _lookup_row(rng, row, mask_row):
     for t in range(16, len(row) - 2, 3):
         colour, shape = rng.integers(0, 4, 2)
         row[t:t + 3] = COLOUR_CUE + colour, SHAPE_CUE + shape, ANSWER + payload[colour, shape]
+        mask_row[t + 1] = True
+
+
+def _table_row(rng, row, mask_row):
+    """One ``table`` sequence in place: 16 x 4 cells (payloads, colour-major), then ``a b answer`` triples."""
+    # payload[colour, shape], drawn for this sequence: the first 4 columns of two 8 x 8 Latin squares,
+    # stacked, rows shuffled, so that each colour's four payloads differ and each shape has each payload
+    # twice (the colour alone: ln 4 nats; the shape alone: ln 8, nothing); in the other sequences
+    # (1 - TABLE_LATIN) the payloads are drawn freely, so that one cue alone tells more (the 8 x 4
+    # table's first gradient: with Latin squares only, five seeds sat at ln 4 for 1000 steps)
+    halves = [latin_square(rng, TABLE_PAYLOADS)[:, :TABLE_SHAPES] for _ in range(TABLE_COLOURS // TABLE_PAYLOADS)]
+    payload = np.concatenate(halves)[rng.permutation(TABLE_COLOURS)]
+    if rng.random() >= TABLE_LATIN:
+        payload = rng.integers(0, TABLE_PAYLOADS, payload.shape)
+    row[:TABLE_CELLS] = payload.ravel()
+    for t in range(TABLE_CELLS, len(row) - 2, 3):
+        colour, shape = rng.integers(0, TABLE_COLOURS), rng.integers(0, TABLE_SHAPES)
+        row[t:t + 3] = TABLE_COLOUR + colour, TABLE_SHAPE + shape, TABLE_ANSWER + payload[colour, shape]
         mask_row[t + 1] = True
 
 

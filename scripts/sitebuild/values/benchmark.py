@@ -96,7 +96,7 @@ _LABEL_TAGS = {"previous-token induction": "prev", "shifted-window induction": "
 _FAMILY_TAGS = {"induction-none-attn-2l": "ind2l", "induction-rms-attn-2l": "indrms", "induction-ln-mlp-2l": "indln",
                 "induction-rms-attn-3l": "ind3l", "reverse-rms-attn-2l": "rev", "reverse-ln-mlp-2l": "revln",
                 "recall-none-attn-2l": "recall2l", "recall-none-attn-1l": "recall1l", "lookup-rms-attn-2l": "lookup",
-                "words-none-attn-2l": "words", "text-ln-mlp-2l": "chars",
+                "table-none-attn-2l": "table", "words-none-attn-2l": "words", "text-ln-mlp-2l": "chars",
                 "reptext-none-attn-2l": "reptext"}
 
 

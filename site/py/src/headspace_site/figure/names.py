@@ -29,7 +29,8 @@ METRIC_NAMES = {"frobenius": "Frobenius", "frobenius_baseline": "baseline-correc
 AXIOM_NAMES = {"1": "A1", "1-strict": "A1 strict", "2": "A2", "3": "A3", "4": "A4"}
 #: The zoos' tasks (``headspace.tasks.TASKS``, ``NEXT_TASKS``) as the benchmark article names them.
 TASK_NAMES = {"induction": "induction", "reverse": "reverse copy", "lookup": "lookup", "text": "text",
-              "recall": "recall", "words": "words", "reptext": "repetitive text"}
+              "recall": "recall", "words": "words", "table": "table lookup",
+              "reptext": "repetitive text"}
 _NORM_NAMES = {"none": "no norm", "rms": "RMSNorm", "ln": "LayerNorm"}
 _FAMILY = re.compile(r"(?P<task>[a-z]+)-(?P<norm>none|rms|ln)-(?P<arch>attn|mlp)-(?P<layers>\d+)l")
 
