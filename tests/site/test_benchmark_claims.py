@@ -226,11 +226,10 @@ def test_beyond_path_size_only_the_subspace_score_on_the_excess_card(report, v):
 
 @pytest.mark.slow
 def test_what_rests_on_the_repetitive_text_family():
-    """The excess ground truth: the subspace score's partial beyond path size "rests on the three
-    repetitive-text models: without them the estimate barely moves, but its interval widens and it no longer
-    survives Holm"; the mode: the second gap's interval excludes zero "only with the three repetitive-text
-    models in the zoo (without them it reaches past zero)". The six cards recomputed without the family
-    (about two minutes)."""
+    """The excess ground truth: the subspace score's partial beyond path size: "without the three
+    repetitive-text models the estimate barely moves, but its interval widens and, with our bootstrap draws,
+    it no longer survives Holm"; the mode: "without the three repetitive-text models, our draws put its upper
+    end just past zero". The six cards recomputed without the family (about two minutes)."""
     from headspace import controlled, scorecard
     zoo = ROOT / "zoo"
     data = scorecard.zoo_data(zoo, None, {controlled.CONTROLLED: controlled.read_zoo(zoo)[controlled.CONTROLLED]})
@@ -296,9 +295,9 @@ def test_lookup_and_text_models_are_reported_apart(report, v):
     """The zoo: "A model whose label says it has no circuit, or only a diffuse one, is reported apart
     below, whatever its path effects: that takes the lookup models, the word-level and character-level text
     models and the repetitive-text models without induction out of the main tables, and the three models
-    with LayerNorm that formed none"; Results: the models apart are, "by their recorded mechanism the lookup
+    with LayerNorm labelled none formed"; Results: the models apart are, "by their recorded mechanism the lookup
     models, the word-level and character-level text models, the N repetitive-text models that formed none
-    and the three models with LayerNorm that formed none; and a reverse-copy model whose largest V path
+    and the three models with LayerNorm labelled none formed; and a reverse-copy model whose largest V path
     stays under" the threshold."""
     card = report["scorecards"]["mean-circuit|task"]
     apart = set(card["circuitless_models"])

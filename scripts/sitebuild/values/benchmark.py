@@ -96,7 +96,7 @@ _LABEL_TAGS = {"previous-token induction": "prev", "shifted-window induction": "
 _FAMILY_TAGS = {"induction-none-attn-2l": "ind2l", "induction-rms-attn-2l": "indrms", "induction-ln-mlp-2l": "indln",
                 "induction-rms-attn-3l": "ind3l", "reverse-rms-attn-2l": "rev", "reverse-ln-mlp-2l": "revln",
                 "recall-none-attn-2l": "recall2l", "recall-none-attn-1l": "recall1l", "lookup-rms-attn-2l": "lookup",
-                "table-none-attn-2l": "table", "words-none-attn-2l": "words", "text-ln-mlp-2l": "chars",
+                "words-none-attn-2l": "words", "text-ln-mlp-2l": "chars",
                 "reptext-none-attn-2l": "reptext"}
 
 
@@ -138,7 +138,7 @@ STATED_COUNTS = (
     *(f"loss_{tag}_{k}" for tag in ("recall1l", "recall2l") for k in ("min", "max")),
     *(f"loss_{task}_{k}" for task in ("induction", "reverse", "lookup", "text", "words", "reptext") for k in ("min", "max")),
     "loss_induction_second", "loss_induction_step0", "loss_text_step0", "loss_words_step0", "loss_reptext_step0",
-    "top_text_max", "top_words_max", "top_reptext_max",
+    "top_text_max", "top_words_max",
     "mech_ind2l_prev", "mech_lookup_diffuse", "mech_lookup_entry", "mech_recall2l_vcomp",
     "mech_reptext_prev", "mech_reptext_none",
     "mech_task_reverse_direct", "mech_task_reverse_none", "mech_task_reverse_vcomp",
@@ -368,15 +368,11 @@ def reptext_values() -> dict:
     if under:
         top = max(under, key=lambda r: r["effect"])
         out.update(reptext_under_max=top["effect"], reptext_under_max_lo=top["effect_interval"][0],
-                   reptext_under_max_hi=top["effect_interval"][1],
-                   reptext_under_min=min(r["effect"] for r in under))
-    for where, key in (("writer_attention", "all"), ("writer_attention_at_keys", "keys"),
-                       ("writer_attention_at_target", "target")):
+                   reptext_under_max_hi=top["effect_interval"][1])
+    for where, key in (("writer_attention", "all"), ("writer_attention_at_keys", "keys")):
         vals = [r[where] for r in recs]
         out[f"reptext_writer_{key}_min"], out[f"reptext_writer_{key}_max"] = min(vals), max(vals)
-    out["reptext_writer_keys_below"] = sum(r["writer_attention_at_keys"] < mechanisms.ATTENTION for r in recs)
     out["reptext_formed_keys_below"] = sum(r["writer_attention_at_keys"] < mechanisms.ATTENTION for r in formed)
-    out["reptext_n_formed"] = len(formed)
     return out
 
 
