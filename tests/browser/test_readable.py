@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from readable import COLLECT, DRAWING_SIZE, page_problems
+from readable import COLLECT, DRAWING_SIZE
 from browser_support import figure_pages, go_live
 
 pytestmark = pytest.mark.browser
@@ -19,26 +19,12 @@ pytestmark = pytest.mark.browser
 SAME_PLACE_PX = 6
 
 
-@pytest.fixture(params=[(390, "light"), (390, "dark"), (768, "light"), (768, "dark"), (1280, "light"), (1280, "dark")],
-                ids=lambda p: f"{p[0]}-{p[1]}")
-def context(request, browser):
-    width, scheme = request.param
-    ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme, bypass_csp=True,
-                              reduced_motion="reduce")
-    yield ctx
-    ctx.close()
-
-
-def test_every_figure_is_readable(context, site_url):
-    page = context.new_page()
-    found = {}
-    for path in figure_pages():
-        page.goto(site_url + path)
-        for where, problems in page_problems(page).items():
-            found[f"{path} {where} (as built)"] = problems
-        go_live(page)
-        for where, problems in page_problems(page).items():
-            found[f"{path} {where} (live)"] = problems
+@pytest.mark.parametrize("view", [(390, "light"), (390, "dark"), (768, "light"), (768, "dark"), (1280, "light"), (1280, "dark")],
+                         ids=lambda p: f"{p[0]}-{p[1]}")
+def test_every_figure_is_readable(live_walk, view):
+    """Every figure page as built and live (tests/browser/live_walk.py: the walk test_accessibility.py's
+    live-page test reads too)."""
+    found = live_walk(*view).readable
     assert found == {}, "figures that do not read well:\n" + json.dumps(found, indent=1, ensure_ascii=False)
 
 

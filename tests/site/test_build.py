@@ -3,6 +3,7 @@ resolve, every demo follows the DOM contract, and bad shortcodes fail loudly."""
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -74,10 +75,18 @@ class Page(HTMLParser):
 
 
 def pages(public: Path):
+    """Every built page with its parse, parsed once per build: the module's tests only read them."""
+    return _parsed(public)
+
+
+@functools.cache
+def _parsed(public: Path) -> tuple:
+    out = []
     for path in sorted(public.rglob("*.html")):
         parser = Page()
         parser.feed(path.read_text(encoding="utf-8"))
-        yield path, parser
+        out.append((path, parser))
+    return tuple(out)
 
 
 def test_maths_is_rendered_on_the_server(built):
@@ -92,6 +101,7 @@ def test_maths_is_rendered_on_the_server(built):
 
 
 def test_internal_links_resolve(built):
+    ids = {path.resolve(): page.ids for path, page in pages(built)}  # each target parsed once, not per link
     for path, page in pages(built):
         base = "/" + str(path.relative_to(built).parent).strip(".") + "/"
         for href in page.links:
@@ -103,9 +113,7 @@ def test_internal_links_resolve(built):
                 target = target / "index.html"
             assert target.exists(), f"{path.relative_to(built)} links to missing {href}"
             if url.fragment and target.suffix == ".html":
-                other = Page()
-                other.feed(target.read_text(encoding="utf-8"))
-                assert url.fragment in other.ids, f"{path.relative_to(built)}: no #{url.fragment} in {url.path}"
+                assert url.fragment in ids[target.resolve()], f"{path.relative_to(built)}: no #{url.fragment} in {url.path}"
 
 
 def test_every_demo_follows_the_dom_contract(built):

@@ -17,6 +17,7 @@ build fails on an unknown name. On the built site (every article, the gallery, t
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from html.parser import HTMLParser
@@ -81,6 +82,7 @@ class Tree(HTMLParser):
         self.node.children.append(data)
 
 
+@functools.cache  # the module's tests read the same pages; each is parsed once (they only read the tree)
 def parse(path: Path) -> Node:
     tree = Tree()
     tree.feed(path.read_text(encoding="utf-8"))
