@@ -147,3 +147,31 @@ def page(browser, site_url, request):
     assert watch.off_origin == [], f"requests left the origin: {watch.off_origin}"
     if not getattr(pg, "expect_errors", False):
         assert watch.errors == [], f"console errors: {watch.errors}"
+
+
+@pytest.fixture(scope="session")
+def live_walk(browser, site_url):
+    """Factory: ``live_walk(width, scheme)``, the findings of tests/browser/live_walk.py's walk at those
+    options, walked once per pytest worker (the tests reading them only assert on them)."""
+    import live_walk as walks  # tests/browser/, on the path once its tests are collected
+    if not walks.AXE.exists():
+        pytest.fail(f"{walks.AXE} is missing; scripts/setup installs the npm packages (npm ci)")
+    done = {}
+
+    def get(width: int, scheme: str):
+        if (width, scheme) not in done:
+            done[width, scheme] = walks.walk(browser, site_url, width, scheme)
+        return done[width, scheme]
+    return get
+
+
+#: Tests that read one walk: each of the second kind runs right after the first with the same id, so
+#: pytest-xdist (which hands out runs of neighbouring tests) most often gives both to one worker.
+SHARED_WALK = ("test_accessibility.py::test_live_pages[", "test_readable.py::test_every_figure_is_readable[")
+
+
+def pytest_collection_modifyitems(items):
+    first = {item.nodeid.split("[", 1)[1]: item for item in items if SHARED_WALK[0] in item.nodeid}
+    for item in [item for item in items if SHARED_WALK[1] in item.nodeid and item.nodeid.split("[", 1)[1] in first]:
+        items.remove(item)
+        items.insert(items.index(first[item.nodeid.split("[", 1)[1]]) + 1, item)
