@@ -6,7 +6,7 @@ build's data).
 
 Six browser tests once each took every figure page live in a context of their own (test_readable.py's
 two, test_accessibility.py's live pages, test_colorbars.py, test_figure_text.py's two): a Pyodide boot
-a page and test where one a page and view serves them all (each test only reads the page).
+a page for each test, where one boot a page and view serves them all (each test only reads the page).
 ``tests/conftest.py``'s ``live_walk(width, scheme)`` runs the walk once per pytest worker and options
 and hands each test its findings; the tests assert on them.
 """
