@@ -165,13 +165,25 @@ def live_walk(browser, site_url):
     return get
 
 
-#: Tests that read one walk: each of the second kind runs right after the first with the same id, so
-#: pytest-xdist (which hands out runs of neighbouring tests) most often gives both to one worker.
-SHARED_WALK = ("test_accessibility.py::test_live_pages[", "test_readable.py::test_every_figure_is_readable[")
-
-
 def pytest_collection_modifyitems(items):
-    first = {item.nodeid.split("[", 1)[1]: item for item in items if SHARED_WALK[0] in item.nodeid}
-    for item in [item for item in items if SHARED_WALK[1] in item.nodeid and item.nodeid.split("[", 1)[1] in first]:
-        items.remove(item)
-        items.insert(items.index(first[item.nodeid.split("[", 1)[1]]) + 1, item)
+    """The tests that read one walk (those taking ``live_walk`` and a ``view``) side by side, where the
+    first of them is: pytest-xdist hands out runs of neighbouring tests, so one worker most often gets
+    them all and walks each view once."""
+    def view(item):
+        spec = getattr(item, "callspec", None)
+        return spec.params.get("view") if spec and "live_walk" in getattr(item, "fixturenames", ()) else None
+    groups = {}
+    for item in items:
+        if view(item) is not None:
+            groups.setdefault(tuple(view(item)), []).append(item)
+    if not groups:
+        return
+    firsts = {id(group[0]): group for group in groups.values()}
+    reading = {id(item) for group in groups.values() for item in group}
+    ordered = []
+    for item in items:
+        if id(item) in firsts:
+            ordered += firsts[id(item)]
+        elif id(item) not in reading:
+            ordered.append(item)
+    items[:] = ordered

@@ -117,20 +117,6 @@ def opened(browser, url: str, **options):
 PRERENDER = "f => JSON.parse(f.querySelector('script[data-role=\"prerender\"]').textContent)"
 
 
-def each_figure(page, site_url: str, paths, live=(False, True)):
-    """Every figure of every page in ``paths``, as the build drew it and then live (plotly drawing
-    Python's figure): yields ``(path, index, fig, is_live, prerender)``; ``live``: the states to visit."""
-    for path in paths:
-        page.goto(site_url + path)
-        for is_live in live:
-            if is_live:
-                go_live(page)
-            figs = page.locator("figure.demo")
-            for i in range(figs.count()):
-                fig = figs.nth(i)
-                yield path, i, fig, is_live, fig.evaluate(PRERENDER)
-
-
 def figure_in(frame):
     """The figure of an embedded frame once it has settled, scrolled into view as a reader would
     (Chromium may throttle an off-screen cross-origin frame)."""

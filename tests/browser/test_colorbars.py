@@ -10,9 +10,6 @@ import re
 
 import pytest
 
-from browser_support import each_figure, figure_pages
-from readable import COLLECT
-
 pytestmark = pytest.mark.browser
 
 PAD = re.compile("[\u2007\u2008\u200b\\s]+")
@@ -40,33 +37,28 @@ def touching(a, b) -> bool:
     return min(ax + aw, bx + bw) - max(ax, bx) > 0 and min(ay + ah, by + bh) - max(ay, by) > 0
 
 
-@pytest.mark.parametrize("width", [390, 1280])
-def test_colour_bar_titles_clear_their_ticks_and_fit(browser, site_url, width):
-    ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="dark" if width < 500 else "light",
-                              reduced_motion="reduce")
-    page = ctx.new_page()
+@pytest.mark.parametrize("view", [(390, "dark"), (1280, "light")], ids=lambda p: f"{p[0]}-{p[1]}")
+def test_colour_bar_titles_clear_their_ticks_and_fit(live_walk, view):
+    """Every figure page as built, then live (tests/browser/live_walk.py)."""
     bad, checked = {}, 0
-    try:
-        for path, i, fig, live, pre in each_figure(page, site_url, figure_pages()):
-            found = bars(pre["figure"])   # live, the page draws the same settings
-            if not found:
+    for fig in live_walk(*view).figures:
+        found = bars(fig.prerender["figure"])   # live, the page draws the same settings
+        if not found:
+            continue
+        drawn = fig.drawn
+        texts = [(_plain(t["text"]), t["box"]) for t in drawn["texts"]]
+        for title_lines, ticks in found:
+            titles = [box for text, box in texts if text in title_lines or text == " ".join(title_lines)]
+            labels = [box for text, box in texts if text in ticks]
+            where = f"{fig.path} {fig.demo} #{fig.index} ({fig.state})"
+            if not titles:
+                bad[where] = f"title {title_lines} not drawn whole (cut or wrapped otherwise)"
                 continue
-            drawn = fig.evaluate(COLLECT)
-            texts = [(_plain(t["text"]), t["box"]) for t in drawn["texts"]]
-            for title_lines, ticks in found:
-                titles = [box for text, box in texts if text in title_lines or text == " ".join(title_lines)]
-                labels = [box for text, box in texts if text in ticks]
-                where = f"{path} {fig.get_attribute('data-demo')} #{i} ({'live' if live else 'as built'})"
-                if not titles:
-                    bad[where] = f"title {title_lines} not drawn whole (cut or wrapped otherwise)"
-                    continue
-                checked += 1
-                for box in titles:
-                    if box[0] + box[2] > drawn["plot"][2] + 1 or box[0] < -1:
-                        bad[where] = f"title {title_lines} leaves the drawing: {[round(v) for v in box]}"
-                    if any(touching(box, lab) for lab in labels):
-                        bad[where] = f"title {title_lines} touches a tick label"
-    finally:
-        ctx.close()
+            checked += 1
+            for box in titles:
+                if box[0] + box[2] > drawn["plot"][2] + 1 or box[0] < -1:
+                    bad[where] = f"title {title_lines} leaves the drawing: {[round(v) for v in box]}"
+                if any(touching(box, lab) for lab in labels):
+                    bad[where] = f"title {title_lines} touches a tick label"
     assert checked >= 10, f"only {checked} colour-bar titles checked"
     assert bad == {}, bad

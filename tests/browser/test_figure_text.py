@@ -9,9 +9,6 @@ import re
 
 import pytest
 
-from readable import COLLECT, DRAWING_SIZE
-from browser_support import each_figure, figure_pages, go_live
-
 pytestmark = pytest.mark.browser
 
 #: Code names a reader must never see (the library's keys, the model's file name, Python's words).
@@ -23,9 +20,6 @@ OLD_HEAD = re.compile(r"(\bhead \d\.\d\b|\b\d\.\d (→|previous-token|induction)
 #: The one notation: layer and head, L1H2.
 HEAD = re.compile(r"\bL\d+H\d+\b")
 
-#: Every word a figure shows outside its drawing: controls, their menus, outputs, the error line.
-WORDS = """fig => [...fig.querySelectorAll('label, option, legend, output, .output-name, .output-help, .control-help,'
-  + ' [data-role="error"], .control-inactive, .demo-menu-actions button')].map(e => e.textContent.trim()).filter(Boolean)"""
 #: A name in snake case ("prev_token_scores"): a key of the library's, not a word of the page's.
 SNAKE = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
 #: A zoo family's or a shipped model's file name ("induction-none-attn-2l"): the menus name them in words.
@@ -79,55 +73,43 @@ def unlabelled(fig: dict, layout: dict, texts: list[dict], scale: float) -> list
     return missing
 
 
-def test_stacked_panels_keep_their_labels(browser, site_url):
+@pytest.mark.parametrize("view", [(390, "dark")], ids=lambda p: f"{p[0]}-{p[1]}")
+def test_stacked_panels_keep_their_labels(live_walk, view):
     """At 390 px every panel of every figure names its rows and columns beside it, as built and live
     (path-expansion's second panel once showed 27 bars without a name, residual-basis's "after T"
-    grid no writers)."""
-    ctx = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme="dark", reduced_motion="reduce")
-    page = ctx.new_page()
+    grid no writers). Every figure page, from tests/browser/live_walk.py's walk."""
     found, checked = {}, 0
-    try:
-        for path, i, fig, live, pre in each_figure(page, site_url, figure_pages()):
-            fig.scroll_into_view_if_needed()
-            width = str(int(fig.evaluate(DRAWING_SIZE)[0] + 0.5))
-            layout = pre["layouts"].get(width) or pre["layouts"]["330"]
-            scale = fig.evaluate(DRAWING_SIZE)[0] / layout["width"]
-            drawn = fig.evaluate(COLLECT)
-            assert drawn["live"] == live or not live, f"{path} figure {i}: still the build's drawing"
-            missing = unlabelled(pre["figure"], layout, drawn["texts"], scale)
-            checked += len(category_axes(pre["figure"], layout))
-            if missing:
-                found[f"{path} {fig.get_attribute('data-demo')} ({'live' if live else 'as built'})"] = missing
-    finally:
-        ctx.close()
+    for fig in live_walk(*view).figures:
+        pre = fig.prerender
+        width = str(int(fig.size[0] + 0.5))
+        layout = pre["layouts"].get(width) or pre["layouts"]["330"]
+        scale = fig.size[0] / layout["width"]
+        assert fig.drawn["live"] == fig.live or not fig.live, f"{fig.path} figure {fig.index}: still the build's drawing"
+        missing = unlabelled(pre["figure"], layout, fig.drawn["texts"], scale)
+        checked += len(category_axes(pre["figure"], layout))
+        if missing:
+            found[f"{fig.path} {fig.demo} ({fig.state})"] = missing
     assert checked > 20, f"only {checked} category axes checked"
     assert found == {}, f"category labels missing beside their panel at 390 px: {found}"
 
 
-def test_one_head_notation_and_no_code_names(browser, site_url):
+@pytest.mark.parametrize("view", [(1280, "light")], ids=lambda p: f"{p[0]}-{p[1]}")
+def test_one_head_notation_and_no_code_names(browser, site_url, live_walk, view):
     """Every figure's title, axes, legend, notes, controls, menus and outputs, as built and live, name
-    heads L0H1 and never show a code name; and a refused value's message names the control. One visit a
-    page serves both states (as built, then live)."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
-    page = ctx.new_page()
+    heads L0H1 and never show a code name (every figure page, from tests/browser/live_walk.py's walk);
+    and a refused value's message names the control."""
     bad, heads = {}, {"as built": 0, "live": 0}
+    for fig in live_walk(*view).figures:
+        text = " | ".join([t["text"] for t in fig.drawn["texts"]] + fig.words)
+        heads[fig.state] += len(HEAD.findall(text))
+        hits = [n for n in CODE_NAMES if n in text] + [m.group(0) for m in OLD_HEAD.finditer(text)] \
+            + SNAKE.findall(text) + MODEL_FILE.findall(text)
+        if hits:
+            bad[f"{fig.path} {fig.demo} ({fig.state})"] = hits
+    # a refused value: the message names the control by its label, no Python list
+    ctx = browser.new_context(viewport={"width": view[0], "height": 900}, reduced_motion="reduce")
+    page = ctx.new_page()
     try:
-        for path in ["/gallery/", *[p for p in figure_pages() if p != "/gallery/"]]:
-            page.goto(site_url + path)
-            for state in heads:
-                if state == "live":
-                    go_live(page)
-                figs = page.locator("figure.demo")
-                for i in range(figs.count()):
-                    fig = figs.nth(i)
-                    words = [t["text"] for t in fig.evaluate(COLLECT)["texts"]] + fig.evaluate(WORDS)
-                    text = " | ".join(words)
-                    heads[state] += len(HEAD.findall(text))
-                    hits = [n for n in CODE_NAMES if n in text] + [m.group(0) for m in OLD_HEAD.finditer(text)] \
-                        + SNAKE.findall(text) + MODEL_FILE.findall(text)
-                    if hits:
-                        bad[f"{path} {fig.get_attribute('data-demo')} ({state})"] = hits
-        # a refused value: the message names the control by its label, no Python list
         page.goto(site_url + "/gallery/")
         target = page.locator('figure[data-demo="circuits"]').first.get_attribute("id")
         page.goto(site_url + f"/gallery/?head=0.1#{target}")

@@ -25,13 +25,14 @@ marks come off).
 """
 
 import csv
+import dataclasses
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from headspace import benchmark, cli, store
+from headspace import benchmark, cli, pair_scores, store
 from headspace.composition import MODES
 from headspace.ground_truth import GROUND_TRUTHS
 from headspace.pair_scores import SCORES
@@ -310,6 +311,40 @@ def test_cli_bench_gives_a_seeded_noise_score_intervals_that_cover_no_effect(tmp
                 if null is not None:
                     covered.append(float(r[7]) <= null <= float(r[8]))
     assert len(covered) == 48 and sum(covered) >= 0.8 * len(covered), (sum(covered), len(covered))
+
+
+
+def test_built_in_scores_are_computed_once_per_set_of_weights(monkeypatch):
+    """score_zoo keeps the built-in scores by the weights' hash (the CLI bench computes them twice a call):
+    a second call gives exactly the first's values without calling a built-in score again, and a caller's
+    change to what it got does not reach the next call; a function of the caller's under a built-in's
+    name is called every time; changed weights hash differently."""
+    name, real = "norm_product", SCORES["norm_product"]
+    calls = []
+
+    def counted(w, mode):
+        calls.append(mode)
+        return real(w, mode)
+    monkeypatch.setitem(SCORES, name, counted)     # the built-in, as benchmark.SCORES is this dict
+    monkeypatch.setattr(benchmark, "_BUILT_IN", {})
+    first = benchmark.score_zoo(store.SHIPPED, {name: counted})
+    assert len(calls) == 2 * len(MODES) and set(first) == {"attn-only-2l", "attn-only-2l-rms"}
+    for model, by in first.items():
+        w = pair_scores.weights_of(benchmark.load_zoo_model(store.SHIPPED, model))
+        np.testing.assert_array_equal(by[name], np.stack([real(w, m) for m in MODES]))
+        by[name][...] = 0.0
+    again = benchmark.score_zoo(store.SHIPPED, {name: counted})
+    assert len(calls) == 2 * len(MODES)
+    for model, by in again.items():
+        w = pair_scores.weights_of(benchmark.load_zoo_model(store.SHIPPED, model))
+        np.testing.assert_array_equal(by[name], np.stack([real(w, m) for m in MODES]))
+    mine = []
+    benchmark.score_zoo(store.SHIPPED, {name: lambda w, mode: mine.append(mode) or real(w, mode)})
+    assert len(mine) == 2 * len(MODES) and len(calls) == 2 * len(MODES)
+    stored = store.read_model("attn-only-2l")
+    key = sorted(stored.state)[0]
+    nudged = dataclasses.replace(stored, state={**stored.state, key: np.nextafter(stored.state[key], np.inf)})
+    assert benchmark.weights_hash(nudged) != benchmark.weights_hash(stored) == benchmark.weights_hash(store.read_model("attn-only-2l"))
 
 
 # -- the tasks that force a mechanism (docs/decisions/0004-zoo-mechanisms.md) --------------------------------
