@@ -28,6 +28,7 @@ const SHARED = typeof SharedWorkerGlobalScope !== "undefined" && self instanceof
 let python = null; // promise of {pyodide, callDemo}: booted once, whichever page asks first
 let models = null; // promise: the models' manifest installed in Pyodide's files (once, when a page needs it)
 let clients = 0; // pages that have asked it to boot (1 for a dedicated worker); ports say nothing when they close
+const bootedPorts = new Set(); // a page that shows another article in place (navigate.js) asks again on its port: one page
 
 // The shipped models: the manifest when a page has model demos, every other file the first time
 // a demo reads it (Python says "model file /models/<path> is missing"; the file is copied and the
@@ -449,7 +450,7 @@ async function handle(data, reply, port) {
     startBoot(data); // a failure is reported to the pages that ask for the boot
   } else if (data.type === "boot") {
     const started = performance.now();
-    if (SHARED) clients += 1;
+    if (SHARED) clients = bootedPorts.add(port).size;
     try {
       await ready(data, reply);
       reply({ type: "ready", ms: performance.now() - started, clients });
