@@ -202,6 +202,7 @@ window.headspace = {
   busy: () => views.some((v) => v.state.inFlight), // a call is on its way to Python
   marks,
   stats: () => bootPython().then(python.stats, python.stats),
+  workers: () => python.workers(), // {opened, kind}: an in-page navigation keeps the one worker
 };
 
 // ---------- start ----------
@@ -237,7 +238,7 @@ const resized = new ResizeObserver((entries) => {
 function wire(fig) {
   const view = viewOf(fig);
   view.onPlot = (figure) => dispatch(view, { type: "plotted", figure, width: figure.width });
-  demos.push(fig);
+  if (!demos.includes(fig)) demos.push(fig); // (an in-page navigation names them all first)
   views.push(view);
   // The controls arrive disabled, and stay so until this script answers them (never a control
   // that disagrees with its figure); with JavaScript off they stay disabled and say why.
@@ -368,16 +369,22 @@ function leavePage() {
 // The new page's figures, wired as on a fresh load: each shows the build's drawing and answers from
 // the build at once, and is live once the worker has imported its demos (python.rejoin).
 function arrivePage() {
-  for (const fig of document.querySelectorAll("figure.demo[data-demo]")) wire(fig);
+  const shown = [...document.querySelectorAll("figure.demo[data-demo]")];
+  // The worker is asked for the new page's demos first (the names are all it needs), and imports
+  // them while the figures are wired here.
+  demos.push(...shown);
+  const joined = shown.length && python.started() ? python.rejoin() : null; // else wire() boots, as a first page does
+  for (const fig of shown) wire(fig);
   looked = figures.length;
   skipOffScreen();
-  if (!views.length || !python.started()) return Promise.resolve(); // wire() boots, as a first page does
-  const shown = views.slice();
-  for (const view of shown) if (view.state.python !== "live") dispatch(view, { type: "booting" });
-  const joined = python.rejoin();
-  joined.then(() => {
+  marks.pageWired = performance.now();
+  if (!joined) return Promise.resolve();
+  const arrived = views.slice(); // (gone, should the reader follow another link first: dispatch ignores them)
+  for (const view of arrived) if (view.state.python !== "live") dispatch(view, { type: "booting" });
+  joined.then((ms) => {
     marks.pageLive = performance.now(); // tests and bench: this page's figures answer from Python
-    for (const view of shown) dispatch(view, { type: "live" });
+    marks.pageImportMs = ms; // the worker's time for them (demos imported, models installed)
+    for (const view of arrived) dispatch(view, { type: "live" });
   }, (err) => failAll(err.message, err.retryable));
   return joined;
 }

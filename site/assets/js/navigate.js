@@ -74,7 +74,7 @@ function scriptsRunHere(doc) {
 async function go(url, { push, scroll }) {
   const mine = ++latest;
   marks.navigationStart = performance.now();
-  marks.pageShown = marks.pageLive = null;
+  marks.pageShown = marks.pageWired = marks.pageLive = null;
   const full = () => (push ? location.assign(url) : location.reload()); // back/forward: the address is set already
   let doc;
   try {
@@ -82,6 +82,9 @@ async function go(url, { push, scroll }) {
     if (!response.ok || !/^text\/html/.test(response.headers.get("Content-Type") || "")) throw new Error(`${url} answered ${response.status}`);
     if (response.redirected) url = response.url;
     doc = new DOMParser().parseFromString(await response.text(), "text/html");
+    // DOMParser parses as if scripts were off: a <noscript>'s content would become elements. A page
+    // with scripts on holds it as text (never shown), as on a full load.
+    for (const el of doc.querySelectorAll("noscript")) el.textContent = el.innerHTML;
     if (mine !== latest) return; // the reader followed another link meanwhile
     if (!doc.querySelector("main#content") || !doc.querySelector("h1") || doc.body.classList.contains("embed") || !scriptsRunHere(doc)) {
       throw new Error(`${url} is not a page to show in place`);
@@ -102,7 +105,7 @@ async function go(url, { push, scroll }) {
 function show(doc, url, { push, scroll }) {
   history.scrollRestoration = "manual";
   if (push) {
-    history.replaceState({ ...(history.state || {}), headspace: true, scroll: scrollY }, ""); // back returns here
+    history.replaceState({ ...(history.state || {}), headspace: true, scroll: readingPlace() }, ""); // back returns here
     history.pushState({ headspace: true }, "", url); // before the content: its #links resolve against it
   }
   onShow = shown();
@@ -132,6 +135,16 @@ function swapHead(doc) {
   for (const el of own(doc.head)) if (!present.has(el.outerHTML)) document.head.append(document.adoptNode(el));
 }
 
+// Where the reader is: the first block of the article on screen, and how far from the top it sits. A
+// scroll offset alone would not do: the page shown again is a fresh copy whose figures say other
+// things while Python is not live yet, and each line they add above would move the reader.
+const BLOCKS = "main#content :is(h1, h2, h3, h4, p, li, figure, pre, table)";
+function readingPlace() {
+  const blocks = [...document.querySelectorAll(BLOCKS)];
+  const index = blocks.findIndex((el) => el.getBoundingClientRect().bottom > 0);
+  return { y: scrollY, index, top: index < 0 ? 0 : blocks[index].getBoundingClientRect().top };
+}
+
 // The top of the new page, the place its address names (#id), or on back/forward where it was left;
 // keyboard focus on its heading, so that the next Tab starts from there.
 function place(scroll) {
@@ -139,8 +152,11 @@ function place(scroll) {
   heading.tabIndex = -1;
   heading.focus({ preventScroll: true });
   const target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
-  if (typeof scroll === "number") scrollTo(0, scroll);
-  else if (target) target.scrollIntoView();
+  if (scroll && typeof scroll.y === "number") {
+    const block = scroll.index >= 0 && document.querySelectorAll(BLOCKS)[scroll.index];
+    if (block) scrollBy(0, block.getBoundingClientRect().top - scroll.top);
+    else scrollTo(0, scroll.y);
+  } else if (target) target.scrollIntoView();
   else scrollTo(0, 0);
 }
 

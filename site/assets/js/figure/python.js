@@ -176,11 +176,13 @@ export function boot() {
  * the first boot would. Nothing is downloaded or started again. Boots as usual if nothing has. */
 export function rejoin() {
   if (!booted) return boot();
-  return booted.then(() => new Promise((resolve, reject) => {
+  const ask = () => new Promise((resolve, reject) => {
     if (!worker) return reject(new Error("The Python worker was closed."));
     joins.push({ resolve, reject });
     worker.post(bootMessage());
-  }));
+  });
+  // Live: asked at once, so that the worker imports while the page wires the new figures.
+  return marks.pythonReady ? ask() : booted.then(ask);
 }
 
 /** Ask Python for ``name`` at ``params`` laid out ``width`` px wide; ``call`` comes back with the reply. */
