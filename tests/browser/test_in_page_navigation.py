@@ -16,7 +16,7 @@ A, B = "/posts/polariser/", "/posts/composition-and-subspaces/"
 LINK_TO_B = f'main a[href="{B}"]'
 B_LIVE = f"() => location.pathname === '{B}' && window.headspace.marks.pageLive > 0"
 A_LIVE = f"() => location.pathname === '{A}' && window.headspace.marks.pageLive > 0"
-SHOTS = Path(__file__).resolve().parents[2] / "tests" / "browser" / "shots"
+SHOTS = Path(__file__).resolve().parents[2] / "bench" / "results" / "shots"  # (ignored by git)
 
 
 def open_a_live(page, site_url):
@@ -164,7 +164,7 @@ def test_a_failure_falls_back_to_a_full_navigation(page, site_url, failure):
 @pytest.mark.parametrize("width", [390, 1280])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_next_article_looks_as_on_a_full_load(browser, site_url, width, scheme):
-    """Screenshots of B shown in place (looked at, tests/browser/shots/), and its first screen the
+    """Screenshots of B shown in place (to look at: bench/results/shots/), and its first screen the
     same as a full load's: the build's drawings at once, the same layout."""
     shots = {}
     for how in ("in place", "full"):
@@ -180,6 +180,9 @@ def test_the_next_article_looks_as_on_a_full_load(browser, site_url, width, sche
                 page.evaluate("() => window.headspace.ready()")
                 wait_ready(page)
             page.evaluate("() => document.activeElement.blur()")
+            if how == "in place":
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SHOTS / f"next-article-top-{width}-{scheme}.png"))
             page.locator("figure.demo").first.scroll_into_view_if_needed()
             shots[how] = page.evaluate("""() => ({
                 figures: [...document.querySelectorAll('figure.demo')].map(f => [f.dataset.demo, f.dataset.status]),
@@ -189,8 +192,7 @@ def test_the_next_article_looks_as_on_a_full_load(browser, site_url, width, sche
                 styles: [...document.styleSheets].map(s => s.ownerNode.outerHTML.slice(0, 80)), background: getComputedStyle(document.body).backgroundColor,
                 title: document.title})""")
             if how == "in place":
-                SHOTS.mkdir(exist_ok=True)
-                page.screenshot(path=str(SHOTS / f"next-article-{width}-{scheme}.png"))
+                page.screenshot(path=str(SHOTS / f"next-article-figure-{width}-{scheme}.png"))
         finally:
             context.close()
     assert shots["in place"] == shots["full"]
