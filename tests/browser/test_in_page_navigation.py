@@ -196,3 +196,15 @@ def test_the_next_article_looks_as_on_a_full_load(browser, site_url, width, sche
         finally:
             context.close()
     assert shots["in place"] == shots["full"]
+
+
+def test_a_page_without_figures_in_between_keeps_the_worker(page, site_url):
+    open_a_live(page, site_url)
+    page.locator('header a[href="/about/"]').click()
+    page.wait_for_function("() => location.pathname === '/about/' && window.headspace.navigations === 1")
+    assert page.locator("main figure.demo").count() == 0
+    page.locator('header a[href="/"]').click()  # the home page, which has figures of its own
+    page.wait_for_function("() => location.pathname === '/' && window.headspace.marks.pageLive > 0", timeout=BOOT_MS)
+    assert page.evaluate("() => [window.headspace.navigations, window.headspace.workers().opened]") == [2, 1]
+    statuses = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.status)")
+    assert statuses and set(statuses) == {"ready"}, statuses
