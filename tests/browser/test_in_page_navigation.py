@@ -39,6 +39,9 @@ def moved_and_answered(page, fig, name, value):
 def test_the_next_article_keeps_the_worker_and_answers_from_python(page, site_url, kind):
     page.add_init_script(f"window.HEADSPACE_WORKER = '{kind}';")
     open_a_live(page, site_url)
+    page.evaluate("() => window.headspace.settle()")  # plotly runs, and adds its stylesheet to the head once
+    plotly_style = "() => Boolean(document.getElementById('plotly.js-style-global'))"
+    assert page.evaluate(plotly_style)
     worker = page.workers[0] if kind == "dedicated" else None
     downloads = []
     page.on("request", lambda r: downloads.append(r.url) if r.url.endswith((".wasm", ".whl", "python_stdlib.zip")) else None)
@@ -49,6 +52,7 @@ def test_the_next_article_keeps_the_worker_and_answers_from_python(page, site_ur
     if kind == "dedicated":  # the browser's own count: the one worker A started, still running
         assert page.workers == [worker]
     assert downloads == [], f"the runtime was fetched again: {downloads}"
+    assert page.evaluate(plotly_style), "plotly's stylesheet went with the old page's head"
     assert page.title().startswith("Composition and Subspaces")
     # a <noscript> holds text, as on a full load with scripts on (parsed into elements, its paragraph
     # would be a block of the page: hidden, but counted by whatever walks the page's blocks)
@@ -203,7 +207,7 @@ def test_a_page_without_figures_in_between_keeps_the_worker(page, site_url):
     page.locator('header a[href="/about/"]').click()
     page.wait_for_function("() => location.pathname === '/about/' && window.headspace.navigations === 1")
     assert page.locator("main figure.demo").count() == 0
-    page.locator('header a[href="/"]').click()  # the home page, which has figures of its own
+    page.locator('header nav a[href="/"]').click()  # the home page, which has figures of its own
     page.wait_for_function("() => location.pathname === '/' && window.headspace.marks.pageLive > 0", timeout=BOOT_MS)
     assert page.evaluate("() => [window.headspace.navigations, window.headspace.workers().opened]") == [2, 1]
     statuses = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.status)")

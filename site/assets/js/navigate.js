@@ -21,12 +21,16 @@ const shown = () => location.pathname + location.search; // the page on show; a 
 let hooks = null;
 let onShow = shown(); // the page whose content is in the document
 let latest = 0; // the navigation under way: a newer one overtakes it
+// The head's elements that came with a page's HTML; those a script added (plotly's stylesheet, added
+// once when plotly first runs) stay across pages.
+const fromPages = new WeakSet();
 
 /** Set up in-page navigation; ``leave()`` tears the page's figures down, ``arrive()`` wires the new
  * page's (returns a promise of their Python, which navigation does not wait for). */
 export function setupNavigation({ leave, arrive }) {
   if (window.HEADSPACE_IN_PAGE_NAVIGATION === false || !window.fetch || !window.DOMParser || !history.pushState) return;
   hooks = { leave, arrive };
+  for (const el of document.head.children) fromPages.add(el);
   history.replaceState({ ...(history.state || {}), headspace: true }, "");
   document.addEventListener("click", onClick);
   addEventListener("popstate", onPopState);
@@ -122,17 +126,22 @@ function show(doc, url, { push, scroll }) {
 }
 
 // The head's parts that are the page's own (title, description, previews, stylesheets such as
-// KaTeX's): those the new page does not have go, those it adds come; scripts stay as they ran.
+// KaTeX's): those the new page does not have go, those it adds come; scripts stay as they ran, and
+// so does what a script added.
 function swapHead(doc) {
   document.title = doc.title;
   const own = (head) => [...head.children].filter((el) => el.localName !== "script" && el.localName !== "title");
   const wanted = new Set(own(doc.head).map((el) => el.outerHTML));
   const present = new Set();
-  for (const el of own(document.head)) {
+  for (const el of own(document.head).filter((e) => fromPages.has(e))) {
     if (wanted.has(el.outerHTML) && !present.has(el.outerHTML)) present.add(el.outerHTML);
     else el.remove();
   }
-  for (const el of own(doc.head)) if (!present.has(el.outerHTML)) document.head.append(document.adoptNode(el));
+  for (const el of own(doc.head)) {
+    if (present.has(el.outerHTML)) continue;
+    fromPages.add(el);
+    document.head.append(document.adoptNode(el));
+  }
 }
 
 // Where the reader is: the first block of the article on screen, and how far from the top it sits. A
