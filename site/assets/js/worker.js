@@ -5,7 +5,8 @@
 // embeds) or as a dedicated worker; each connected page talks to it through
 // its own port. The boundary is narrow (docs/contracts.md, "The worker's boundary"); its messages,
 // and Python's errors, are declared once, in protocol.json (figure/protocol.js), against which the
-// worker checks every message it sends: a page sends {type: "boot"} once and then "call"s, and may
+// worker checks every message it sends: a page sends {type: "boot"} once (again for each article it
+// shows in place, navigate.js: the worker then imports that page's demos) and then "call"s, and may
 // ask for figures ahead of the reader ("ahead", below). Only strings and plain objects cross; no
 // PyProxy leaves this file. A page's head may connect first and send "warm" (warm.js): the boot
 // starts then, and the page's "boot" joins it.
