@@ -10,6 +10,11 @@ first visit) or was compiled again. Ours is also measured with the page's main t
 phone profile), and each of ours reports the worker's boot steps (``boot_steps``), so that a
 returning reader's wait can be split into the runtime's read from the cache, the interpreter's
 start, numpy's import and the page's demos (docs/decisions/0011-returning-reader-and-bytes.md).
+
+``navigation`` measures the next article (issue 51): a returning reader opens article A, waits until
+Python is live, and follows A's link to article B; B's Python live after the click, with the page
+kept (navigate.js: the worker, booted, imports B's demos) against a full navigation (the switch
+off), desktop and with the page's main thread at 4x, interleaved in one run.
 """
 
 from __future__ import annotations
@@ -184,7 +189,98 @@ def run(playwright, chromium, args, base, counter, runs: int = 3) -> dict:
     # One more traced second visit each: did it compile again what the first visit compiled?
     for name, (which, sw) in variants.items():
         out[name]["wasm"] = second_visit(playwright, chromium, args, base, counter, which, sw, trace=True)["wasm"]
+    out["next_article"] = navigation(playwright, chromium, args, base, runs)
     return out
+
+
+# The next article: A links to B in its prose.
+NAV_FROM, NAV_TO = "/posts/polariser/", "/posts/composition-and-subspaces/"
+FULL_NAVIGATION = "window.HEADSPACE_IN_PAGE_NAVIGATION = false;"  # navigate.js's switch
+CLICK_NEXT = """(href) => {
+    const link = document.querySelector(`main a[href="${href}"]`);
+    const at = performance.timeOrigin + performance.now();
+    link.click();
+    return at;
+}"""
+# B's figures answer from Python: in place, navigate.js's pageLive (its demos imported by the worker
+# A booted); after a full navigation, the new document's pythonReady. Epoch ms, and B's first
+# contentful paint (the build's drawings on screen) the same way.
+B_LIVE = """(to) => {
+    const m = window.headspace && window.headspace.marks;
+    if (location.pathname !== to || !m) return null;
+    const live = m.navigationStart != null ? m.pageLive : m.pythonReady;
+    if (!live) return null;
+    const paint = performance.getEntriesByName('first-contentful-paint')[0];
+    const shown = m.navigationStart != null ? m.pageShown : (paint ? paint.startTime : null);
+    return {live: performance.timeOrigin + live, shown: shown == null ? null : performance.timeOrigin + shown,
+            wired: m.pageWired ? performance.timeOrigin + m.pageWired : null, workerMs: m.pageImportMs ?? null,
+            inPlace: m.navigationStart != null, navigations: window.headspace.navigations || 0};
+}"""
+
+
+def _next_article(playwright, chromium, args, base, profile, in_place: bool, cpu_slowdown: float) -> dict:
+    """One reader on a warm profile: A until Python is live, then A's link to B; times from the click (ms)."""
+    context = _launch(playwright, profile, chromium, args, "allow")
+    try:
+        if not in_place:
+            context.add_init_script(FULL_NAVIGATION)
+        page = context.new_page()
+        if cpu_slowdown != 1:
+            context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": cpu_slowdown})
+        page.goto(base + NAV_FROM)
+        page.evaluate("() => window.headspace.ready()")
+        a_live = _python_live(page)
+        clicked = page.evaluate(CLICK_NEXT, NAV_TO)
+        page.wait_for_function(B_LIVE, arg=NAV_TO, timeout=BOOT_MS)
+        b = page.evaluate(B_LIVE, NAV_TO)
+        assert b["inPlace"] == in_place, f"expected in_place={in_place}, the page says {b}"
+        # in place: when B's figures were wired, and the worker's own time for B (its demos imported)
+        return {"a_python_live_ms": a_live, "b_python_live_ms": b["live"] - clicked,
+                "b_shown_ms": None if b["shown"] is None else b["shown"] - clicked,
+                "b_wired_ms": None if b["wired"] is None else b["wired"] - clicked, "b_worker_ms": b["workerMs"]}
+    finally:
+        context.close()
+
+
+def navigation(playwright, chromium, args, base, runs: int = 3) -> dict:
+    """The next article on a warm profile (a first visit read A and B, and the service worker kept
+    them), in place against a full navigation, desktop and 4x, each variant once per round."""
+    profile = tempfile.mkdtemp(prefix="headspace-next-article-")
+    try:
+        context = _launch(playwright, profile, chromium, args, "allow")
+        page = context.new_page()
+        for path in (NAV_FROM, NAV_TO):  # the first visit: both articles, kept by the service worker
+            page.goto(base + path)
+            page.evaluate("() => window.headspace.ready()")
+            page.wait_for_function(LIVE, timeout=BOOT_MS)
+            page.wait_for_function(KEPT, timeout=30_000)
+        context.close()
+        variants = {"in_place": (True, 1), "full": (False, 1), "in_place_4x": (True, PHONE_CPU_SLOWDOWN),
+                    "full_4x": (False, PHONE_CPU_SLOWDOWN)}
+        rs = {name: [] for name in variants}
+        for _ in range(runs):
+            for name, (in_place, slowdown) in variants.items():
+                rs[name].append(_next_article(playwright, chromium, args, base, profile, in_place, slowdown))
+        out = {}
+        for name, r in rs.items():
+            out[name] = {k: statistics.median(x[k] for x in r) for k in ("a_python_live_ms", "b_python_live_ms")}
+            for k in ("b_shown_ms", "b_wired_ms", "b_worker_ms"):
+                known = [x[k] for x in r if x[k] is not None]
+                out[name][k] = statistics.median(known) if known else None
+            out[name]["runs"] = r
+        return out
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def print_navigation(r: dict) -> None:
+    print(f"next article ({NAV_FROM} -> {NAV_TO}, warm profile, A live first; ms from the click, medians):")
+    for name, v in r.items():
+        each = " / ".join(f"{x['b_python_live_ms']:.0f}" for x in v["runs"])
+        split = (f"  (wired {v['b_wired_ms']:.0f}, worker's import {v['b_worker_ms']:.0f})"
+                 if v.get("b_wired_ms") is not None and v.get("b_worker_ms") is not None else "")
+        print(f"  {name:12s} B on screen {v['b_shown_ms']:6.0f}  B Python live {v['b_python_live_ms']:6.0f} ({each})"
+              f"  [A's own boot {v['a_python_live_ms']:.0f}]{split}")
 
 
 def print_report(r: dict) -> None:
@@ -203,3 +299,5 @@ def print_report(r: dict) -> None:
         if w:
             print(f"    wasm on the second visit: {w['deserialised_modules']} module(s) from V8's code cache,"
                   f" top-tier compile {w['top_tier_compile_ms']} ms, lazy compile {w['lazy_compile_ms']} ms")
+    if r.get("next_article"):
+        print_navigation(r["next_article"])

@@ -656,6 +656,8 @@ def main() -> None:
                         help="comma-separated demo names: measure only their slider latency (quick look at new demos)")
     parser.add_argument("--weight-only", action="store_true", help="measure only page weight, Lighthouse, the returning reader")
     parser.add_argument("--skip-weight", action="store_true", help="skip page weight, Lighthouse, the returning reader")
+    parser.add_argument("--next-article-only", action="store_true",
+                        help="measure only the returning reader's next article, in place against a full navigation (bench/returning.py)")
     parser.add_argument("--returning-only", action="store_true",
                         help="measure only the returning reader: desktop, and the 4x phone profile (bench/returning.py)")
     parser.add_argument("--python-calls", action="store_true",
@@ -697,6 +699,14 @@ def main() -> None:
                 print(f"phone report written to {phone.write(report['phone'])}")
                 phone_controls(browser, base, args.moves, only, report)
                 args.skip_composition = args.skip_scale = True
+                raise _Done
+            if args.next_article_only:
+                import returning
+                from weight import weight_server
+                with weight_server() as (wbase, counter):
+                    report["next_article"] = returning.navigation(p, CHROMIUM, CHROMIUM_ARGS, wbase, args.runs)
+                returning.print_navigation(report["next_article"])
+                args.skip_composition = args.skip_scale = args.skip_score_benchmark = args.skip_training = True
                 raise _Done
             if args.returning_only:
                 import returning

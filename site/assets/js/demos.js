@@ -14,9 +14,13 @@ import * as python from "./figure/python.js";
 import { applyActive, keepOnSwipe, keepToGrid, setupPlay, setupRandomTokens, updateReadouts } from "./figure/controls.js";
 import { reportHeight } from "./figure/embed-host.js";
 import { THEMES } from "./theme.js";
+import { setupNavigation } from "./navigate.js";
 
-// A view: a figure's elements, what is drawn in them (draw.js), and its state.
+// A view: a figure's elements, what is drawn in them (draw.js), and its state. Its index counts on
+// across the pages an in-page navigation shows (navigate.js), so that an answer Python computed for
+// a figure of the page left is never taken for one of the page shown.
 const views = [];
+let firstIndex = 0;
 function viewOf(fig) {
   const plot = fig.querySelector('[data-role="plot"]');
   const start = readParams(fig, { asBuilt: true });
@@ -27,12 +31,13 @@ function viewOf(fig) {
     startOutputs: [Object.fromEntries(outputs.map((o) => [o.dataset.output, JSON.parse(o.dataset.value)])),
       Object.fromEntries(outputs.map((o) => [o.dataset.output, o.innerHTML]))],
     controls: Object.fromEntries([...fig.querySelectorAll(".demo-controls [name]")].map((c) => [c.getAttribute("name"), c])),
-    state: initial({ index: views.length, name: fig.dataset.demo, startKey: JSON.stringify(start), answered: Boolean(fig.dataset.answers) }),
+    state: initial({ index: firstIndex + views.length, name: fig.dataset.demo, startKey: JSON.stringify(start), answered: Boolean(fig.dataset.answers) }),
   };
 }
 
 /** The one place a figure changes: its state by reduce, what it says from that state, then the effects. */
 function dispatch(view, event) {
+  if (view.gone) return; // a figure of a page left (navigate.js): a late reply changes nothing
   const { state, effects } = reduce(view.state, event);
   view.state = state;
   show(view);
@@ -157,7 +162,8 @@ python.listen({
     timing: { roundTripMs: performance.now() - sent, pythonMs: data.pythonMs } }),
   ahead: ({ key, json }) => {
     answers.keep(key, json);
-    const view = views[Number(key.slice(0, key.indexOf("@")))];
+    const index = Number(key.slice(0, key.indexOf("@")));
+    const view = views.find((v) => v.state.index === index);
     if (view?.state.queued) dispatch(view, { type: "aheadAnswer", key, json, width: draw.drawingWidth(view) });
   },
   lost: failAll,
@@ -192,10 +198,11 @@ window.headspace = {
   drawing: (fig) => viewOfFig(fig)?.drawing, // the SVG last shown, as drawn
   state: (fig) => viewOfFig(fig)?.state, // everything the figure knows (reduce.js)
   wired: (fig) => demos.includes(fig), // the page listens to this figure's controls (its markup is parsed)
-  answered: (fig) => answers.keptFor(demos.indexOf(fig)), // kept answers
+  answered: (fig) => answers.keptFor(viewOfFig(fig)?.state.index), // kept answers
   busy: () => views.some((v) => v.state.inFlight), // a call is on its way to Python
   marks,
   stats: () => bootPython().then(python.stats, python.stats),
+  workers: () => python.workers(), // {opened, kind}: an in-page navigation keeps the one worker
 };
 
 // ---------- start ----------
@@ -204,7 +211,7 @@ window.headspace = {
 const query = new URLSearchParams(location.search);
 const theme = embedPage && query.get("theme");
 if (embedPage) query.delete("theme");
-const linkedTo = (query.size || (theme && !THEMES.includes(theme)))
+let linkedTo = (query.size || (theme && !THEMES.includes(theme)))
   ? (fig, index) => (embedPage ? index === 0 : fig.id === decodeURIComponent(location.hash.slice(1))) : () => false;
 
 // Animations start when their figure comes into view (never under reduced motion).
@@ -231,7 +238,7 @@ const resized = new ResizeObserver((entries) => {
 function wire(fig) {
   const view = viewOf(fig);
   view.onPlot = (figure) => dispatch(view, { type: "plotted", figure, width: figure.width });
-  demos.push(fig);
+  if (!demos.includes(fig)) demos.push(fig); // (an in-page navigation names them all first)
   views.push(view);
   // The controls arrive disabled, and stay so until this script answers them (never a control
   // that disagrees with its figure); with JavaScript off they stay disabled and say why.
@@ -253,7 +260,7 @@ function wire(fig) {
   fig.addEventListener("pointerover", (e) => e.pointerType === "mouse" && draw.loadPlotly(), { passive: true });
   // A link to a figure in a state: ?params on an embed page, ?params#figure-id elsewhere. An embed
   // page's ?theme= is the page's colour scheme (theme.js), not the figure's: a bad one is named.
-  if (linkedTo(fig, view.state.index) && !views.some((v) => v.state.fromLink)) {
+  if (linkedTo(fig, views.length - 1) && !views.some((v) => v.state.fromLink)) {
     const problems = theme && !THEMES.includes(theme)
       ? [{ text: `Colour scheme (theme=${theme} in the link): must be ${THEMES.join(", ").replace(/, (?=\w+$)/, " or ")}.` }] : null;
     dispatch(view, { type: "link", params: fromQuery(fig, query.toString()) || {}, text: Object.fromEntries(query), problems });
@@ -310,13 +317,17 @@ function wireParsed() {
   }
 }
 
+// A figure away from the screen is neither painted nor composited (a slider's frame costs what the
+// figures on screen cost), at the height it was laid out at, so nothing moves.
+function skipOffScreen() {
+  const heights = views.map((v) => v.fig.offsetHeight);
+  views.forEach((v, i) => Object.assign(v.fig.style, { containIntrinsicHeight: `auto ${heights[i]}px`, contentVisibility: "auto" }));
+}
+
 /** Once the whole page is parsed: what concerns every figure at once. */
 function wholePage() {
   wireParsed();
-  // A figure away from the screen is neither painted nor composited (a slider's frame costs what the
-  // figures on screen cost), at the height it was laid out at, so nothing moves.
-  const heights = views.map((v) => v.fig.offsetHeight);
-  views.forEach((v, i) => Object.assign(v.fig.style, { containIntrinsicHeight: `auto ${heights[i]}px`, contentVisibility: "auto" }));
+  skipOffScreen();
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
     draw.forgetPalette();
     for (const v of views) if (v.state.showing === "plotly") draw.plot(v, v.state.lastFigure); // the build's and Python's drawings follow by CSS
@@ -337,4 +348,46 @@ addEventListener("pagehide", () => {
 });
 
 reportHeight();
+
+// ---------- another article shown in this page (navigate.js) ----------
+// The page's figures go, with everything that listened to them; the worker, and Python in it, stay.
+function leavePage() {
+  if (views.some((v) => v.state.ahead)) python.ahead(0, []);
+  for (const view of views) {
+    view.stopAnimation?.();
+    near.unobserve(view.fig);
+    resized.unobserve(view.plot);
+    view.gone = true;
+  }
+  answers.forgetAll(); // kept for figures no longer on show
+  firstIndex += views.length;
+  views.length = 0;
+  demos.length = 0;
+  linkedTo = () => false; // links with a query are not followed in place
+}
+
+// The new page's figures, wired as on a fresh load: each shows the build's drawing and answers from
+// the build at once, and is live once the worker has imported its demos (python.rejoin).
+function arrivePage() {
+  const shown = [...document.querySelectorAll("figure.demo[data-demo]")];
+  // The worker is asked for the new page's demos first (the names are all it needs), and imports
+  // them while the figures are wired here.
+  demos.push(...shown);
+  const joined = shown.length && python.started() ? python.rejoin() : null; // else wire() boots, as a first page does
+  for (const fig of shown) wire(fig);
+  looked = figures.length;
+  skipOffScreen();
+  marks.pageWired = performance.now();
+  if (!joined) return Promise.resolve();
+  const arrived = views.slice(); // (gone, should the reader follow another link first: dispatch ignores them)
+  for (const view of arrived) if (view.state.python !== "live") dispatch(view, { type: "booting" });
+  joined.then((ms) => {
+    marks.pageLive = performance.now(); // tests and bench: this page's figures answer from Python
+    marks.pageImportMs = ms; // the worker's time for them (demos imported, models installed)
+    for (const view of arrived) dispatch(view, { type: "live" });
+  }, (err) => failAll(err.message, err.retryable));
+  return joined;
+}
+
+if (!embedPage) setupNavigation({ leave: leavePage, arrive: arrivePage });
 

@@ -23,13 +23,21 @@ function mark(el, name, scrolls) {
 }
 
 const names = new Map();
-for (const [selector, name] of Object.entries(REGIONS)) {
-  for (const el of document.querySelectorAll(selector)) if (!names.has(el)) names.set(el, name);
-}
 function markAll(regions) {
   const widths = regions.map((el) => [el, el.scrollWidth > el.clientWidth]);
   for (const [el, scrolls] of widths) mark(el, names.get(el), scrolls);
 }
-markAll([...names.keys()]);
 const watch = new ResizeObserver((entries) => markAll(entries.map((e) => e.target)));
-for (const el of names.keys()) watch.observe(el);
+
+function markPage() {
+  watch.disconnect();
+  names.clear();
+  for (const [selector, name] of Object.entries(REGIONS)) {
+    for (const el of document.querySelectorAll(selector)) if (!names.has(el)) names.set(el, name);
+  }
+  markAll([...names.keys()]);
+  for (const el of names.keys()) watch.observe(el);
+}
+markPage();
+// Another article shown in this page (navigate.js): its regions, as on a fresh load.
+document.addEventListener("headspace:page", markPage);

@@ -5,7 +5,8 @@
 // embeds) or as a dedicated worker; each connected page talks to it through
 // its own port. The boundary is narrow (docs/contracts.md, "The worker's boundary"); its messages,
 // and Python's errors, are declared once, in protocol.json (figure/protocol.js), against which the
-// worker checks every message it sends: a page sends {type: "boot"} once and then "call"s, and may
+// worker checks every message it sends: a page sends {type: "boot"} once (again for each article it
+// shows in place, navigate.js: the worker then imports that page's demos) and then "call"s, and may
 // ask for figures ahead of the reader ("ahead", below). Only strings and plain objects cross; no
 // PyProxy leaves this file. A page's head may connect first and send "warm" (warm.js): the boot
 // starts then, and the page's "boot" joins it.
@@ -28,6 +29,7 @@ const SHARED = typeof SharedWorkerGlobalScope !== "undefined" && self instanceof
 let python = null; // promise of {pyodide, callDemo}: booted once, whichever page asks first
 let models = null; // promise: the models' manifest installed in Pyodide's files (once, when a page needs it)
 let clients = 0; // pages that have asked it to boot (1 for a dedicated worker); ports say nothing when they close
+const bootedPorts = new Set(); // a page that shows another article in place (navigate.js) asks again on its port: one page
 
 // The shipped models: the manifest when a page has model demos, every other file the first time
 // a demo reads it (Python says "model file /models/<path> is missing"; the file is copied and the
@@ -449,7 +451,7 @@ async function handle(data, reply, port) {
     startBoot(data); // a failure is reported to the pages that ask for the boot
   } else if (data.type === "boot") {
     const started = performance.now();
-    if (SHARED) clients += 1;
+    if (SHARED) clients = bootedPorts.add(port).size;
     try {
       await ready(data, reply);
       reply({ type: "ready", ms: performance.now() - started, clients });

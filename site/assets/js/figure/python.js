@@ -22,6 +22,8 @@ let nextId = 1;
 const pending = new Map(); // request id -> what the page passed with the call
 const statsWaiters = [];
 const handlers = { progress() {}, reply() {}, ahead() {}, lost() {} };
+const joins = []; // pages shown in place of this one (navigate.js) waiting for their demos: {resolve, reject}
+let opened = 0; // workers this page has opened (tests: an in-page navigation keeps the one it has)
 /** The runtime's progress, as the worker last reported it: {step, of, what, bytes, total, rate}. */
 export const progress = { now: null };
 
@@ -34,11 +36,12 @@ export const live = () => Boolean(marks.pythonReady) && Boolean(worker);
 // One interface over both kinds: post(message), onmessage, onerror, close().
 function openWorker(url, kind) {
   const shared = kind === "shared" && window.SharedWorker ? new SharedWorker(url, { type: "module", name: "headspace" }) : null;
-  const opened = shared || new Worker(url, { type: "module" }), port = shared ? shared.port : opened;
+  const made = shared || new Worker(url, { type: "module" }), port = shared ? shared.port : made;
+  opened += 1;
   return {
     kind: shared ? "shared" : "dedicated", post: (m) => port.postMessage(checked("page_to_worker", m)),
-    close: () => (shared ? port.close() : opened.terminate()),
-    set onmessage(f) { port.onmessage = f; }, set onerror(f) { opened.onerror = f; },
+    close: () => (shared ? port.close() : made.terminate()),
+    set onmessage(f) { port.onmessage = f; }, set onerror(f) { made.onerror = f; },
   };
 }
 
@@ -48,7 +51,11 @@ export function close() {
   worker = null;
   for (const call of pending.values()) if (call.answered) call.answered(null); // no figure data will come
   pending.clear();
+  for (const join of joins.splice(0)) join.reject(new Error("The Python worker was closed."));
 }
+
+/** The workers this page has opened, and the kind of the one it talks to (tests). */
+export const workers = () => ({ opened, kind: worker ? worker.kind : null });
 
 // The download's rate, over the last few seconds of progress reports.
 const samples = [];
@@ -62,6 +69,15 @@ function rate(bytes) {
 
 const OFFLINE = "You are offline, and Python's runtime is not kept on this device yet: it starts when the connection returns.";
 const stalled = (message) => Object.assign(new Error(message), { retryable: true });
+
+// The boot message for the page's figures as they are now (after an in-page navigation, the new page's).
+const bootMessage = () => ({
+  type: "boot", indexURL: new URL(script.dataset.pyodide, location.href).href,
+  lockFileURL: new URL(script.dataset.lockfile, location.href).href,
+  modelsURL: new URL(script.dataset.models, location.href).href,
+  needsModels: demos.some((d) => d.hasAttribute("data-needs-models")),
+  demos: demos.map((d) => d.dataset.demo), // the worker imports only these demos' modules first
+});
 
 /** Start Python (once, or again after a failed boot); resolves when it is ready, rejects with the
  * reason it could not start (``retryable``: a stalled download, which may work later). */
@@ -78,13 +94,6 @@ export function boot() {
         : setTimeout(() => reject(stalled(navigator.onLine === false ? OFFLINE
           : `Python's download stalled: nothing arrived for ${STALL_MS / 1000} s. It starts again when you move a control.`)), STALL_MS);
     };
-    const message = () => ({
-      type: "boot", indexURL: new URL(script.dataset.pyodide, location.href).href,
-      lockFileURL: new URL(script.dataset.lockfile, location.href).href,
-      modelsURL: new URL(script.dataset.models, location.href).href,
-      needsModels: demos.some((d) => d.hasAttribute("data-needs-models")),
-      demos: demos.map((d) => d.dataset.demo), // the worker imports only these demos' modules first
-    });
     const connect = (kind) => {
       let heard = false; // any message from the worker: it runs
       try {
@@ -114,7 +123,9 @@ export function boot() {
       worker.onmessage = ({ data }) => {
         heard = true;
         checked("worker_to_page", data);
-        if (data.type === "ready") {
+        if (data.type === "ready" && marks.pythonReady && joins.length) {
+          joins.shift().resolve(data.ms); // a page shown in place of the first: its demos are imported
+        } else if (data.type === "ready") {
           clearTimeout(watchdog);
           marks.sharedWith = data.clients; // pages this interpreter serves (1 with a dedicated worker)
           resolve(data.ms);
@@ -133,6 +144,8 @@ export function boot() {
           for (const resolveStats of statsWaiters.splice(0)) resolveStats(data);
         } else if (data.type === "ahead") {
           handlers.ahead(data);
+        } else if (data.type === "error" && fatal(data.error) && marks.pythonReady && joins.length) {
+          joins.shift().reject(new Error(data.error.message + "."));
         } else if (data.type === "error" && fatal(data.error)) {
           clearTimeout(watchdog);
           reject(navigator.onLine === false ? stalled(OFFLINE) : new Error(data.error.message + "."));
@@ -144,7 +157,7 @@ export function boot() {
           else handlers.reply(call, data);
         }
       };
-      worker.post(message());
+      worker.post(bootMessage());
     };
     // The worker starts once the page is on screen and its own files are in (first-paint.js), and
     // the page is parsed (the boot names every figure's demo); the watch too.
@@ -155,6 +168,21 @@ export function boot() {
   });
   booted.then(() => { marks.pythonReady = performance.now(); }, () => { booted = null; }); // a failed boot may be started again
   return booted;
+}
+
+/** After an in-page navigation (navigate.js): once Python is live, ask the same worker for the
+ * page's figures now on show (the boot message again: the worker, booted already, installs the models
+ * if the new page needs them and imports its demos). Resolves when they are imported; rejects as
+ * the first boot would. Nothing is downloaded or started again. Boots as usual if nothing has. */
+export function rejoin() {
+  if (!booted) return boot();
+  const ask = () => new Promise((resolve, reject) => {
+    if (!worker) return reject(new Error("The Python worker was closed."));
+    joins.push({ resolve, reject });
+    worker.post(bootMessage());
+  });
+  // Live: asked at once, so that the worker imports while the page wires the new figures.
+  return marks.pythonReady ? ask() : booted.then(ask);
 }
 
 /** Ask Python for ``name`` at ``params`` laid out ``width`` px wide; ``call`` comes back with the reply. */

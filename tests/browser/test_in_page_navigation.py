@@ -1,0 +1,214 @@
+"""Following a link to another article without leaving the page (site/assets/js/navigate.js, issue 51):
+the worker Python booted in stays, the new article's figures answer from it, back and forward work,
+focus and a screen reader's announcement follow, and anything unexpected is a full navigation."""
+
+from pathlib import Path
+
+import pytest
+
+from headspace_site.demos import REGISTRY
+from support import assert_json_close
+from browser_support import BOOT_MS, output_values, set_control, wait_ready
+
+pytestmark = pytest.mark.browser
+
+A, B = "/posts/polariser/", "/posts/composition-and-subspaces/"
+LINK_TO_B = f'main a[href="{B}"]'
+B_LIVE = f"() => location.pathname === '{B}' && window.headspace.marks.pageLive > 0"
+A_LIVE = f"() => location.pathname === '{A}' && window.headspace.marks.pageLive > 0"
+SHOTS = Path(__file__).resolve().parents[2] / "bench" / "results" / "shots"  # (ignored by git)
+
+
+def open_a_live(page, site_url):
+    page.goto(site_url + A)
+    page.evaluate("() => window.headspace.ready()")
+    wait_ready(page)
+    assert page.evaluate("() => window.headspace.workers().opened") == 1
+
+
+def moved_and_answered(page, fig, name, value):
+    """Move ``name`` and wait for Python's drawing; its outputs are the registry's for the settings sent."""
+    set_control(fig, name, value)
+    page.wait_for_function("f => f.dataset.renderCount === '1' && f.dataset.status === 'ready'", arg=fig.element_handle(),
+                           timeout=BOOT_MS)
+    params = page.evaluate("f => window.headspace.params(f)", fig.element_handle())
+    assert_json_close(output_values(fig), REGISTRY[fig.get_attribute("data-demo")].run(params)["outputs"])
+
+
+@pytest.mark.parametrize("kind", ["shared", "dedicated"])
+def test_the_next_article_keeps_the_worker_and_answers_from_python(page, site_url, kind):
+    page.add_init_script(f"window.HEADSPACE_WORKER = '{kind}';")
+    open_a_live(page, site_url)
+    page.evaluate("() => window.headspace.settle()")  # plotly runs, and adds its stylesheet to the head once
+    plotly_style = "() => Boolean(document.getElementById('plotly.js-style-global'))"
+    assert page.evaluate(plotly_style)
+    worker = page.workers[0] if kind == "dedicated" else None
+    downloads = []
+    page.on("request", lambda r: downloads.append(r.url) if r.url.endswith((".wasm", ".whl", "python_stdlib.zip")) else None)
+    page.locator(LINK_TO_B).first.click()
+    page.wait_for_function(B_LIVE, timeout=BOOT_MS)
+    assert page.evaluate("() => window.headspace.navigations") == 1, "the link was followed by a full navigation"
+    assert page.evaluate("() => window.headspace.workers()") == {"opened": 1, "kind": kind}
+    if kind == "dedicated":  # the browser's own count: the one worker A started, still running
+        assert page.workers == [worker]
+    assert downloads == [], f"the runtime was fetched again: {downloads}"
+    assert page.evaluate(plotly_style), "plotly's stylesheet went with the old page's head"
+    assert page.title().startswith("Composition and Subspaces")
+    # a <noscript> holds text, as on a full load with scripts on (parsed into elements, its paragraph
+    # would be a block of the page: hidden, but counted by whatever walks the page's blocks)
+    assert page.evaluate("() => document.querySelectorAll('main noscript').length > 0"
+                         " && document.querySelectorAll('main noscript *').length === 0")
+    figures = page.locator("figure.demo")
+    statuses = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.status)")
+    assert statuses and set(statuses) == {"ready"}, statuses
+    fig = figures.first
+    control = fig.locator(".demo-controls input[type=range]").first
+    moved_and_answered(page, fig, control.get_attribute("name"), control.get_attribute("max"))
+
+
+def test_back_and_forward_show_each_article_with_working_figures(page, site_url):
+    open_a_live(page, site_url)
+    # where the link was on screen when clicked: back shows it there again (the browser's scroll
+    # anchoring keeps it there as the figures above it change their status lines)
+    page.evaluate(f"() => document.addEventListener('click', () => {{ window.leftAt = document.querySelector('{LINK_TO_B}')"
+                  ".getBoundingClientRect().top; }, {capture: true, once: true})")
+    page.locator(LINK_TO_B).first.click()
+    page.wait_for_function(B_LIVE, timeout=BOOT_MS)
+    left_at = page.evaluate("() => window.leftAt")
+    assert page.evaluate("() => scrollY") == 0, "the new article starts at its top"
+    page.go_back()
+    page.wait_for_function(A_LIVE, timeout=BOOT_MS)
+    assert page.title().startswith("A polariser is a projection")
+    assert page.evaluate("() => [window.headspace.navigations, window.headspace.workers().opened]") == [2, 1]
+    page.wait_for_function("() => [...document.querySelectorAll('figure.demo')].every(f => f.dataset.status === 'ready')")
+    back_at = page.evaluate(f"() => document.querySelector('{LINK_TO_B}').getBoundingClientRect().top")
+    assert abs(back_at - left_at) <= 2, "back returns to where the reader was"
+    moved_and_answered(page, page.locator("figure.demo").first, "theta", 73)
+    page.go_forward()
+    page.wait_for_function(B_LIVE, timeout=BOOT_MS)
+    assert page.evaluate("() => [window.headspace.navigations, window.headspace.workers().opened]") == [3, 1]
+
+
+def test_focus_moves_to_the_new_heading_and_the_page_is_announced(page, site_url):
+    open_a_live(page, site_url)
+    page.locator(LINK_TO_B).first.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(B_LIVE, timeout=BOOT_MS)
+    focused = page.evaluate("() => [document.activeElement.localName, document.activeElement.closest('main') !== null,"
+                            " document.activeElement.textContent]")
+    assert focused[:2] == ["h1", True] and "Composition" in focused[2], focused
+    region = page.locator('[data-role="page-announcement"]')
+    assert region.get_attribute("aria-live") == "polite"
+    page.wait_for_function("() => document.querySelector('[data-role=page-announcement]').textContent.startsWith('Page loaded: ')")
+    assert region.text_content() == f"Page loaded: {page.title()}"
+    page.keyboard.press("Tab")  # the next stop is in the new article, not back at the page's top
+    assert page.evaluate("() => document.activeElement.closest('main') !== null")
+
+
+# Each link kind, clicked (a synthetic click: the window's listener, after the page's, records whether
+# the page took the click over and stops the browser from following it).
+KINDS = {
+    "a place in this page": ("#{first_id}", False),
+    "a figure's state": (B + "?w1=0.5", False),
+    "a download": (B, False, "download"),
+    "another tab": (B, False, "target=_blank"),
+    "a file": ("/index.xml", False),
+    "an embed page": ("/embed/polarizer/", False),
+    "another site": ("https://example.org/", False),
+    "a modified click": (B, False, "ctrl"),
+    "another article": (B, True),
+}
+CLICK = """([href, attr]) => {
+    const a = document.createElement('a');
+    a.href = href;
+    if (attr === 'download') a.setAttribute('download', '');
+    if (attr === 'target=_blank') a.target = '_blank';
+    document.querySelector('main p').append(a);
+    let taken = null;
+    addEventListener('click', (e) => { taken = e.defaultPrevented; e.preventDefault(); }, {once: true});
+    a.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true, button: 0, ctrlKey: attr === 'ctrl'}));
+    a.remove();
+    return taken;
+}"""
+
+
+def test_only_links_to_site_pages_are_followed_in_place(page, site_url):
+    open_a_live(page, site_url)
+    first_id = page.evaluate("() => document.querySelector('main [id]').id")
+    taken = {name: page.evaluate(CLICK, [spec[0].format(first_id=first_id), spec[2] if len(spec) > 2 else None])
+             for name, spec in KINDS.items()}
+    assert taken == {name: spec[1] for name, spec in KINDS.items()}
+    page.wait_for_function(B_LIVE, timeout=BOOT_MS)  # the last one was followed, in place
+
+
+@pytest.mark.routes_downloads
+@pytest.mark.parametrize("failure", ["the fetch fails", "not a page of the site's structure"])
+def test_a_failure_falls_back_to_a_full_navigation(page, site_url, failure):
+    page.expect_errors = True  # an aborted request is a console error; checked below
+
+    def route(r):
+        if r.request.resource_type == "document":
+            return r.continue_()  # the full navigation itself
+        if failure == "the fetch fails":
+            return r.abort()
+        return r.fulfill(status=200, content_type="text/html", body="<!doctype html><title>x</title><p>No main here</p>")
+    page.route(site_url + B, route)
+    open_a_live(page, site_url)
+    page.evaluate("() => { window.stillThere = true; }")
+    page.locator(LINK_TO_B).first.click()
+    page.wait_for_function(f"() => location.pathname === '{B}' && !window.stillThere && window.headspace", timeout=BOOT_MS)
+    assert page.evaluate("() => window.headspace.navigations") == 0, "a new document, loaded in full"
+    assert page.title().startswith("Composition and Subspaces")
+    page.evaluate("() => window.headspace.ready()")
+    wait_ready(page)
+    errors = [e for e in page.watch.errors if "Failed to load resource" not in e and "net::ERR_FAILED" not in e]
+    assert errors == []
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_next_article_looks_as_on_a_full_load(browser, site_url, width, scheme):
+    """Screenshots of B shown in place (to look at: bench/results/shots/), and its first screen the
+    same as a full load's: the build's drawings at once, the same layout."""
+    shots = {}
+    for how in ("in place", "full"):
+        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme, reduced_motion="reduce")
+        try:
+            page = context.new_page()
+            if how == "in place":
+                open_a_live(page, site_url)
+                page.locator(LINK_TO_B).first.click()
+                page.wait_for_function(B_LIVE, timeout=BOOT_MS)
+            else:
+                page.goto(site_url + B)
+                page.evaluate("() => window.headspace.ready()")
+                wait_ready(page)
+            page.evaluate("() => document.activeElement.blur()")
+            if how == "in place":
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SHOTS / f"next-article-top-{width}-{scheme}.png"))
+            page.locator("figure.demo").first.scroll_into_view_if_needed()
+            shots[how] = page.evaluate("""() => ({
+                figures: [...document.querySelectorAll('figure.demo')].map(f => [f.dataset.demo, f.dataset.status]),
+                // where the first figure sits and how tall it is (a later one's height follows its status
+                // line, which says what the figure last did: not the same from one load to the next)
+                first: (r => [Math.round(r.top + scrollY), Math.round(r.height)])(document.querySelector('figure.demo').getBoundingClientRect()),
+                styles: [...document.styleSheets].map(s => s.ownerNode.outerHTML.slice(0, 80)), background: getComputedStyle(document.body).backgroundColor,
+                title: document.title})""")
+            if how == "in place":
+                page.screenshot(path=str(SHOTS / f"next-article-figure-{width}-{scheme}.png"))
+        finally:
+            context.close()
+    assert shots["in place"] == shots["full"]
+
+
+def test_a_page_without_figures_in_between_keeps_the_worker(page, site_url):
+    open_a_live(page, site_url)
+    page.locator('header a[href="/about/"]').click()
+    page.wait_for_function("() => location.pathname === '/about/' && window.headspace.navigations === 1")
+    assert page.locator("main figure.demo").count() == 0
+    page.locator('header nav a[href="/"]').click()  # the home page, which has figures of its own
+    page.wait_for_function("() => location.pathname === '/' && window.headspace.marks.pageLive > 0", timeout=BOOT_MS)
+    assert page.evaluate("() => [window.headspace.navigations, window.headspace.workers().opened]") == [2, 1]
+    statuses = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.status)")
+    assert statuses and set(statuses) == {"ready"}, statuses
