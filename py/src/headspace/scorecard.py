@@ -458,7 +458,7 @@ def split_configurations(data: ZooData, seed: int = 0) -> tuple[list, list]:
 
 def held_out(data: ZooData, statistic: str = "precision_at_k", ground_truth: str = FORMED_BY, mode: str = "task",
              resamples: int = RESAMPLES, seed: int = 0, thresholds: dict | None = None,
-             candidates=None) -> dict:
+             candidates=None, halves_cards: tuple | None = None) -> dict:
     """Choose the best score by ``statistic`` on one half of the configurations, test it on the other.
 
     Why: a score recommended because it won on the zoo has been fitted to the zoo; only a half it
@@ -466,16 +466,21 @@ def held_out(data: ZooData, statistic: str = "precision_at_k", ground_truth: str
     test on B; choose on B, test on A), each half's full scorecard is returned, and the rule's
     ``verdict`` lists, per direction, the chosen score's statistic on both halves and its
     difference from each size score on the half it was not chosen on, with intervals.
-    ``candidates``: the scores the rule may choose (default all).
+    ``candidates``: the scores the rule may choose (default all). ``halves_cards``: the
+    ``(halves, cards)`` of an earlier call with the same data, ground truth, mode, resamples, seed and
+    thresholds, which do not depend on ``statistic`` (a report asking several statistics computes them once).
     """
     if statistic not in STATISTICS:
         raise ValueError(f"statistic must be one of {list(STATISTICS)}; got {statistic!r}")
-    a, b = split_configurations(data, seed)
-    halves = {"A": a, "B": b}
-    cards = {}
-    for h, fams in halves.items():
-        keep = [i for i, f in enumerate(data.families) if f in fams]
-        cards[h] = scorecard(data.subset(keep), ground_truth, mode, resamples, seed, thresholds)
+    if halves_cards is None:
+        a, b = split_configurations(data, seed)
+        halves = {"A": a, "B": b}
+        cards = {}
+        for h, fams in halves.items():
+            keep = [i for i, f in enumerate(data.families) if f in fams]
+            cards[h] = scorecard(data.subset(keep), ground_truth, mode, resamples, seed, thresholds)
+    else:
+        halves, cards = halves_cards
     cand = list(candidates) if candidates is not None else list(data.scores)
     verdict = []
     for chosen_on, tested_on in (("A", "B"), ("B", "A")):
@@ -593,8 +598,10 @@ def zoo_report(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0, sens
     for g in gts:
         for mode in REPORT_MODES:
             out["scorecards"][f"{g}|{mode}"] = scorecard(data, g, mode, resamples, seed)
+            halves_cards = None                    # the halves' scorecards, the same for every statistic
             for stat in ("spearman", "partial_norm_product", "precision_at_k", "top1"):
-                h = held_out(data, stat, g, mode, resamples, seed)
+                h = held_out(data, stat, g, mode, resamples, seed, halves_cards=halves_cards)
+                halves_cards = (h["halves"], h["scorecards"])
                 h["scorecards"] = {k: {"stats": v["stats"], "models": v["models"], "comparisons": v["comparisons"]}
                                    for k, v in h["scorecards"].items()}
                 out["held_out"][f"{g}|{mode}|{stat}"] = h

@@ -520,6 +520,13 @@ def scorecard_values() -> dict:
     out["sc_n_reverse"] = sum(n.startswith("reverse") for n in task_mode)
     _triple(out, "sc_gap_task", difference(card, "frobenius", "product_norm", "spearman")[:3])
     _triple(out, "sc_gap_largest", difference(largest, "frobenius", "product_norm", "spearman")[:3])
+    # each model in the mode its recorded mechanism names (headspace.mechanisms): how many leave their task's
+    # mode, how many of those with a circuit read in another mode than their largest path's, and the gap there
+    mech = rep["scorecards"]["mean-circuit|mechanism"]
+    out["sc_mech_n_formed"] = mech["n_models"]
+    out["sc_mech_n_moved"] = sum(m != task_mode[n] for n, m in mech["model_modes"].items() if n in mech["models"])
+    out["sc_mech_n_not_largest"] = sum(mech["model_modes"][n] != largest["model_modes"][n] for n in mech["models"])
+    _triple(out, "sc_gap_mechanism", difference(mech, "frobenius", "product_norm", "spearman")[:3])
     # the circuit-less models, apart
     for s in ("product_norm", "subspace"):
         _triple(out, f"sc_none_{s}", card["circuitless"]["spearman"][s])
