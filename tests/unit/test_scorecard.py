@@ -349,3 +349,19 @@ def test_zoo_report_rebuilds_the_shipped_scorecard():
             for k in fresh[key]:
                 assert fresh[key][k] == shipped[key].get(k), f"{key}[{k!r}] differs from the shipped report"
         assert fresh[key] == shipped[key], key
+
+
+def test_bench_prints_the_mechanism_mode_beside_the_tasks(capsys):
+    """python -m headspace bench: after the task's mode, the shipped card with each model in its recorded
+    mechanism's mode; --mode mechanism prints that card alone; the bootstrap's n is printed from the card."""
+    from headspace import cli
+    report = scorecard.read_report()
+    assert cli.main(["bench"]) == 0
+    out = capsys.readouterr().out
+    assert "scorecard, whole zoo:" in out and "scorecard, whole zoo, by mechanism:" in out
+    assert "each in the mode its recorded mechanism names" in out
+    card = report["scorecards"]["mean-circuit|mechanism"]
+    assert f"widened for {card['bootstrap']['n']} configurations" in out
+    assert cli.main(["bench", "--mode", "mechanism"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("scorecard, ") == 1 and f"{card['n_models']} models whose circuit formed" in out
