@@ -88,16 +88,17 @@ def test_beyond_head_sizes_the_estimates_are_positive_and_most_hold(report, v):
 
 def test_nothing_is_shown_beyond_path_size(report, v):
     """Results: "Beyond path size, the number of scores whose partial correlation stays above zero after
-    Holm is 0. Before the correction three intervals exclude zero: the token diagonal's ..., the token score's and,
-    only just, the SVD component score's"; summary: "none is shown to carry anything beyond the size of the path";
+    Holm is 0. Before the correction four intervals exclude zero: the token diagonal's ..., the token score's and,
+    only just, the SVD component score's and the subspace score's"; summary: "none is shown to carry anything beyond the size of the path";
     What to use: "none passes the second"."""
     card = report["scorecards"]["mean-circuit|task"]
     assert not [r for r in rows(card) if r["statistic"] == "partial_product_norm" and holds(r)]
     assert v["sc_n_partial_pn_holds"] == 0
     st = card["stats"]["partial_product_norm"]
-    assert sorted(s for s, iv in st.items() if iv[1] is not None and iv[1] > 0) == ["svd_component", "token",
-                                                                                 "token_diagonal"]
+    assert sorted(s for s, iv in st.items() if iv[1] is not None and iv[1] > 0) == [
+        "projection_kernel", "subspace", "svd_component", "token", "token_diagonal"]   # the subspace score with its twin
     assert 0 < v["sc_svd_component_partial_product_norm_lo"] < 0.05          # "only just"
+    assert 0 < v["sc_subspace_partial_product_norm_lo"] < 0.05
 
 
 def test_shortlisting_intervals_overlap(report, v):
@@ -214,14 +215,46 @@ def test_no_difference_from_size_survives_anywhere(report, v):
 
 
 def test_beyond_path_size_only_the_subspace_score_on_the_excess_card(report, v):
-    """A ground truth that discounts generic damage: "here, and only here, one score carries something beyond
-    *path* size that survives the correction: the subspace score (and its twin, the projection kernel)";
+    """A ground truth that discounts generic damage: "on this ground truth, and on no other, one score carries
+    something beyond *path* size that survives the correction: the subspace score (and its twin, the projection
+    kernel) ... with each model in its task's mode and ... in the mode its mechanism names, though not in the
+    mode of its largest path";
     What to use: "none passes the second on the main ground truth (on the excess one the subspace score
     does ...)"; introduction: "the one score that is, against another ground truth, ..."."""
     held = sorted((key, r["score"]) for key, c in report["scorecards"].items() for r in rows(c)
                   if r["statistic"] == "partial_product_norm" and r["score"] != "norm_product" and holds(r))
-    assert held == [("excess-circuit|task", "projection_kernel"), ("excess-circuit|task", "subspace")], held
-    assert v["sc_excess_subspace_partial_pn_lo"] > 0
+    assert held == [("excess-circuit|mechanism", "projection_kernel"), ("excess-circuit|mechanism", "subspace"),
+                    ("excess-circuit|task", "projection_kernel"), ("excess-circuit|task", "subspace")], held
+    assert v["sc_excess_subspace_partial_pn_lo"] > 0 and v["sc_excess_mech_subspace_partial_pn_lo"] > 0
+
+
+def test_the_mechanism_mode(report, v):
+    """The mode: each model "in the mode its recorded mechanism names ... N models have a circuit, and M of them
+    leave their task's mode: the reverse-copy models that attend to the answer, read in Q. The mechanism's mode
+    and the largest path's differ for K of them, a reverse-copy model with LayerNorm labelled by its Q path whose
+    largest path runs through V. The Frobenius score's shortfall ... an interval that reaches past zero, and it
+    does not survive Holm either. Beyond head sizes, J of the 10 ... hold"; What to use: "fewer in the largest
+    path's and in the mechanism's"; "read it in the mode its mechanism uses, which is neither always its task's
+    nor always that of its largest path"."""
+    from headspace.benchmark import zoo_models
+    from headspace.tasks import MODE_OF_TASK as task_mode
+    entries = zoo_models(ROOT / "zoo")
+    mech, largest = report["scorecards"]["mean-circuit|mechanism"], report["scorecards"]["mean-circuit|largest"]
+    moved = [n for n in mech["models"] if mech["model_modes"][n] != task_mode[entries[n]["task"]]]
+    assert len(moved) == v["sc_mech_n_moved"] > 0 and mech["n_models"] == v["sc_mech_n_formed"]
+    assert all(entries[n]["task"] == "reverse" and entries[n]["mechanism"] == "direct attention to the answer"
+               and mech["model_modes"][n] == "Q" for n in moved), moved
+    differ = [n for n in mech["models"] if mech["model_modes"][n] != largest["model_modes"][n]]
+    assert len(differ) == v["sc_mech_n_not_largest"] == 1
+    assert differ[0].startswith("reverse-ln-mlp") and (mech["model_modes"][differ[0]], largest["model_modes"][differ[0]]) == ("Q", "V")
+    assert v["sc_gap_mechanism_hi"] > 0 > v["sc_gap_mechanism_lo"]
+    row = next(r for r in rows(mech) if (r["score"], r["against"], r["statistic"]) == ("frobenius", "product_norm", "spearman"))
+    assert not holds(row)
+    normalised = [s for s in mech["scores"] if s not in ("norm_product", "product_norm")]
+    for card, n in ((mech, v["sc_mech_n_partial_np_holds"]), (largest, None)):
+        held = [r for r in rows(card) if r["statistic"] == "partial_norm_product" and r["score"] in normalised and holds(r)]
+        assert n is None or len(held) == n
+        assert len(held) < v["sc_n_partial_np_holds"]                  # "fewer in the largest path's and the mechanism's"
 
 
 @pytest.mark.slow

@@ -42,8 +42,9 @@ After the table (group ``all``), ``bench`` prints the scorecard (``headspace.sco
 over the models whose circuit formed, Spearman, partial Spearman controlling for ``norm_product``
 and for ``product_norm``, AUROC, top-1 hit rate and precision within the top k, each with a 95%
 interval over configurations, seeds and batches; the models without a circuit apart; and the
-comparisons that hold after Holm's correction. ``--mode largest`` reads each model in the mode of
-its largest path; ``--ground-truth excess-circuit`` uses the controlled ground truth
+comparisons that hold after Holm's correction; in the task's mode (the default) it then prints the
+shipped card with each model in the mode its recorded mechanism names (``--mode mechanism`` alone
+prints that, and recomputes it with ``--score``). ``--mode largest`` reads each model in the mode of its largest path; ``--ground-truth excess-circuit`` uses the controlled ground truth
 (``headspace.controlled``). ``--held-out`` prints the scorecard of each half of the configurations
 and the rule (best by ``--held-out-statistic``) chosen on one half and tested on the other.
 ``--csv FILE`` also writes ``FILE`` with the suffix ``.scorecard.csv``.
@@ -122,8 +123,9 @@ def _parser() -> argparse.ArgumentParser:
                         "ground truth that leaves size out; default: mean-circuit)")
     b.add_argument("--group", default="all", help="all, a task (induction, reverse, recall, lookup, words, text) or "
                                                   "a family (default: all)")
-    b.add_argument("--mode", default="task", help="Q, K, V, task: each model in its task's mode (default), or "
-                                                  "largest: in the mode of its largest path (scorecard only)")
+    b.add_argument("--mode", default="task", help="Q, K, V, task: each model in its task's mode (default), "
+                                                  "largest: in the mode of its largest path, or mechanism: in the "
+                                                  "mode its recorded mechanism names (scorecard only)")
     b.add_argument("--score", action="append", default=[], metavar="MODULE:FUNCTION",
                    help="your own score, fn(weights, mode) -> [n_layers, n_heads, n_layers, n_heads]; repeatable")
     b.add_argument("--zoo", help="the zoo directory (for --score; default $HEADSPACE_ZOO)")
@@ -277,7 +279,7 @@ def _bench(args) -> int:
     if args.ground_truth not in (*benchmark.GT_NAMES, *scorecard.REPORT_GROUND_TRUTHS):
         raise ValueError(f"--ground-truth must be one of {', '.join(dict.fromkeys((*benchmark.GT_NAMES, *scorecard.REPORT_GROUND_TRUTHS)))}; "
                          f"got {args.ground_truth!r}")
-    if args.ground_truth not in benchmark.GT_NAMES or args.mode == "largest" or args.held_out:
+    if args.ground_truth not in benchmark.GT_NAMES or args.mode in ("largest", "mechanism") or args.held_out:
         # statistics the benchmark table does not hold: the scorecard alone
         return _scorecard_section(args)
     if args.score or args.resamples is not None:
@@ -370,13 +372,15 @@ def _scorecard_section(args) -> int:
             raise ValueError(f"--ground-truth and --mode must be among the shipped scorecard's "
                              f"{sorted(report['scorecards'])} without --zoo; got {key!r}")
         cards = {"whole zoo": report["scorecards"][key]}
+        if mode == "task" and not args.held_out and f"{gt}|mechanism" in report["scorecards"]:
+            cards["whole zoo, by mechanism"] = report["scorecards"][f"{gt}|mechanism"]
         held = report["held_out"].get(f"{key}|{stat}") if args.held_out else None
         if args.held_out and held is None:
             raise ValueError(f"the shipped scorecard has no held-out split for {key}|{stat}")
     if held is not None:
         cards = {f"half {h} ({', '.join(held['halves'][h])})": c for h, c in held["scorecards"].items()}
     for title, card in cards.items():
-        _print_card(title, card, gt, mode)
+        _print_card(title, card, gt, card.get("mode", mode))
     if held is not None:
         for v in held["verdict"]:
             est, lo, hi = v["on_chosen_half"]
@@ -393,7 +397,7 @@ def _scorecard_section(args) -> int:
                 for part, key in (("formed", "stats"), ("circuitless", "circuitless")):
                     for st, by in card.get(key, {}).items():
                         for sc, (e, lo, hi) in by.items():
-                            out.writerow([title, gt, mode, part, st, sc, e, lo, hi])
+                            out.writerow([title, gt, card.get("mode", mode), part, st, sc, e, lo, hi])
         print(f"wrote the scorecard to {path}", file=sys.stderr)
     return 0
 
@@ -405,8 +409,12 @@ def _f(x) -> str:
 def _print_card(title: str, card: dict, gt: str, mode: str) -> None:
     stats_ = card["stats"]
     order = sorted(stats_["spearman"], key=lambda s: -(stats_["spearman"][s][0] if stats_["spearman"][s][0] is not None else -9))
-    print(f"scorecard, {title}: {len(card['models'])} models whose circuit formed, {mode} mode, against {gt}; "
-          f"95% intervals over configurations, seeds and batches (widened for few configurations)")
+    read_as = {"task": "each in its task's mode", "largest": "each in the mode of its largest path",
+               "mechanism": "each in the mode its recorded mechanism names"}.get(mode, f"{mode} mode")
+    boot = card.get("bootstrap")
+    widen = f"widened for {boot['n']} {boot['unit']}" if boot and boot.get("n") else "widened for few configurations"
+    print(f"scorecard, {title}: {len(card['models'])} models whose circuit formed, {read_as}, against {gt}; "
+          f"95% intervals over configurations, seeds and batches ({widen})")
     _table(["score", *(_STAT_HEAD[s] for s in stats_)],
            [[s, *(f"{_f(stats_[st][s][0])} [{_f(stats_[st][s][1])}, {_f(stats_[st][s][2])}]" for st in stats_)]
             for s in order])

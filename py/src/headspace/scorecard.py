@@ -6,8 +6,9 @@ questions a researcher brings: does the score say anything beyond how large the 
 shortlist its top pairs, how many are real; does it hold on models it was not chosen on. This
 module answers those, for the built-in scores and a researcher's own, on any zoo folder.
 
-Per model, over its pairs of an earlier and a later head, in one mode (``MODES``: each model in
-its task's mode, in the mode of its largest path, or all in Q, K or V):
+Per model, over its pairs of an earlier and a later head, in one mode (``SCORECARD_MODES``: each
+model in its task's mode, in the mode of its largest path, in the mode its recorded mechanism names,
+or all in Q, K or V):
 
 * ``spearman``: rank correlation of the score with the ground truth;
 * ``partial_norm_product``, ``partial_product_norm``: the same with a size score's ranks
@@ -22,17 +23,23 @@ zoo records each model's measured mechanism (``headspace.mechanisms``), it is no
 ``CIRCUITLESS_MECHANISMS``. The models without one are reported apart (a score cannot be rewarded
 for ranking pairs where no circuit is).
 
-Intervals: a three-level bootstrap (``stats.cluster_draws``): configurations (the zoo's families)
-with replacement, then seeds within each, then each drawn model's evaluation batches (the ground
-truth recomputed on them). Few units: eight configurations give 6,435 distinct draws, three seeds
-ten, so each interval is the percentile interval widened by ``sqrt(n / (n - 1))`` for the ``n``
-configurations resampled (``stats.expanded_interval``), which undoes the bootstrap's
-``(n - 1) / n`` shrinkage of the variance at the top level; resampling seeds and batches as well
-makes it, if anything, wider than that. Comparisons: every score against each size score on each
-statistic, and every partial Spearman against 0; their p-values (from the bootstrap's standard
-error, widened by the same factor: ``stats.p_value``) are Holm-adjusted (``stats.holm``) within the
+Intervals: a three-level bootstrap (``bootstrap_units``, ``stats.cluster_draws``) of the models a
+table averages: for the main table, the configurations (the zoo's families) that have a model whose
+circuit formed, with replacement, as many as there are, then within each its models with a circuit,
+then each drawn model's evaluation batches (the ground truth recomputed on them); the models without a
+circuit are drawn apart in the same way for their own table. So every draw holds the same number
+``n`` of configurations, all with a circuit, and ``n`` is the one the interval is widened with:
+the percentile interval widened by ``sqrt(n / (n - 1))`` (``stats.expanded_interval``), which undoes
+the bootstrap's ``(n - 1) / n`` shrinkage of the variance at the top level (eight configurations give
+6,435 distinct draws); resampling seeds and batches as well makes it, if anything, wider than that.
+With one configuration the top level is its seeds (``n`` seeds), with one model its batches. The card
+records the unit and ``n`` (``bootstrap``). Comparisons: every score against each size score on each
+statistic, and every partial Spearman against 0; their p-values (``stats.p_value``: the normal
+approximation from the bootstrap's standard error, widened by the same factor, so never exactly 0 and
+not bounded below by ``1 / (resamples + 1)``) are Holm-adjusted (``stats.holm``) within the
 scorecard, and, in the report (``zoo_report``), over every scorecard's comparisons at once
-(``holm_family``): the report is what a text draws its findings from.
+(``holm_family``): the report is what a text draws its findings from. Holm runs on the unrounded
+p-values; only the report's written p-values are rounded (``P_DIGITS`` significant digits).
 
 Rules are chosen and tested on different models: ``held_out`` splits the configurations in two
 (stratified by task), picks the best score on one half and reports it, with intervals, on both.
@@ -61,7 +68,8 @@ from headspace.composition import MODES
 
 __all__ = ["ZooData", "zoo_data", "scorecard", "holm_family", "held_out", "sensitivity", "causal_pairs", "split_configurations",
            "STATISTICS", "THRESHOLDS", "SIZE_SCORES", "FORMED_BY", "SCORECARD_MODES", "LEVEL", "RESAMPLES", "zoo_report",
-           "read_report", "REPORT_GROUND_TRUTHS", "REPORT_MODES", "SENSITIVITY", "RANGE", "CIRCUITLESS_MECHANISMS"]
+           "read_report", "REPORT_GROUND_TRUTHS", "REPORT_MODES", "SENSITIVITY", "RANGE", "CIRCUITLESS_MECHANISMS",
+           "bootstrap_units", "P_DIGITS", "P_METHOD"]
 
 #: The statistics of a scorecard, in the order it prints them.
 STATISTICS = ("spearman", "partial_norm_product", "partial_product_norm", "auroc", "top1", "precision_at_k")
@@ -78,10 +86,20 @@ FORMED_BY = "mean-circuit"
 #: no labelled mechanism passed its thresholds, or the task is answered from attention spread over many
 #: entries with no head on the one the design names (lookup), so no pair of heads is *the* circuit.
 CIRCUITLESS_MECHANISMS = ("none formed", "diffuse lookup")
-#: "task": each model in its task's mode; "largest": in the mode of its largest path; or one mode.
-SCORECARD_MODES = ("task", "largest") + MODES
+#: "task": each model in its task's mode; "largest": in the mode of its largest path; "mechanism": in the
+#: mode its recorded mechanism names (``headspace.mechanisms``; a model whose mechanism names none, or is
+#: one of ``CIRCUITLESS_MECHANISMS``, is reported apart, read in its task's mode); or all in one mode.
+SCORECARD_MODES = ("task", "largest", "mechanism") + MODES
 LEVEL = 0.95
 RESAMPLES = 1000
+#: The fields of a comparison (a row of a card's ``comparisons``).
+COMPARISON_FIELDS = ("score", "against", "statistic", "difference", "lo", "hi", "p", "p_holm")
+#: Significant digits of the p-values the report writes (Holm runs on the unrounded ones).
+P_DIGITS = 4
+#: How a comparison's p is computed, as the card states it.
+P_METHOD = ("two-sided normal approximation: |difference - null| over the bootstrap draws' standard deviation "
+            "widened by sqrt(n/(n-1)), n the resampled units (stats.p_value); never 0, and not bounded below by "
+            "1/(resamples+1), which a count of draws would be")
 #: Each statistic's range, to which a widened interval is clipped.
 RANGE = {"spearman": (-1, 1), "partial_norm_product": (-1, 1), "partial_product_norm": (-1, 1), "auroc": (0, 1),
          "top1": (0, 1), "precision_at_k": (0, 1)}
@@ -96,6 +114,8 @@ class ZooData:
     model's pairs with a later reader, ``benchmark.later_pairs`` order). ``task_mode``: per model
     its task's mode (``"Q" "K" "V"``). ``mechanisms``: per model its recorded mechanism's label, or
     None where none is recorded (then only the path effect decides whether its circuit formed).
+    ``mechanism_modes``: per model the mode its recorded mechanism's path runs through (``"Q" "K"
+    "V"``), or None where no mode is recorded (the scorecard's "mechanism" mode reads it).
     """
     names: list
     families: list
@@ -104,6 +124,7 @@ class ZooData:
     scores: dict
     ground_truths: dict = field(default_factory=dict)
     mechanisms: list | None = None
+    mechanism_modes: list | None = None
 
     def subset(self, keep) -> "ZooData":
         """The same data for the models at indices ``keep``."""
@@ -112,14 +133,15 @@ class ZooData:
         return ZooData(pick(self.names), pick(self.families), pick(self.tasks), pick(self.task_mode),
                        {s: pick(v) for s, v in self.scores.items()},
                        {g: pick(v) for g, v in self.ground_truths.items()},
-                       None if self.mechanisms is None else pick(self.mechanisms))
+                       None if self.mechanisms is None else pick(self.mechanisms),
+                       None if self.mechanism_modes is None else pick(self.mechanism_modes))
 
     def with_score(self, name: str, per_model) -> "ZooData":
         """A copy with one more score (``[3, P]`` per model)."""
         scores = dict(self.scores)
         scores[name] = [np.asarray(a, dtype=float) for a in per_model]
         return ZooData(self.names, self.families, self.tasks, self.task_mode, scores, self.ground_truths,
-                       self.mechanisms)
+                       self.mechanisms, self.mechanism_modes)
 
     @staticmethod
     def synthetic(rng, n_families: int = 4, n_seeds: int = 3, n_pairs: int = 16, n_batches: int = 8) -> "ZooData":
@@ -148,7 +170,7 @@ def zoo_data(zoo, scores=None, ground_truths=None) -> ZooData:
     """Read a zoo folder (``benchmark.zoo_dir``): its manifest, ``scores`` (``{name: fn(weights, mode)}``,
     default ``pair_scores.SCORES``) on every model, and its ground truths (``benchmark.read_ground_truth``,
     plus those of ``ground_truths`` if given: ``{name: {model: [n_batches, 3, L, H, L, H]}}``)."""
-    from headspace import benchmark, store
+    from headspace import benchmark, mechanisms, store
     from headspace.tasks import MODE_OF_TASK
     zoo = benchmark.zoo_dir(zoo)
     entries = benchmark.scored_models(zoo)
@@ -171,9 +193,11 @@ def zoo_data(zoo, scores=None, ground_truths=None) -> ZooData:
         for g, per_model in (ground_truths or {}).items():
             a = np.asarray(per_model[name], dtype=float)
             out_gts[g].append(a.reshape(a.shape[0], 3, -1)[..., idx])
+    # the mode the recorded mechanism's path runs through (its record, mechanism.json), where one is recorded
+    mech_modes = [mechanisms.read(zoo, n).get("mode") if entries[n].get("mechanism") else None for n in names]
     return ZooData(names, [entries[n]["family"] for n in names], [entries[n]["task"] for n in names],
                    [MODE_OF_TASK[entries[n]["task"]] for n in names], out_scores, out_gts,
-                   [entries[n].get("mechanism") for n in names])
+                   [entries[n].get("mechanism") for n in names], [m if m in MODES else None for m in mech_modes])
 
 
 def causal_pairs(effect, min_effect: float = THRESHOLDS["min_effect"],
@@ -199,6 +223,15 @@ def _auroc(sc: np.ndarray, pos: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
+def _mechanism_names_a_mode(data: ZooData) -> np.ndarray:
+    """Per model, whether its recorded mechanism names a mode to read it in: a mode is recorded and the
+    label is not one of ``CIRCUITLESS_MECHANISMS``."""
+    n = len(data.names)
+    modes = data.mechanism_modes if data.mechanism_modes is not None else [None] * n
+    labels = data.mechanisms if data.mechanisms is not None else [None] * n
+    return np.array([m in MODES and lab not in CIRCUITLESS_MECHANISMS for m, lab in zip(modes, labels)], dtype=bool)
+
+
 def _model_mode(data: ZooData, mode: str, reference: str) -> np.ndarray:
     """Per model, the index of the mode it is read in."""
     if mode in MODES:
@@ -207,7 +240,43 @@ def _model_mode(data: ZooData, mode: str, reference: str) -> np.ndarray:
         return np.array([MODES.index(m) for m in data.task_mode])
     if mode == "largest":
         return np.array([int(np.argmax(g.mean(0).max(-1))) for g in data.ground_truths[reference]])
+    if mode == "mechanism":
+        if data.mechanism_modes is None:
+            raise ValueError("mode 'mechanism' needs data.mechanism_modes (each model's recorded mechanism's mode); "
+                             "got None")
+        named = _mechanism_names_a_mode(data)
+        return np.array([MODES.index(data.mechanism_modes[i] if named[i] else data.task_mode[i])
+                         for i in range(len(data.names))])
     raise ValueError(f"mode must be one of {list(SCORECARD_MODES)}; got {mode!r}")
+
+
+def bootstrap_units(families, keep, n_batches, resamples: int, seed: int) -> tuple[np.ndarray, int | None, str]:
+    """The draws of a table's bootstrap over the models ``keep`` (bool per model): ``(counts, n, unit)``.
+
+    ``counts [resamples + 1, n_models]``: how often each model enters each draw (row 0 once each; 0 for
+    the models not kept); ``n``: the number of top-level units each draw resamples, the ``n`` its
+    interval is widened with (``stats.expanded_interval``); ``unit``: what they are. Only the kept
+    models' configurations are resampled, so every draw holds ``n`` of them: ``"configurations"``
+    when the kept models span two or more, else ``"seeds"`` (the one configuration's kept models),
+    else ``"batches"`` (one model: ``n_batches`` of it); ``(zeros, None, "none")`` when none is kept.
+
+    >>> counts, n, unit = bootstrap_units(["a", "a", "b", "c"], [True, True, True, False], [4] * 4, 3, 0)
+    >>> n, unit, counts[:, 3].tolist()                  # c has no kept model: never drawn
+    (2, 'configurations', [0, 0, 0, 0])
+    """
+    keep = np.asarray(keep, dtype=bool)
+    idx = np.flatnonzero(keep)
+    counts = np.zeros((resamples + 1, len(keep)), dtype=np.int64)
+    if idx.size == 0:
+        return counts, None, "none"
+    groups = [families[i] for i in idx]
+    counts[:, idx] = stats.cluster_draws(groups, resamples, seed)
+    n_configs = len(set(groups))
+    if n_configs >= 2:
+        return counts, n_configs, "configurations"
+    if idx.size >= 2:
+        return counts, int(idx.size), "seeds"
+    return counts, int(n_batches[idx[0]]), "batches"
 
 
 def _per_model(sc, gt, weights, thresholds, size_idx) -> dict:
@@ -247,14 +316,17 @@ def scorecard(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", 
     score_names = list(data.scores)
     size_idx = [score_names.index(s) for s in SIZE_SCORES]
     n_models = len(data.names)
+    named = _mechanism_names_a_mode(data) if mode == "mechanism" else np.ones(n_models, dtype=bool)
     formed = np.array([data.ground_truths[reference][m].mean(0)[modes[m]].max() >= th["circuit_effect"]
                        and (data.mechanisms is None or data.mechanisms[m] not in CIRCUITLESS_MECHANISMS)
-                       for m in range(n_models)])
+                       and bool(named[m]) for m in range(n_models)])
     rng = np.random.default_rng(seed)
     per = {s: np.full((n_models, resamples + 1, len(score_names)), np.nan) for s in STATISTICS}
+    n_batches = []
     for m in range(n_models):
         gt = data.ground_truths[ground_truth][m][:, modes[m]]                 # [B, P]
         B = gt.shape[0]
+        n_batches.append(B)
         w = np.zeros((resamples + 1, B))
         w[0] = 1.0 / B
         draws = rng.integers(0, B, (resamples, B))
@@ -262,11 +334,13 @@ def scorecard(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", 
         sc = np.stack([data.scores[s][m][modes[m]] for s in score_names])    # [S, P]
         for s, v in _per_model(sc, gt, w, th, size_idx).items():
             per[s][m] = v
-    counts = stats.cluster_draws(data.families, resamples, seed + 1).astype(float)   # [D, n_models]
+    # each table resamples only its own models' configurations (bootstrap_units): the formed models' and,
+    # apart, the others'; every draw holds n configurations, the n each interval and p is widened with
+    counts, n, unit = bootstrap_units(data.families, formed, n_batches, resamples, seed + 1)
+    counts_apart, n_apart, unit_apart = bootstrap_units(data.families, ~formed, n_batches, resamples, seed + 2)
 
-    def aggregate(keep):
-        """``{statistic: [D, S]}``: the draws' means over the models of ``keep`` (bool per model)."""
-        c = counts * keep[None]
+    def aggregate(c):
+        """``{statistic: [D, S]}``: the draws' means over the models, each counted as ``c [D, n_models]`` says."""
         out = {}
         for s, v in per.items():
             ok = np.isfinite(v)
@@ -276,53 +350,56 @@ def scorecard(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", 
                 out[s] = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
         return out
 
-    def n_units(keep):
-        fams = {f for f, k in zip(data.families, keep) if k}
-        if len(fams) >= 2:
-            return len(fams)
-        return max(int(np.sum(keep)), 2)
+    def widened(d, units):
+        """The expanded interval of draws ``d [D + 1]`` (row 0 the estimate) over ``units`` top-level units."""
+        if units is None:
+            return stats.Interval(float(d[0]), float("nan"), float("nan"))
+        return stats.expanded_interval(d[1:], d[0], units, level)
 
-    def table(agg, keep):
-        n = n_units(keep)
-        return {s: {name: _rounded(stats.expanded_interval(v[1:, i], v[0, i], n, level), RANGE[s])
-                    for i, name in enumerate(score_names)} for s, v in agg.items()}
+    def table(agg, units):
+        return {s: {name: _rounded(widened(v[:, i], units), RANGE[s]) for i, name in enumerate(score_names)}
+                for s, v in agg.items()}
 
-    main = aggregate(formed)
+    main = aggregate(counts.astype(float))
     out = {"ground_truth": ground_truth, "mode": mode, "thresholds": th, "level": level, "resamples": resamples,
            "scores": score_names, "statistics": list(STATISTICS),
-           "models": [n for n, f in zip(data.names, formed) if f],
-           "circuitless_models": [n for n, f in zip(data.names, formed) if not f],
+           "models": [n_ for n_, f in zip(data.names, formed) if f],
+           "circuitless_models": [n_ for n_, f in zip(data.names, formed) if not f],
            "n_models": int(formed.sum()),
            "n_configurations": len({f for f, k in zip(data.families, formed) if k}),
-           "model_modes": {n: MODES[i] for n, i in zip(data.names, modes)},
-           "stats": table(main, formed),
-           "circuitless": table(aggregate(~formed), ~formed) if (~formed).any() else {}}
+           "model_modes": {n_: MODES[i] for n_, i in zip(data.names, modes)},
+           "bootstrap": {"unit": unit, "n": n, "circuitless_unit": unit_apart, "circuitless_n": n_apart},
+           "stats": table(main, n),
+           "circuitless": table(aggregate(counts_apart.astype(float)), n_apart) if (~formed).any() else {}}
     out["distinct_draws"] = {"configurations": stats.distinct_draws(out["n_configurations"]) if out["n_configurations"] else 0,
                              "seeds_per_configuration": sorted({stats.distinct_draws(data.families.count(f))
                                                                 for f in set(data.families)})}
     # the Holm family: every other score against each size score on each statistic, and each partial > 0
     rows, ps = [], []
-    n = n_units(formed)
+
+    def p_of(d):
+        return stats.p_value(d[1:], d[0], n) if n is not None else float("nan")
+
     for s_i, name in enumerate(score_names):
         for base in SIZE_SCORES:                      # does the score add to size? its partial against 0
             if name == base:
                 continue
             d = main[f"partial_{base}"][:, s_i]
-            iv = stats.expanded_interval(d[1:], d[0], n, level)
-            rows.append([name, "0", f"partial_{base}", *_rounded(iv)])
-            ps.append(stats.p_value(d[1:], d[0], n))
+            rows.append([name, "0", f"partial_{base}", *_rounded(widened(d, n))])
+            ps.append(p_of(d))
         if name in SIZE_SCORES:
             continue
         for base in SIZE_SCORES:
             b_i = score_names.index(base)
             for stat in ("spearman", "auroc", "top1", "precision_at_k"):
                 d = main[stat][:, s_i] - main[stat][:, b_i]
-                iv = stats.expanded_interval(d[1:], d[0], n, level)
-                rows.append([name, base, stat, *_rounded(iv)])
-                ps.append(stats.p_value(d[1:], d[0], n))
+                rows.append([name, base, stat, *_rounded(widened(d, n))])
+                ps.append(p_of(d))
     adjusted = stats.holm(ps)
-    out["comparison_fields"] = ["score", "against", "statistic", "difference", "lo", "hi", "p", "p_holm"]
-    out["comparisons"] = [r + [_round(p), _round(a)] for r, p, a in zip(rows, ps, adjusted)]
+    out["comparison_fields"] = list(COMPARISON_FIELDS)
+    # p and p_holm unrounded (a family adjusted later, holm_family, must see them so); zoo_report rounds what it writes
+    out["comparisons"] = [r + [_finite(p), _finite(a)] for r, p, a in zip(rows, ps, adjusted)]
+    out["p_method"] = P_METHOD
     out["n_comparisons"] = int(np.isfinite(np.asarray(ps, dtype=float)).sum())
     return out
 
@@ -335,7 +412,9 @@ def holm_family(cards: dict) -> dict:
     survive among all of them. The family is every comparison of ``cards``: each card's
     ``p_holm`` is replaced by the family's, and ``holm_family`` names the cards and the family's size
     (``n_comparisons`` stays the card's own). A statement that *no* comparison holds is only made
-    stronger by a smaller family, so a card on its own (``scorecard``) keeps its own family.
+    stronger by a smaller family, so a card on its own (``scorecard``) keeps its own family. The cards
+    must be ``scorecard``'s own, whose p-values are unrounded (a report read back from its file has
+    them rounded to ``P_DIGITS``, which can tie two of them and change Holm's order).
 
     >>> data = ZooData.synthetic(np.random.default_rng(0), n_families=4, n_seeds=3)
     >>> cards = holm_family({"task": scorecard(data, resamples=100), "K": scorecard(data, mode="K", resamples=100)})
@@ -345,11 +424,11 @@ def holm_family(cards: dict) -> dict:
     keys = list(cards)
     out = {k: dict(cards[k]) for k in keys}
     i_p = out[keys[0]]["comparison_fields"].index("p") if keys else 0
-    ps = [c[i_p] for k in keys for c in out[k]["comparisons"]]
-    adjusted = iter(stats.holm(np.array([np.nan if p is None else p for p in ps], dtype=float)).tolist())
-    n = int(np.isfinite(np.array([np.nan if p is None else p for p in ps], dtype=float)).sum())
+    ps = np.array([np.nan if c[i_p] is None else c[i_p] for k in keys for c in out[k]["comparisons"]], dtype=float)
+    adjusted = iter(stats.holm(ps).tolist())
+    n = int(np.isfinite(ps).sum())
     for k in keys:
-        out[k]["comparisons"] = [c[:i_p + 1] + [_round(next(adjusted))] for c in out[k]["comparisons"]]
+        out[k]["comparisons"] = [c[:i_p + 1] + [_finite(next(adjusted))] for c in out[k]["comparisons"]]
         out[k]["holm_family"] = {"cards": keys, "n_comparisons": n}
     return out
 
@@ -379,7 +458,7 @@ def split_configurations(data: ZooData, seed: int = 0) -> tuple[list, list]:
 
 def held_out(data: ZooData, statistic: str = "precision_at_k", ground_truth: str = FORMED_BY, mode: str = "task",
              resamples: int = RESAMPLES, seed: int = 0, thresholds: dict | None = None,
-             candidates=None) -> dict:
+             candidates=None, halves_cards: tuple | None = None) -> dict:
     """Choose the best score by ``statistic`` on one half of the configurations, test it on the other.
 
     Why: a score recommended because it won on the zoo has been fitted to the zoo; only a half it
@@ -387,16 +466,21 @@ def held_out(data: ZooData, statistic: str = "precision_at_k", ground_truth: str
     test on B; choose on B, test on A), each half's full scorecard is returned, and the rule's
     ``verdict`` lists, per direction, the chosen score's statistic on both halves and its
     difference from each size score on the half it was not chosen on, with intervals.
-    ``candidates``: the scores the rule may choose (default all).
+    ``candidates``: the scores the rule may choose (default all). ``halves_cards``: the
+    ``(halves, cards)`` of an earlier call with the same data, ground truth, mode, resamples, seed and
+    thresholds, which do not depend on ``statistic`` (a report asking several statistics computes them once).
     """
     if statistic not in STATISTICS:
         raise ValueError(f"statistic must be one of {list(STATISTICS)}; got {statistic!r}")
-    a, b = split_configurations(data, seed)
-    halves = {"A": a, "B": b}
-    cards = {}
-    for h, fams in halves.items():
-        keep = [i for i, f in enumerate(data.families) if f in fams]
-        cards[h] = scorecard(data.subset(keep), ground_truth, mode, resamples, seed, thresholds)
+    if halves_cards is None:
+        a, b = split_configurations(data, seed)
+        halves = {"A": a, "B": b}
+        cards = {}
+        for h, fams in halves.items():
+            keep = [i for i, f in enumerate(data.families) if f in fams]
+            cards[h] = scorecard(data.subset(keep), ground_truth, mode, resamples, seed, thresholds)
+    else:
+        halves, cards = halves_cards
     cand = list(candidates) if candidates is not None else list(data.scores)
     verdict = []
     for chosen_on, tested_on in (("A", "B"), ("B", "A")):
@@ -453,6 +537,31 @@ def _round(x, digits: int = 4):
     return None if x is None or not np.isfinite(x) else round(float(x), digits)
 
 
+def _finite(x):
+    """``x`` as a float, or None where it is missing or not finite (JSON has no NaN)."""
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def _significant(x, digits: int = P_DIGITS):
+    """``x`` to ``digits`` significant digits (a p-value of 3e-12 stays 3e-12, not 0), None stays None.
+
+    >>> _significant(0.000123456), _significant(0.98765), _significant(None)
+    (0.0001235, 0.9877, None)
+    """
+    return None if x is None else float(f"{x:.{digits - 1}e}")
+
+
+def _written_p(cards: dict) -> dict:
+    """``cards`` with every comparison's p and p_holm rounded to ``P_DIGITS`` significant digits (as written)."""
+    out = {}
+    for k, card in cards.items():
+        f = card.get("comparison_fields", COMPARISON_FIELDS)
+        i_p, i_h = f.index("p"), f.index("p_holm")
+        out[k] = dict(card, comparisons=[c[:i_p] + [_significant(c[i_p]), _significant(c[i_h])] + c[i_h + 1:]
+                                         for c in card["comparisons"]])
+    return out
+
+
 def _rounded(iv, bounds=(-np.inf, np.inf)) -> list:
     """``[estimate, lo, hi]`` rounded, the interval clipped to the statistic's range (the widening can pass it)."""
     lo, hi = (np.clip(x, *bounds) if np.isfinite(x) else x for x in (iv.lo, iv.hi))
@@ -467,7 +576,7 @@ def _report_path():
 
 #: The ground truths and modes the shipped report covers.
 REPORT_GROUND_TRUTHS = ("mean-circuit", "resample-circuit", "excess-circuit")
-REPORT_MODES = ("task", "largest")
+REPORT_MODES = ("task", "largest", "mechanism")
 
 
 def zoo_report(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0, sensitivity_resamples: int = 200) -> dict:
@@ -489,15 +598,21 @@ def zoo_report(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0, sens
     for g in gts:
         for mode in REPORT_MODES:
             out["scorecards"][f"{g}|{mode}"] = scorecard(data, g, mode, resamples, seed)
+            halves_cards = None                    # the halves' scorecards, the same for every statistic
             for stat in ("spearman", "partial_norm_product", "precision_at_k", "top1"):
-                h = held_out(data, stat, g, mode, resamples, seed)
+                h = held_out(data, stat, g, mode, resamples, seed, halves_cards=halves_cards)
+                halves_cards = (h["halves"], h["scorecards"])
                 h["scorecards"] = {k: {"stats": v["stats"], "models": v["models"], "comparisons": v["comparisons"]}
                                    for k, v in h["scorecards"].items()}
                 out["held_out"][f"{g}|{mode}|{stat}"] = h
         out["sensitivity"][f"{g}|task"] = [{k: r[k] for k in ("threshold", "value", "n_models", "leader", "stats")}
                                            for r in sensitivity(data, g, "task", sensitivity_resamples, seed)]
-    # one Holm family over every scorecard of the report: the comparisons a text drawing on them makes
-    out["scorecards"] = holm_family(out["scorecards"])
+    # one Holm family over every scorecard of the report: the comparisons a text drawing on them makes,
+    # adjusted on the unrounded p-values; then the p-values as written (P_DIGITS significant digits)
+    out["scorecards"] = _written_p(holm_family(out["scorecards"]))
+    for h in out["held_out"].values():
+        h["scorecards"] = _written_p(h["scorecards"])
+    out["p_digits"] = P_DIGITS
     return out
 
 

@@ -24,6 +24,7 @@ True
 from __future__ import annotations
 
 import math
+import sys
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -409,7 +410,10 @@ def p_value(draws, estimate: float, n: int, null: float = 0.0) -> float:
     gives a spread ``sqrt((n - 1) / n)`` of the true one; ``se`` is the draws' standard deviation
     widened by ``sqrt(n / (n - 1))``, the same factor as ``expanded_interval``, so a p-value and
     the interval beside it agree (p < 1 - level about when the interval excludes ``null``).
-    NaN when the draws have no spread.
+    NaN when the draws have no spread. Never exactly 0: where the normal tail underflows (``|z|`` above
+    about 37) it is the smallest positive normal float, read "below 2.2e-308". It is a normal
+    approximation, not a count of draws, so it is not bounded below by ``1 / (len(draws) + 1)``; far in
+    the tail it extrapolates beyond what the draws show.
 
     >>> import numpy as np
     >>> d = np.random.default_rng(0).normal(0.0, 1.0, 4000)
@@ -426,7 +430,7 @@ def p_value(draws, estimate: float, n: int, null: float = 0.0) -> float:
     if not np.isfinite(estimate) or sd == 0:
         return float("nan")
     se = sd * math.sqrt(n / (n - 1))
-    return float(math.erfc(abs(estimate - null) / se / math.sqrt(2)))
+    return max(float(math.erfc(abs(estimate - null) / se / math.sqrt(2))), sys.float_info.min)
 
 
 def cluster_draws(groups, resamples: int, seed: int = 0) -> np.ndarray:

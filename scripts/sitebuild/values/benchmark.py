@@ -520,6 +520,16 @@ def scorecard_values() -> dict:
     out["sc_n_reverse"] = sum(n.startswith("reverse") for n in task_mode)
     _triple(out, "sc_gap_task", difference(card, "frobenius", "product_norm", "spearman")[:3])
     _triple(out, "sc_gap_largest", difference(largest, "frobenius", "product_norm", "spearman")[:3])
+    # each model in the mode its recorded mechanism names (headspace.mechanisms): how many leave their task's
+    # mode, how many of those with a circuit read in another mode than their largest path's, and the gap there
+    mech = rep["scorecards"]["mean-circuit|mechanism"]
+    out["sc_mech_n_formed"] = mech["n_models"]
+    out["sc_mech_n_moved"] = sum(m != task_mode[n] for n, m in mech["model_modes"].items() if n in mech["models"])
+    out["sc_mech_n_not_largest"] = sum(mech["model_modes"][n] != largest["model_modes"][n] for n in mech["models"])
+    _triple(out, "sc_gap_mechanism", difference(mech, "frobenius", "product_norm", "spearman")[:3])
+    # beyond head sizes in the mechanism's mode: how many of the scores that are not sizes hold after Holm
+    out["sc_mech_n_partial_np_holds"] = sum(r["statistic"] == "partial_norm_product" and r["score"] in normalised
+                                            for r in holding(mech, False))
     # the circuit-less models, apart
     for s in ("product_norm", "subspace"):
         _triple(out, f"sc_none_{s}", card["circuitless"]["spearman"][s])
@@ -532,6 +542,9 @@ def scorecard_values() -> dict:
     # beyond path size on the excess card: the subspace score holds after Holm (the article: only here, and only
     # with the repetitive-text family; tests/site/test_benchmark_claims.py)
     _triple(out, "sc_excess_subspace_partial_pn", excess["stats"]["partial_product_norm"]["subspace"])
+    # the same in the mode each model's recorded mechanism names, where it holds too
+    _triple(out, "sc_excess_mech_subspace_partial_pn",
+            rep["scorecards"][f"{CONTROLLED}|mechanism"]["stats"]["partial_product_norm"]["subspace"])
     # held out: the rule "rank by the best Spearman" and "shortlist by the best precision@k", chosen on one
     # half of the configurations and tested on the other, both ways
     for stat, tag in (("spearman", "rho"), ("precision_at_k", "pk")):
