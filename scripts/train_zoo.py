@@ -69,6 +69,11 @@ class Config:
     #: the initial scale of the weights that write into the residual stream (W_O, and W_out where
     #: there are MLPs), relative to the others': below 1, every layer starts close to the identity
     out_init: float = 1.0
+    #: table only, a curriculum: for this many first steps every training sequence's payload tokens are
+    #: relabelled to the first ``TABLE_PAYLOADS`` of the pool (``canonical_payloads``), the first table's
+    #: fixed payloads, from which the lookup formed within 1500 steps; the pool's other tokens and its
+    #: per-sequence map come after (docs/decisions/0004, section 8)
+    canonical_steps: int = 0
 
     @property
     def family(self) -> str:
@@ -108,19 +113,20 @@ SEED_BASE = {"induction-none-attn-2l": 1000, "induction-rms-attn-2l": 2000, "ind
              "recall-none-attn-2l": 101000, "recall-none-attn-1l": 102000, "lookup-rms-attn-2l": 7000,
              "words-none-attn-2l": 104000, "text-ln-mlp-2l": 8000,
              "reptext-none-attn-2l": 105000,
-             # a trial, not in the zoo; its seeds were drawn on a branch that did not have reptext's
-             "table-none-attn-2l": 105000}
+             # its seeds were drawn on a branch that did not have reptext's
+             "table-none-attn-2l": 105000, "table-none-attn-1l": 107000}
 #: The first zoo's lookup configuration (in the repository's history up to the switch-over,
 #: docs/decisions/0004-zoo-mechanisms.md), replaced by lookup for 6000 steps.
 RETIRED = [
     Config("lookup", "RMS", False, 2, steps=3000, pos_init="sinusoidal"),
 ]
 #: Configurations trained and measured but kept out of the zoo (``--only`` names them; train them into
-#: their own ``--out``): lookup redesigned as a table whose cells hold only their payloads, 16 colours so
-#: that two layers of 4 heads cannot switch on every colour; its five seeds stayed on a plateau above
-#: what one cue gives (docs/decisions/0004, section 8; its one-layer control, data seed 107000, a trial).
+#: their own ``--out``): lookup redesigned as a table whose cells hold only their payloads, drawn from a pool,
+#: with the curriculum of fixed payloads first; two of its five seeds looked the entry up (docs/decisions/0004,
+#: section 8), and its one-layer control (data seed 107000).
 TRIALS = [
-    Config("table", None, False, 2, steps=3000, pos_init="sinusoidal"),
+    Config("table", None, False, 2, steps=2500, pos_init="sinusoidal", canonical_steps=1500),
+    Config("table", None, False, 1, steps=2500, pos_init="sinusoidal", canonical_steps=1500),
 ]
 # the package's list of the families the benchmark scores (headspace.benchmark.FAMILIES) is this list's
 # but the one-layer control (no pair of heads to score), in this order
@@ -304,6 +310,32 @@ def build(c: Config, seeds):
     return Net()
 
 
+def canonical_payloads(tokens: np.ndarray) -> np.ndarray:
+    """``table`` sequences with each sequence's payload tokens relabelled to pool tokens 0, 1, ... in the order
+    of their pool index, and its answers alike: the task with fixed payloads, as the first table had (the
+    curriculum's first stage, ``Config.canonical_steps``).
+
+    >>> from headspace.tasks import TABLE_ANSWER, TABLE_CELLS
+    >>> tokens, mask = task_batch("table", np.random.default_rng(0), 2)
+    >>> tokens[0, :6].tolist(), canonical_payloads(tokens)[0, :6].tolist()
+    ([2, 4, 8, 10, 8, 10], [0, 1, 2, 3, 2, 3])
+    >>> answers = canonical_payloads(tokens)[:, 1:][mask] - TABLE_ANSWER
+    >>> bool(answers.min() >= 0 and answers.max() < 4)
+    True
+    """
+    from headspace.tasks import TABLE_ANSWER, TABLE_CELLS, TABLE_POOL
+    out = np.array(tokens, copy=True)
+    for row in out:
+        lut = np.arange(TABLE_POOL)
+        present = np.unique(row[:TABLE_CELLS][row[:TABLE_CELLS] < TABLE_POOL])
+        lut[present] = np.arange(len(present))
+        cells, answers = row < TABLE_POOL, (row >= TABLE_ANSWER) & (row < TABLE_ANSWER + TABLE_POOL)
+        cells[TABLE_CELLS:] = False
+        row[cells] = lut[row[cells]]
+        row[answers] = TABLE_ANSWER + lut[row[answers] - TABLE_ANSWER]
+    return out
+
+
 def lr_factor(c: Config, step: int) -> float:
     if step < c.warmup:
         return (step + 1) / c.warmup
@@ -322,12 +354,15 @@ def train(c: Config, seeds, corpora, steps=None, lr=None) -> list[dict]:
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     c = dataclasses.replace(c, steps=steps or c.steps, lr=lr or c.lr)
+    if c.canonical_steps and c.task != "table":
+        raise ValueError(f"canonical_steps is a curriculum of the table task only; got {c.canonical_steps} for {c.task!r}")
     full = [seed_of(c, s) for s in seeds]
     model = build(c, full)
     streams = [batches(c.task, seed, "train", corpora) for seed in full]
     probes = [task_batch(c.task, prng, 128, pcorpus) for prng, pcorpus in
               (batches(c.task, seed, "probe", corpora) for seed in full)]
     probe = torch.tensor(np.stack([p[0] for p in probes]))
+    probe_canonical = torch.tensor(np.stack([canonical_payloads(p[0]) for p in probes])) if c.canonical_steps else probe
     probe_mask = torch.tensor(np.stack([p[1] for p in probes]))
     decay = [p for n, p in model.named_parameters() if n.startswith("W_")]
     rest = [p for n, p in model.named_parameters() if not n.startswith("W_")]
@@ -344,6 +379,8 @@ def train(c: Config, seeds, corpora, steps=None, lr=None) -> list[dict]:
 
     for step in range(c.steps + 1):
         drawn = [task_batch(c.task, rng, c.batch, corpus) for rng, corpus in streams]
+        if step < c.canonical_steps:
+            drawn = [(canonical_payloads(toks), m) for toks, m in drawn]
         tokens = torch.tensor(np.stack([d[0] for d in drawn]))
         mask = torch.tensor(np.stack([d[1] for d in drawn]))
         nll = nll_of(tokens)                                                       # [S, batch, seq-1]
@@ -357,7 +394,8 @@ def train(c: Config, seeds, corpora, steps=None, lr=None) -> list[dict]:
         loss = torch.stack(per_seed).sum()
         if step % 50 == 0 or step == c.steps:
             with torch.no_grad():
-                held = nll_of(probe)
+                # during the curriculum's first stage the probe is relabelled as the training batches are
+                held = nll_of(probe if step >= c.canonical_steps else probe_canonical)
             for i, curve in enumerate(curves):
                 curve["step"].append(step)
                 curve["train_loss"].append(round(per_seed[i].item(), 5))

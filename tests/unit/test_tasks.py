@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from headspace.tasks import (ANSWER, COLOUR_CUE, PARTNER, SHAPE_CUE, SHAPES, TABLE_ANSWER, TABLE_CELLS, TABLE_COLOUR,
-                             TABLE_COLOURS, TABLE_PAYLOADS, TABLE_SHAPE, TABLE_SHAPES, TABLE_VOCAB, latin_square,
-                             task_batch)
+                             TABLE_COLOURS, TABLE_PAYLOADS, TABLE_POOL, TABLE_SHAPE, TABLE_SHAPES, TABLE_VOCAB,
+                             latin_square, task_batch)
 
 
 def lookup_rows(n=64, seed=0):
@@ -75,19 +75,22 @@ def test_reptext_batches_are_the_most_repetitive_quarter_of_the_texts_windows():
 
 
 def test_table_answers_the_cell_of_the_cues_colour_and_shape_and_one_cue_alone_leaves_ln_4():
-    # the cell of (colour, shape) is at colour * TABLE_SHAPES + shape and holds only its payload; each
-    # colour's four payloads differ (the colour alone leaves four equally likely) and each shape has each
-    # of the 8 payloads twice (the shape alone leaves all 8), in the sequences drawn as Latin: the rest,
+    # the cell of (colour, shape) is at colour * TABLE_SHAPES + shape and holds only its payload, one of 4
+    # tokens drawn for the sequence from the pool, and the answer is the same pool entry's answer token;
+    # each colour's four payloads differ (the colour alone leaves four equally likely) and each shape has
+    # each of the 4 payloads twice (so has the shape alone), in the sequences drawn as Latin: the rest,
     # drawn freely, give the models a first gradient
     tokens, mask = task_batch("table", np.random.default_rng(0), 256)
     assert tokens.shape == (256, TABLE_CELLS + 3 * 8) and tokens.max() < TABLE_VOCAB
-    latin = 0
+    latin, used = 0, set()
     for row, m in zip(tokens, mask):
         payload = row[:TABLE_CELLS].reshape(TABLE_COLOURS, TABLE_SHAPES)
-        assert set(payload.ravel()) <= set(range(TABLE_PAYLOADS))
+        assert set(payload.ravel()) <= set(range(TABLE_POOL)) and len(set(payload.ravel())) <= TABLE_PAYLOADS
+        used |= set(payload.ravel())
         rows_differ = all(len(set(p)) == TABLE_SHAPES for p in payload)
         per_shape = TABLE_COLOURS // TABLE_PAYLOADS
-        if rows_differ and all((np.bincount(p, minlength=TABLE_PAYLOADS) == per_shape).all() for p in payload.T):
+        if rows_differ and all(sorted(np.unique(p, return_counts=True)[1]) == [per_shape] * TABLE_PAYLOADS
+                               for p in payload.T):
             latin += 1
         ts = np.flatnonzero(m)
         assert len(ts) == (len(row) - TABLE_CELLS) // 3
@@ -95,13 +98,17 @@ def test_table_answers_the_cell_of_the_cues_colour_and_shape_and_one_cue_alone_l
             c, s = row[t - 1] - TABLE_COLOUR, row[t] - TABLE_SHAPE
             assert 0 <= c < TABLE_COLOURS and 0 <= s < TABLE_SHAPES
             assert row[t + 1] == TABLE_ANSWER + payload[c, s]
-    # TABLE_LATIN = 0.5 (a free draw has distinct rows with odds under 1e-6)
+    # TABLE_LATIN = 0.5 (a free draw has distinct rows with odds under 1e-3)
     assert 0.4 < latin / len(tokens) < 0.6
+    assert used == set(range(TABLE_POOL))                  # every pool token occurs
 
 
 def test_the_table_vocabulary_is_wider_than_the_zoo_models():
-    # the benchmark's token scores factor W_E [d_vocab, d_model], which needs d_vocab >= d_model (32)
-    assert TABLE_VOCAB >= 32 and SHAPES["table"][0] == TABLE_VOCAB
+    # the benchmark's token scores factor W_E [d_vocab, d_model], which needs d_vocab >= d_model (32) and
+    # every token to occur (a token that never occurs keeps a random embedding row): the pool of payloads
+    assert TABLE_VOCAB >= 32 and SHAPES["table"][0] == TABLE_VOCAB == 2 * TABLE_POOL + TABLE_COLOURS + TABLE_SHAPES
+    tokens, _ = task_batch("table", np.random.default_rng(1), 64)
+    assert set(np.unique(tokens)) == set(range(TABLE_VOCAB))
 
 
 def test_latin_squares_of_any_size_and_bad_size():

@@ -31,7 +31,7 @@ position ``t`` of the task's mask, where the circuit acts):
   recall); lookup's ``target`` is the dictionary entry with the cues' colour and shape (chance
   1/16 over the entries), ``entries`` the attention to all 16 entries and ``entry_share`` the
   right entry's share of it (chance 1/16); table's ``target`` is the cell with the cues' colour
-  and shape, ``entries`` and ``entry_share`` over its 64 cells (chance 1/64).
+  and shape, ``entries`` and ``entry_share`` over its 32 cells (chance 1/32).
 * ``path``: the mean-ablation path effect (``headspace.ground_truth.path_effects``, nats,
   averaged over the mask's positions and the batches) of every pair in every mode.
 
@@ -122,7 +122,7 @@ _TASK_LABELS = {"induction": ("previous-token induction", "shifted-window induct
                 "recall": ("previous-token V-composition", "direct attention to the answer"),
                 "lookup": ("entry lookup", "diffuse lookup"), "table": ("entry lookup", "diffuse lookup")}
 #: the tasks that look an entry up, and how many entries open their sequences (the positions a reader
-#: attends to: lookup's 16 entry tokens, table's 64 cells)
+#: attends to: lookup's 16 entry tokens, table's 32 cells)
 _ENTRIES = {"lookup": 16, "table": TABLE_CELLS}
 #: the reader's designed position relative to the anchor, and the answer token's own
 _TARGET = {"induction": 1, "text": 1, "words": 1, "reptext": 1, "reverse": 0, "recall": 0}
