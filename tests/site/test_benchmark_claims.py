@@ -156,10 +156,11 @@ def test_held_out_rules(report, v):
     """Held out: the halves' models with a circuit are in "N and M configurations: the first the induction
     models with RMSNorm in two layers and with LayerNorm, the reverse-copy models with LayerNorm, the
     recall models and the repetitive-text models; the second the induction models without normalisation and in three layers, and the
-    reverse-copy models with RMSNorm"; "On this split neither rule carries over. By Spearman, the token diagonal, first on
-    the first half, is last on the second, and path size, first on the second, is not first on the first. By
-    precision@k, path size, first on the first half, is not first on the second, and the subspace score, first
-    on the second, is further down on the first. ... within each half the number of differences from a size
+    reverse-copy models with RMSNorm"; each bullet's
+    chosen score and its rank on the other half (the token diagonal, first on the first half, last on the
+    second; path size, first on the second, not first on the first; by precision@k path size and then
+    another score, neither first on the other half); "On this split neither rule carries over: each half's
+    first choice is not first on the other, and within each half the number of differences from a size
     score that survive Holm is 0"."""
     h = report["held_out"]["mean-circuit|task|spearman"]
     configs = {k: {n.rsplit("-s", 1)[0] for n in half["models"]} for k, half in h["scorecards"].items()}
@@ -177,9 +178,9 @@ def test_held_out_rules(report, v):
 
 
 def test_held_out_over_many_splits(v):
-    """Held out, over every split: "what carries over in most splits is only that path size ranks pairs near
-    the top by Spearman; no shortlisting rule does, and the best-ranking score on one half is first on the other
-    in only about half the tries"; "The half chooses path size N times and the token diagonal M times";
+    """Held out, over every split: "No shortlisting rule carries over"; "So what carries over in most splits is
+    only that path size ranks pairs near the top by Spearman; the best-ranking score on one half is first on
+    the other in only about half the tries"; "The half chooses path size N times and the token diagonal M times";
     "path size ranks no lower than 2 of 12 on every half"; What to use: "Only path size's place near the top by
     Spearman ... held on every split". Point estimates over a fixed set of splits, no bootstrap draw: the
     counts change only with the zoo, and the bounds leave margins (a count near the middle, not at an edge)."""
@@ -362,7 +363,7 @@ def test_configuration_by_configuration(v):
 
 
 def test_ground_truth_agreement_with_and_without_a_circuit(v):
-    """Five ground truths: "the models without a circuit agree better than those with one"; mean ablation over
+    """Five ground truths: "the models without a circuit agree better"; mean ablation over
     all positions and over the circuit's positions agree "hardly at all" on the models with a circuit. The
     medians are the zoo's own point estimates (no bootstrap), compared with a margin; "hardly at all" is an
     interval that covers zero with ends more than 0.1 from it, which a bootstrap seed does not move past."""
