@@ -483,8 +483,8 @@ SPLIT_RULES = (("spearman", "rho"), ("precision_at_k", "pk"))
 def split_values(data) -> dict:
     """The held-out rule over every distinct split the first ``splits.N_SEEDS`` split seeds draw
     (``headspace.splits.many_splits``): per rule, how often the score chosen on one half is first, in the
-    top ``splits.TOP`` and last on the other, in how many splits it carries over both ways, and path
-    size's worst rank on any half."""
+    top ``splits.TOP`` and (Spearman) last on the other, in how many splits it carries over both ways, how
+    often path size and the most chosen other score are chosen, and path size's worst rank on any half."""
     from headspace import splits
     out = {}
     for stat, tag in SPLIT_RULES:
@@ -492,10 +492,11 @@ def split_values(data) -> dict:
         k = f"sp_{tag}"
         out["sp_n_splits"], out["sp_n_seeds"], out["sp_n_directions"] = s["n_splits"], s["n_seeds"], s["n_directions"]
         out["sp_top"] = s["top"]
-        out[f"{k}_first"], out[f"{k}_top"], out[f"{k}_last"] = s["first_on_other"], s["top_on_other"], s["last_on_other"]
+        out[f"{k}_first"], out[f"{k}_top"] = s["first_on_other"], s["top_on_other"]
+        if stat == "spearman":
+            out[f"{k}_last"] = s["last_on_other"]
         out[f"{k}_both_ways"] = s["both_ways"]
         out[f"{k}_size_chosen"] = s["chosen_counts"].get("product_norm", 0)
-        out[f"{k}_size_first_on_half"] = s["first_on_half"]["product_norm"]
         out[f"{k}_size_worst_rank"] = s["worst_rank"]["product_norm"]
         # the score chosen most often besides path size, and how often
         others = [(n, c) for n, c in s["chosen_counts"].items() if n != "product_norm"]
