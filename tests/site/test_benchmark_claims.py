@@ -206,7 +206,7 @@ def test_thresholds_move_little(v):
 
 def test_edge_attribution_beside_path_size(v):
     """Edge attribution patching: "the paired difference, edge attribution minus path size, is ... below path
-    size by its estimate, with an interval whose upper end only just reaches zero. Nothing here suggests it is
+    size by its estimate, with an interval whose upper end is near zero. Nothing here suggests it is
     better." The estimate is the zoo's own (no bootstrap draw) and far from zero; the interval's upper end is
     a bootstrap quantile, so the test asserts only that it is near zero (within 0.15 either side), which no
     seed moves past."""
