@@ -31,7 +31,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "attribution.json")
     args = ap.parse_args()
     rows = []
-    for name, e in benchmark.zoo_models(args.zoo).items():
+    for name, e in benchmark.scored_models(args.zoo).items():       # one-layer models have no pair to score
         model = benchmark.load_zoo_model(args.zoo, name)
         toks, mask = benchmark.eval_batches(args.zoo, e["task"])
         toks, mask = toks[0], mask[0]

@@ -116,10 +116,11 @@ def test_shortlisting_intervals_overlap(report, v):
 
 
 def test_size_of_the_push_predicts_as_well_as_path_size(v):
-    """What the ground truth rewards: size alone "predicts the ground truth at X, an interval that
-    overlaps path size's"; "Resample ablation does no better": its size-alone interval is not wholly
-    below mean ablation's; most pairs outside the circuit are above zero by two standard errors."""
-    assert overlap(v, "cf_mean_size", "cf_mean_product_norm")
+    """What the ground truth rewards: size alone "predicts the ground truth at X ... beside path size's
+    (...); paired over the same draws, size alone minus path size is ..." (the difference's check is in
+    test_size_orders_the_pairs_outside_the_circuit); "Resample ablation does no better": its size-alone
+    interval is not wholly below mean ablation's; most pairs outside the circuit are above zero by two
+    standard errors."""
     assert v["cf_resample_size_hi"] >= v["cf_mean_size_lo"]
     assert v["cf_mean_outside_above"] > v["cf_mean_outside"] / 4       # "pairs outside any circuit show effects too"
     assert v["cf_excess_size_lo"] > 0                                 # excess: "discounts size but still rewards it"
@@ -156,14 +157,12 @@ def test_held_out_rules(report, v):
     """Held out: the halves' models with a circuit are in "N and M configurations: the first the induction
     models with RMSNorm in two layers and with LayerNorm, the reverse-copy models with LayerNorm, the
     recall models and the repetitive-text models; the second the induction models without normalisation and in three layers, and the
-    reverse-copy models with RMSNorm"; "Neither rule carries over. By Spearman, the token diagonal, first on
-    the first half, is last on the second, and path size, first on the second, is not first on the first. By
-    precision@k, path size, first on the first half, is not first on the second, and the subspace score, first
-    on the second, is further down on the first. The intervals on a half are wide, each more than four tenths
-    across, and within each half the number of differences from a size score that survive Holm is 0 ...
-    no rule chosen on one half came first on the other"; What to use: "it did not come first on both held-out
-    halves, by Spearman or by precision@k"; "The best score by Spearman on one half of the configurations
-    ranked last on the other"."""
+    reverse-copy models with RMSNorm"; each bullet's
+    chosen score and its rank on the other half (the token diagonal, first on the first half, last on the
+    second; path size, first on the second, not first on the first; by precision@k path size and then
+    another score, neither first on the other half); "On this split neither rule carries over: each half's
+    first choice is not first on the other, and within each half the number of differences from a size
+    score that survive Holm is 0"."""
     h = report["held_out"]["mean-circuit|task|spearman"]
     configs = {k: {n.rsplit("-s", 1)[0] for n in half["models"]} for k, half in h["scorecards"].items()}
     assert configs["A"] == {"induction-rms-attn-2l", "induction-ln-mlp-2l", "reverse-ln-mlp-2l", "recall-none-attn-2l",
@@ -174,11 +173,29 @@ def test_held_out_rules(report, v):
     assert v["ho_rho_B_chosen"] == "path size" and v["ho_rho_B_rank"] > 1
     assert v["ho_pk_A_chosen"] == "path size" and v["ho_pk_B_chosen"] not in ("path size", "head sizes")
     assert v["ho_pk_A_rank"] > 1 and v["ho_pk_B_rank"] > 1
-    for k in ("ho_pk_A_on_chosen", "ho_pk_A_on_held_out", "ho_pk_B_on_chosen", "ho_pk_B_on_held_out"):
-        assert v[f"{k}_hi"] - v[f"{k}_lo"] > 0.4, k
     held = [c for half in h["scorecards"].values() for c in half["comparisons"]
             if c[1] != "0" and c[2] in COMPARED and c[7] is not None and c[7] < ALPHA]
     assert held == [] and v["ho_n_holds"] == 0
+
+
+def test_held_out_over_many_splits(v):
+    """Held out, over every split: "No shortlisting rule carries over"; "So what carries over in most splits is
+    only that path size ranks pairs near the top by Spearman; the best-ranking score on one half is first on
+    the other in only about half the tries"; "The half chooses path size N times and the token diagonal M times";
+    "path size ranks no lower than 2 of 12 on every half"; What to use: "Only path size's place near the top by
+    Spearman ... held on every split". Point estimates over a fixed set of splits, no bootstrap draw: the
+    counts change only with the zoo, and the bounds leave margins (a count near the middle, not at an edge)."""
+    n, splits = v["sp_n_directions"], v["sp_n_splits"]
+    assert n == 2 * splits and splits >= 10 and v["sp_n_seeds"] >= 20
+    # "about half": between a third and two thirds of the tries
+    assert n / 3 <= v["sp_rho_first"] <= 2 * n / 3
+    assert v["sp_rho_both_ways"] < splits
+    assert v["sp_rho_size_worst_rank"] <= 2 and v["sp_rho_size_chosen"] > n / 2
+    assert v["sp_rho_other_chosen"] == "token diagonal"
+    # no shortlisting rule carries over: first on the other half in at most a fifth of the tries
+    assert v["sp_pk_first"] <= n / 5 and v["sp_pk_both_ways"] <= splits / 5
+    assert v["sp_pk_size_worst_rank"] > v["sp_top"]
+    assert v["sp_pk_size_chosen"] > v["sp_pk_other_chosen_n"]               # "path size, chosen most often"
 
 
 def test_thresholds_move_little(v):
@@ -189,9 +206,23 @@ def test_thresholds_move_little(v):
 
 
 def test_edge_attribution_beside_path_size(v):
-    """Edge attribution patching: "beside path size's ...; the intervals overlap, so it is shown neither
-    better nor worse"."""
-    assert overlap(v, "eap_rho", "eap_product_norm_rho")
+    """Edge attribution patching: "the paired difference, edge attribution minus path size, is ... below path
+    size by its estimate, with an interval whose upper end is near zero. Nothing here suggests it is
+    better." The estimate is the zoo's own (no bootstrap draw) and far from zero; the interval's upper end is
+    a bootstrap quantile, so the test asserts only that it is near zero (within 0.15 either side), which no
+    seed moves past."""
+    assert v["eap_minus_size"] < -0.15
+    assert abs(v["eap_minus_size_hi"]) < 0.15 and v["eap_minus_size_lo"] < v["eap_minus_size"]
+
+
+def test_edge_attribution_cost_and_first_order_error(v):
+    """Edge attribution patching: path patching needs "the equivalent of N runs of the model from the reader's
+    layer on, per batch" (three modes for each pair of an earlier and a later head of four heads a layer),
+    against one forward and one backward pass; "the largest exact effect of a model with a circuit is X to Y
+    times its largest edge attribution score": the full patch is not small (every model's exact effect is
+    larger, so the first order underestimates it everywhere). Deterministic: no bootstrap."""
+    assert v["pp_runs_2l"] == 3 * 4 * 4 and v["pp_runs_3l"] == 3 * 3 * 4 * 4
+    assert 1 < v["eap_under_min"] <= v["eap_under_median"] <= v["eap_under_max"]
 
 
 def test_one_holm_family_over_every_card(report, v):
@@ -344,3 +375,82 @@ def test_lookup_and_text_models_are_reported_apart(report, v):
     others = apart - {n for n in apart if n.startswith(("lookup", "words", "text", "reptext"))}
     assert others == {"induction-ln-mlp-2l-s2", "reverse-ln-mlp-2l-s0", "reverse-ln-mlp-2l-s4",
                       "reverse-rms-attn-2l-s0"}, others
+
+
+def test_configuration_by_configuration(v):
+    """Results, configuration by configuration: "The difference lies above zero in 1 configuration, recall,
+    the one task whose mechanism forces V-composition, and below zero in 2, the two reverse-copy
+    configurations"; What to use: "path size is as good as anything here on average over these 8
+    configurations, but not on recall, where the token diagonal ranks pairs better by ...". Point estimates
+    are the models' own (no bootstrap), so the signs are asserted on them with a margin; the interval ends
+    are bootstrap draws, so each is asserted only where it is more than 0.2 from zero (a bootstrap seed
+    moves an end by a few hundredths). The counts of intervals above and below zero are bootstrap-dependent
+    at the margin: of the five intervals that cover zero, the end nearest it is the three-layer induction
+    models' upper end, 0.059 (bootstrap seed 0); if a new bootstrap moves it past zero, this test says so."""
+    assert v["pc_n_configs"] == v["sc_n_configs"]
+    rec, rev = "pc_recall_none_attn_2l", ("pc_reverse_rms_attn_2l", "pc_reverse_ln_mlp_2l")
+    assert v[f"{rec}_diff"] > 0.3 and v[f"{rec}_diff_lo"] > 0.2
+    assert v[f"{rec}_leader"] == "token diagonal"
+    for k in rev:
+        assert v[f"{k}_diff"] < -0.3 and v[f"{k}_diff_hi"] < -0.2, k
+    assert (v["pc_n_td_above"], v["pc_n_td_below"]) == (1, 2)
+    assert v["pc_n_size_leads"] < v["pc_n_configs"]
+
+
+def test_ground_truth_agreement_with_and_without_a_circuit(v):
+    """Five ground truths: "the models without a circuit agree better"; mean ablation over
+    all positions and over the circuit's positions agree "hardly at all" on the models with a circuit. The
+    medians are the zoo's own point estimates (no bootstrap), compared with a margin; "hardly at all" is an
+    interval that covers zero with ends more than 0.1 from it, which a bootstrap seed does not move past."""
+    assert v["agree_n_circuit"] == v["sc_n_formed"] and v["agree_n_apart"] == v["sc_n_circuitless"]
+    for key in ("mean_resample", "mean_resample_all", "all_circuit"):
+        assert v[f"agree_{key}_apart"] > v[f"agree_{key}_circuit"] + 0.05, key
+    assert abs(v["agree_all_circuit_circuit"]) < 0.2
+    assert v["agree_all_circuit_circuit_lo"] < -0.1 and v["agree_all_circuit_circuit_hi"] > 0.1
+
+
+def test_what_the_word_level_models_lack(v):
+    """The zoo: "The word-level models come closest: N have a designed K path of X to Y nats, over the
+    threshold, and a writer on the previous word, but their reader puts only A to B of its attention on the
+    induction target (no word-level reader more than C), under the 0.3 an induction head needs"; How the
+    numbers are made: "A path of that size alone, which 43 models have (above), is not enough" (one word per
+    count: "has a circuit" for the scorecard's models, "a path of the threshold's size" for the zoo's).
+    Recorded measurements, no bootstrap."""
+    from headspace import benchmark as bench
+    from headspace import mechanisms
+    from sitebuild.values.benchmark import _zoo
+    zoo = _zoo()
+    recs = [mechanisms.read(zoo, n) for n, e in bench.zoo_models(zoo).items() if e["task"] == "words"]
+    over = [r for r in recs if r["effect"] >= mechanisms.PATH]
+    assert v["words_n_path_over"] == len(over) >= 1
+    assert all(r["label"] == "none formed" for r in recs)
+    assert all(r["writer_attention"] >= mechanisms.ATTENTION for r in over)
+    assert v["words_reader_all_max"] < v["attention_threshold"] == mechanisms.ATTENTION
+    assert v["words_path_min"] >= v["circuit_effect"]
+    assert v["n_formed"] > v["sc_n_formed"]
+
+
+def test_size_orders_the_pairs_outside_the_circuit(v):
+    """What the ground truth rewards: "Much of what a size score earns here is ordering pairs outside any
+    circuit by how much their ablation hurts: on those pairs alone ... path size's Spearman with mean ablation
+    is ... and the Frobenius score's ...". The means are the zoo's own (no bootstrap); path size's interval
+    lies above zero with its lower end more than 0.05 from it, and the Frobenius score's covers zero with both
+    ends more than 0.05 away, which a bootstrap seed does not move past."""
+    for g in ("mean", "resample"):
+        assert v[f"out_{g}_pn"] > v[f"out_{g}_frob"] + 0.15
+        assert v[f"out_{g}_pn_lo"] > 0.05
+        assert v[f"out_{g}_frob_lo"] < -0.05 and v[f"out_{g}_frob_hi"] > 0.05
+    # size alone against path size, paired: stated with its interval, asserted only on the zoo's own estimate
+    assert abs(v["cf_size_minus_pn"]) < 0.15 and v["cf_size_minus_pn_lo"] < v["cf_size_minus_pn"] < v["cf_size_minus_pn_hi"]
+
+
+def test_counts_in_prose_are_values(v, report):
+    """Numbers the prose once typed in words, now values: the repetitive-text models "with a circuit and ...
+    without", "the family would have 1 circuit, not 3", the "models with LayerNorm labelled none formed"
+    reported apart, and "Before the correction N intervals exclude zero" (beyond path size). Each is checked
+    against what the sentence says it counts."""
+    assert v["mech_reptext_prev"] + v["mech_reptext_none"] == v["n_reptext"]
+    assert v["reptext_keys_circuits"] == v["mech_reptext_prev"] - v["reptext_formed_keys_below"]
+    apart = report["scorecards"]["mean-circuit|task"]["circuitless_models"]
+    ln_none = [n for n in apart if "-ln-" in n and not n.startswith(("text", "words", "reptext"))]
+    assert v["n_ln_none"] == len(ln_none)

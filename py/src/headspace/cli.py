@@ -2,7 +2,7 @@
 
     python -m headspace scores MODEL [--mode Q,K,V] [--metric frobenius,whitened,...] [--out scores.csv] [--top N]
     python -m headspace heads MODEL [--batch N] [--seed S]
-    python -m headspace bench [--ground-truth G] [--group G] [--mode M] [--csv FILE] [--held-out]
+    python -m headspace bench [--ground-truth G] [--group G] [--mode M] [--csv FILE] [--held-out [--splits N]]
                               [--score module:function ...] [--zoo DIR] [--resamples N] [--agreement]
 
 ``MODEL`` is the name of a shipped model (``attn-only-2l``), a model directory
@@ -46,7 +46,8 @@ comparisons that hold after Holm's correction; in the task's mode (the default) 
 shipped card with each model in the mode its recorded mechanism names (``--mode mechanism`` alone
 prints that, and recomputes it with ``--score``). ``--mode largest`` reads each model in the mode of its largest path; ``--ground-truth excess-circuit`` uses the controlled ground truth
 (``headspace.controlled``). ``--held-out`` prints the scorecard of each half of the configurations
-and the rule (best by ``--held-out-statistic``) chosen on one half and tested on the other.
+and the rule (best by ``--held-out-statistic``) chosen on one half and tested on the other; with
+``--splits N`` also the rule over every distinct split seeds 0..N-1 deal (``headspace.splits``).
 ``--csv FILE`` also writes ``FILE`` with the suffix ``.scorecard.csv``.
 ``--agreement`` prints, before any score, how well the four ground truths agree with each other
 on each model of ``--group``: Spearman over the model's pairs, with its interval over batches.
@@ -134,6 +135,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--held-out", action="store_true",
                    help="print the scorecard of each half of the configurations and the rule chosen on one half, "
                         "tested on the other")
+    b.add_argument("--splits", type=int, default=None, metavar="N",
+                   help="with --held-out: the rule over every distinct split seeds 0..N-1 deal (reads the zoo; headspace.splits)")
     b.add_argument("--held-out-statistic", default="precision_at_k",
                    help="the statistic the held-out rule picks its score by (default precision_at_k)")
     b.add_argument("--agreement", action="store_true",
@@ -335,6 +338,27 @@ def _bench(args) -> int:
     return _scorecard_section(args)
 
 
+def _print_splits(args, stat: str, gt: str, mode: str) -> None:
+    """The held-out rule over many splits (``headspace.splits.many_splits``), on the zoo's point estimates."""
+    from headspace import controlled, scorecard, splits
+    from headspace.pair_scores import SCORES
+    if args.splits < 1:
+        raise ValueError(f"--splits must be at least 1; got {args.splits}")
+    scores = dict(SCORES)
+    for spec in args.score:
+        scores[spec] = _researcher_score(spec)
+    extra = {gt: controlled.read_zoo(args.zoo)[gt]} if gt == controlled.CONTROLLED else {}
+    s = splits.many_splits(scorecard.zoo_data(args.zoo, scores, extra), stat, gt, mode, args.splits)
+    n = s["n_directions"]
+    print(f"over {s['n_splits']} distinct splits (seeds 0..{args.splits - 1}), {n} choices on one half tested on the "
+          f"other, point estimates of {_STAT_HEAD[stat]}:")
+    print(f"  the chosen score is first on the other half in {s['first_on_other']} of {n}, in the top {s['top']} in "
+          f"{s['top_on_other']}, last in {s['last_on_other']}; carries over both ways in {s['both_ways']} of {s['n_splits']} splits")
+    print(f"  rank on the other half: {', '.join(f'{r}: {c}' for r, c in s['rank_counts'].items())}")
+    print(f"  chosen: {', '.join(f'{k} {c}' for k, c in s['chosen_counts'].items())}")
+    print(f"  worst rank on any half: {', '.join(f'{k} {r}' for k, r in sorted(s['worst_rank'].items(), key=lambda x: x[1]))}")
+
+
 _STAT_HEAD = {"spearman": "Spearman", "partial_norm_product": "partial|norm_product",
               "partial_product_norm": "partial|product_norm", "auroc": "AUROC", "top1": "top-1 hit",
               "precision_at_k": "precision@k"}
@@ -388,6 +412,8 @@ def _scorecard_section(args) -> int:
             print(f"rule: the best {_STAT_HEAD[stat]} on half {v['chosen_on']} is {v['chosen']} "
                   f"({_f(est)} [{_f(lo)}, {_f(hi)}]); on held-out half {v['tested_on']}: {_f(e2)} [{_f(l2)}, {_f(h2)}], "
                   f"rank {v['rank_on_held_out_half']} (best there: {v['best_on_held_out_half']})")
+    if args.held_out and args.splits is not None:
+        _print_splits(args, stat, gt, mode)
     if args.csv:
         path = args.csv.with_suffix(".scorecard.csv")
         with open(path, "w", newline="") as f:

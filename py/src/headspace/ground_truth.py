@@ -51,14 +51,19 @@ GROUND_TRUTHS = (("mean-all", "mean", "all"), ("mean-circuit", "mean", "circuit"
                  ("resample-all", "resample", "all"), ("resample-circuit", "resample", "circuit"))
 
 
-def path_effects(model, tokens, mode, ablation: str = "mean") -> np.ndarray:
+def path_effects(model, tokens, mode, ablation: str = "mean", scale: float = 1.0) -> np.ndarray:
     """Loss increase (nats) at every position when each writer's output is ablated in one reader's input.
 
     Returns ``[n_layers, n_heads, n_layers, n_heads, batch, seq-1]`` (``out[l1, h1, l2, h2, b, t]``
     is the change of the loss of predicting ``tokens[b, t+1]``; 0 where ``l2 <= l1``), or with a
     leading ``len(mode)`` axis for a sequence of modes such as ``"QKV"``. ``ablation`` is
     ``"mean"`` or ``"resample"`` (see the module docstring; resampling needs ``batch >= 2``).
+    ``scale`` moves the writer's output only that fraction of the way to its replacement (1: the full
+    ablation, the ground truth; a small one: the regime where edge attribution patching,
+    ``headspace.attribution``, is exact to first order, which its tests check against this).
     """
+    if not np.isfinite(scale):
+        raise ValueError(f"scale must be a finite number; got {scale!r}")
     modes, single = parse_modes(mode)
     if ablation not in ABLATIONS:
         raise ValueError(f"ablation must be one of {list(ABLATIONS)}; got {ablation!r}")
@@ -85,7 +90,7 @@ def path_effects(model, tokens, mode, ablation: str = "mean") -> np.ndarray:
     effect = np.zeros((len(modes), L, H, L, H, B, S - 1))
     for l1, h1, l2 in np.argwhere(later_mask((L, H, L, 1))[..., 0]):
         o = outs[l1][:, h1]
-        shift = (o.mean(axis=(0, 1)) if ablation == "mean" else o[other]) - o
+        shift = scale * ((o.mean(axis=(0, 1)) if ablation == "mean" else o[other]) - o)
         ablated = model.layer_input(resid[l2] + shift, l2)
         x = inputs[l2]
         for i, m in enumerate(modes):

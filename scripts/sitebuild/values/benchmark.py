@@ -373,6 +373,12 @@ def reptext_values() -> dict:
         vals = [r[where] for r in recs]
         out[f"reptext_writer_{key}_min"], out[f"reptext_writer_{key}_max"] = min(vals), max(vals)
     out["reptext_formed_keys_below"] = sum(r["writer_attention_at_keys"] < mechanisms.ATTENTION for r in formed)
+    # measured at the keys, the circuits the family would have left
+    out["reptext_keys_circuits"] = len(formed) - out["reptext_formed_keys_below"]
+    # the models with LayerNorm of the designed tasks (not text) whose label is "none formed" (reported
+    # apart whatever their paths)
+    out["n_ln_none"] = sum(e["mechanism"] == "none formed" for e in zoo_models(_zoo()).values()
+                           if e.get("normalization_type") == "LN" and e["task"] not in mechanisms.TEXT_TASKS)
     return out
 
 
@@ -433,6 +439,7 @@ def zoo_confounds() -> dict:
     zoo = _zoo()
     c = controlled.read_zoo(zoo)
     data = scorecard.zoo_data(zoo, ground_truths={controlled.CONTROLLED: c[controlled.CONTROLLED]})
+    weights_data = data
     idx = {n: bench.later_pairs(*c["size_mean"][n].shape[2:4]) for n in data.names}
     per = lambda field: [c[field][n].mean(0).reshape(3, -1)[:, idx[n]] for n in data.names]  # noqa: E731
     eap = []
@@ -459,7 +466,150 @@ def zoo_confounds() -> dict:
                 effects += [(x, x > 2 * s) for x, s, k in zip(mean, se, causal) if not k]
         outside[g] = {"n": len(effects), "above": int(sum(bool(a) for _, a in effects)),
                       "median": float(np.median([x for x, _ in effects]))}
-    return {"cards": cards, "outside": outside}
+    # the first-order error: largest exact effect over largest EAP, same batch (the first), task mode
+    ratios = []
+    for m, n in enumerate(data.names):
+        if n in cards["resample-circuit"]["models"]:
+            mode = "QKV".index(cards["resample-circuit"]["model_modes"][n])
+            exact = data.ground_truths["resample-circuit"][m][0, mode].max()
+            ratios.append(float(exact / np.abs(eap[m][mode]).max()))
+    return {"cards": cards, "outside": outside, "data": weights_data, "eap_ratios": ratios}
+
+
+#: The held-out rules the article states over many splits: the statistic and its key's tag.
+SPLIT_RULES = (("spearman", "rho"), ("precision_at_k", "pk"))
+
+
+def split_values(data) -> dict:
+    """The held-out rule over every distinct split the first ``splits.N_SEEDS`` split seeds draw
+    (``headspace.splits.many_splits``): per rule, how often the score chosen on one half is first, in the
+    top ``splits.TOP`` and (Spearman) last on the other, in how many splits it carries over both ways, how
+    often path size and the most chosen other score are chosen, and path size's worst rank on any half."""
+    from headspace import splits
+    out = {}
+    for stat, tag in SPLIT_RULES:
+        s = splits.many_splits(data, stat)
+        k = f"sp_{tag}"
+        out["sp_n_splits"], out["sp_n_seeds"], out["sp_n_directions"] = s["n_splits"], s["n_seeds"], s["n_directions"]
+        out["sp_top"] = s["top"]
+        out[f"{k}_first"], out[f"{k}_top"] = s["first_on_other"], s["top_on_other"]
+        if stat == "spearman":
+            out[f"{k}_last"] = s["last_on_other"]
+        out[f"{k}_both_ways"] = s["both_ways"]
+        out[f"{k}_size_chosen"] = s["chosen_counts"].get("product_norm", 0)
+        out[f"{k}_size_worst_rank"] = s["worst_rank"]["product_norm"]
+        # the score chosen most often besides path size, and how often
+        others = [(n, c) for n, c in s["chosen_counts"].items() if n != "product_norm"]
+        if others:
+            out[f"{k}_other_chosen"], out[f"{k}_other_chosen_n"] = name(others[0][0]), others[0][1]
+    return out
+
+
+#: The paired difference the per-configuration table gives: the token diagonal against path size.
+CONFIG_PAIR = ("token_diagonal", "product_norm")
+
+
+def configuration_tag(family: str) -> str:
+    """A configuration's name as a value key: ``recall-none-attn-2l`` -> ``recall_none_attn_2l``."""
+    return family.replace("-", "_")
+
+
+def configuration_values(data) -> dict:
+    """Per configuration with a circuit (``headspace.configurations.by_configuration``, main ground truth, each
+    model in its task's mode): the Spearman of path size and of the token diagonal, their paired difference,
+    and the score with the highest estimate, each with its interval over the configuration's seeds and batches;
+    and how many configurations' difference interval lies above zero and below it."""
+    from headspace import configurations
+    rows = configurations.by_configuration(data, pairs=[CONFIG_PAIR])
+    out = {"pc_n_configs": len(rows)}
+    for r in rows:
+        k = f"pc_{configuration_tag(r['configuration'])}"
+        rho = r["stats"]["spearman"]
+        out[f"{k}_n"] = r["n_models"]
+        _triple(out, f"{k}_pn", rho["product_norm"])
+        _triple(out, f"{k}_td", rho["token_diagonal"])
+        _triple(out, f"{k}_diff", r["differences"]["-".join(CONFIG_PAIR)]["spearman"])
+        out[f"{k}_leader"] = name(r["leader"]["spearman"])
+        _triple(out, f"{k}_leader_rho", rho[r["leader"]["spearman"]])
+    diffs = [r["differences"]["-".join(CONFIG_PAIR)]["spearman"] for r in rows]
+    out["pc_n_td_above"] = sum(d[1] > 0 for d in diffs)
+    out["pc_n_td_below"] = sum(d[2] < 0 for d in diffs)
+    out["pc_n_size_leads"] = sum(r["leader"]["spearman"] == "product_norm" for r in rows)
+    return out
+
+
+#: The pairs of ground truths whose agreement the article states (a, b, key).
+AGREEMENT_PAIRS = (("mean-all", "mean-circuit", "all_circuit"), ("mean-circuit", "resample-circuit", "mean_resample"),
+                   ("mean-all", "resample-all", "mean_resample_all"), ("mean-circuit", "excess-circuit", "mean_excess"),
+                   ("resample-circuit", "excess-circuit", "resample_excess"))
+
+
+def agreement_values(data, with_circuit, resamples: int = 1000) -> dict:
+    """How well two ground truths agree, model by model (Spearman over its pairs of the two ground truths'
+    means over its evaluation batches, in its task's mode), as the median over the models with a circuit
+    (``with_circuit``) and over the others apart, each with a percentile interval over a bootstrap of the
+    configurations and their seeds (``stats.cluster_draws``; the batches are not redrawn here)."""
+    from headspace import stats
+    keep = np.array([n in with_circuit for n in data.names])
+    out = {"agree_n_circuit": int(keep.sum()), "agree_n_apart": int((~keep).sum())}
+    for a, b, key in AGREEMENT_PAIRS:
+        rho = np.array([stats.spearman(ga.mean(0)[MODE_INDEX[mode]], gb.mean(0)[MODE_INDEX[mode]])
+                        for ga, gb, mode in zip(data.ground_truths[a], data.ground_truths[b], data.task_mode)])
+        for part, tag in ((keep, "circuit"), (~keep, "apart")):
+            idx = np.flatnonzero(part)
+            fams = [data.families[i] for i in idx]
+            counts = stats.cluster_draws(fams, resamples, 0)
+            draws = [np.median(np.repeat(rho[idx], c)) for c in counts[1:] if c.sum()]
+            lo, hi = np.quantile(draws, [0.025, 0.975])
+            _triple(out, f"agree_{key}_{tag}", (float(np.median(rho[idx])), float(lo), float(hi)))
+    return out
+
+
+def outside_order_values(data, card, resamples: int = 1000) -> dict:
+    """On the pairs outside the circuit alone (below the causal threshold by mean ablation at the circuit's
+    positions) of each model with a circuit, in its task's mode: the Spearman of path size and of the
+    Frobenius score with the mean and the resample ground truth (batch means), averaged over the models,
+    each with a percentile interval over a bootstrap of configurations and seeds (``stats.cluster_draws``;
+    batches not redrawn)."""
+    from headspace import scorecard, stats
+    ms = [i for i, n in enumerate(data.names) if n in card["models"]]
+    counts = stats.cluster_draws([data.families[i] for i in ms], resamples, 0).astype(float)
+    out = {}
+    for g, gtag in (("mean-circuit", "mean"), ("resample-circuit", "resample")):
+        for score, stag in (("product_norm", "pn"), ("frobenius", "frob")):
+            rho = []
+            for i in ms:
+                mode = MODE_INDEX[card["model_modes"][data.names[i]]]
+                outside = ~scorecard.causal_pairs(data.ground_truths["mean-circuit"][i].mean(0)[mode])
+                rho.append(stats.spearman(data.scores[score][i][mode][outside],
+                                          data.ground_truths[g][i].mean(0)[mode][outside]))
+            rho = np.array(rho)
+            ok = np.isfinite(rho)
+            c = counts * ok[None]
+            draws = (c @ np.where(ok, rho, 0.0)) / c.sum(1)
+            lo, hi = np.quantile(draws[1:], [0.025, 0.975])
+            _triple(out, f"out_{gtag}_{stag}", (float(draws[0]), float(lo), float(hi)))
+    return out
+
+
+#: Each mode's index in a ground truth's mode axis.
+MODE_INDEX = {"Q": 0, "K": 1, "V": 2}
+
+
+def words_values() -> dict:
+    """The word-level text models: their designed path (the label's measurement, headspace.mechanisms) and
+    the designed reader's attention on the induction target, over the seeds whose path alone reaches the
+    label's path threshold (the label needs both)."""
+    from headspace import benchmark as bench
+    from headspace import mechanisms
+    zoo = _zoo()
+    recs = [mechanisms.read(zoo, n) for n, e in bench.zoo_models(zoo).items() if e["task"] == "words"]
+    over = [r for r in recs if r["effect"] >= mechanisms.PATH]
+    return {"words_n_path_over": len(over), "words_path_min": min(r["effect"] for r in over),
+            "words_path_max": max(r["effect"] for r in over),
+            "words_reader_min": min(r["reader_attention"] for r in over),
+            "words_reader_max": max(r["reader_attention"] for r in over),
+            "words_reader_all_max": max(r["reader_attention"] for r in recs)}
 
 
 def scorecard_values() -> dict:
@@ -491,6 +641,10 @@ def scorecard_values() -> dict:
     if len(held) == 1:
         out["sc_partial_np_holder"] = name(held[0])
         _triple(out, "sc_partial_np_held", card["stats"]["partial_norm_product"][held[0]])
+    # before any correction: how many scores' partial beyond path size has an interval that excludes zero
+    out["sc_n_partial_pn_excludes_0"] = sum(card["stats"]["partial_product_norm"][s][1] > 0
+                                            or card["stats"]["partial_product_norm"][s][2] < 0 for s in CARD_ROWS
+                                            if s not in scorecard.SIZE_SCORES)
     out["sc_n_partial_pn_holds"] = sum(r["statistic"] == "partial_product_norm" for r in holding(card, False))
     # the one score beyond head sizes that does not hold after Holm (named when exactly one), with its interval
     dropped = [s for s in normalised if s not in held]
@@ -586,6 +740,10 @@ def scorecard_values() -> dict:
         o = conf["outside"][g]
         out[f"cf_{tag}_outside"], out[f"cf_{tag}_outside_above"], out[f"cf_{tag}_outside_median"] = \
             o["n"], o["above"], o["median"]
+    # size alone against path size, paired over the same draws
+    _triple(out, "cf_size_minus_pn", difference(conf["cards"]["mean-circuit"], "size_mean", "product_norm", "spearman")[:3])
+    # the pairs outside the circuit alone: how well path size and the Frobenius score order them
+    out.update(outside_order_values(conf["data"], conf["cards"]["mean-circuit"]))
     # path size's interval beside it (the article: size alone's interval overlaps it)
     _, out["cf_mean_product_norm_lo"], out["cf_mean_product_norm_hi"] = \
         conf["cards"]["mean-circuit"]["stats"]["spearman"]["product_norm"]
@@ -593,4 +751,31 @@ def scorecard_values() -> dict:
     rc = conf["cards"]["resample-circuit"]
     _triple(out, "eap_rho", rc["stats"]["spearman"]["eap"])
     _triple(out, "eap_product_norm_rho", rc["stats"]["spearman"]["product_norm"])
+    # the paired difference, over the same draws (the article compares them by it, not by overlap)
+    _triple(out, "eap_minus_size", difference(rc, "eap", "product_norm", "spearman")[:3])
+    out["eap_minus_size_p"] = difference(rc, "eap", "product_norm", "spearman")[3]
+    # how far the first order is from the full patch: per model with a circuit, the largest exact effect over
+    # the largest EAP score in its task's mode, on the same (first) evaluation batch
+    ratios = conf["eap_ratios"]
+    out["eap_under_min"], out["eap_under_median"], out["eap_under_max"] = \
+        float(np.min(ratios)), float(np.median(ratios)), float(np.max(ratios))
+    # the cost as a count: one forward and one backward pass give every path; path patching runs the model
+    # from the reader's layer on once per pair and mode (headspace.ground_truth.path_effects), here for the
+    # zoo's two- and three-layer shapes
+    from headspace import benchmark as bench
+    from headspace import store
+    shapes = {(c["n_layers"], c["n_heads"]) for c in (store.read_config(_zoo() / n) for n in conf["data"].names)}
+    for L, H in sorted(shapes):
+        out[f"pp_runs_{L}l"] = 3 * int(bench.later_pairs(L, H).size)
+    # the held-out rules over many splits, on the weight scores the report scores
+    data = conf["data"]
+    # agreement between ground truths, the models with a circuit and the others apart
+    out.update(agreement_values(data, card["models"]))
+    # the word-level models: what their label lacks
+    out.update(words_values())
+    weights = scorecard.ZooData(data.names, data.families, data.tasks, data.task_mode,
+                                {s: data.scores[s] for s in rep["scores"]}, data.ground_truths, data.mechanisms)
+    out.update(split_values(weights))
+    # the same statistics within each configuration, not pooled
+    out.update(configuration_values(weights))
     return out
