@@ -199,10 +199,28 @@ def test_held_out_over_many_splits(v):
 
 
 def test_thresholds_move_little(v):
-    """Thresholds: "the thresholds move little, and what they move is inside the noise"; path size leads
+    """Thresholds: "the thresholds move little, and within the noise"; path size leads
     the Spearman estimate and precision@k in (nearly) every setting."""
     assert v["th_rho_size_leads"] >= v["th_n_settings"] - 1
     assert v["th_pk_size_leads"] >= v["th_n_settings"] - 1
+
+
+def test_thresholds_are_fewer_computations_than_settings(report, v):
+    """Thresholds: "Only the circuit threshold changes which models count (the others leave every Spearman as
+    it was), so these are N distinct computations of Spearman"; path size leads precision@k "in one by only
+    X". From the report's rows: settings with the same models give the same Spearman, and N is the number of
+    model counts."""
+    rows = report["sensitivity"]["mean-circuit|task"]
+    by_models = {}
+    for r in rows:
+        by_models.setdefault(r["n_models"], []).append(json.dumps(r["stats"]["spearman"], sort_keys=True))
+    assert all(len(set(s)) == 1 for s in by_models.values())
+    assert v["th_n_model_sets"] == len(by_models) < v["th_n_settings"]
+    leads = [r for r in rows if r["leader"]["precision_at_k"] == "product_norm"]
+    gaps = [r["stats"]["precision_at_k"]["product_norm"][0] - max(x[0] for k, x in r["stats"]["precision_at_k"].items()
+                                                                  if k != "product_norm" and x[0] is not None)
+            for r in leads]
+    assert v["th_pk_size_min_margin"] == pytest.approx(min(gaps), abs=1e-9) and min(gaps) > 0
 
 
 def test_edge_attribution_beside_path_size(v):

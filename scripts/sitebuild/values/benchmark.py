@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import json
 
 import numpy as np
 
@@ -732,6 +733,13 @@ def scorecard_values() -> dict:
     out["th_partial_leader"], out["th_partial_leader_leads"] = name(top_partial), leaders.count(top_partial)
     out["th_formed_min"] = min(r["n_models"] for r in rows)
     out["th_formed_max"] = max(r["n_models"] for r in rows)
+    # only the circuit threshold changes which models count; the other two change which pairs are causal,
+    # which leaves every Spearman as it was: how many distinct computations the settings really are
+    out["th_n_model_sets"] = len({json.dumps(r["stats"]["spearman"], sort_keys=True) for r in rows})
+    # path size's narrowest lead on precision@k over the settings where it leads
+    margins = [sorted((x[0] for x in r["stats"]["precision_at_k"].values() if x[0] is not None), reverse=True)
+               for r in rows if r["leader"]["precision_at_k"] == "product_norm"]
+    out["th_pk_size_min_margin"] = min(m[0] - m[1] for m in margins)
     # the confounds, from the zoo: the perturbation's size alone, and the pairs outside the circuit
     conf = zoo_confounds()
     for g, tag, size in (("mean-circuit", "mean", "size_mean"), ("resample-circuit", "resample", "size_resample"),
