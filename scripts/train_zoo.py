@@ -125,8 +125,9 @@ RETIRED = [
 ]
 #: Configurations trained and measured but kept out of the zoo (``--only`` names them; train them into
 #: their own ``--out``): lookup redesigned as a table whose cells hold only their payloads, drawn from a pool,
-#: with the curriculum of fixed payloads first; two of its five seeds looked the entry up (docs/decisions/0004,
-#: section 8), and its one-layer control (data seed 107000).
+#: with the curriculum of fixed payloads first, each stage with its own learning-rate decay (``lr_restart``;
+#: with one decay over both stages, ``--set lr_restart=0``, two of five seeds looked the entry up; with one per
+#: stage, three: docs/decisions/0004, section 8), and its one-layer control (data seed 107000).
 TRIALS = [
     Config("table", None, False, 2, steps=2500, pos_init="sinusoidal", canonical_steps=1500, lr_restart=1500),
     Config("table", None, False, 1, steps=2500, pos_init="sinusoidal", canonical_steps=1500, lr_restart=1500),
