@@ -1,5 +1,5 @@
 """The zoo's training script (scripts/train_zoo.py): the learning-rate schedule and the table's curriculum,
-the parts of a trial's recipe that torch does not run (torch is not needed to import the script)."""
+the parts of the table family's recipe that torch does not run (torch is not needed to import the script)."""
 
 import sys
 from pathlib import Path
@@ -47,8 +47,8 @@ def test_canonical_payloads_relabel_each_sequences_pool_tokens_to_the_first_four
     assert fixed[:, :TABLE_CELLS].max() < TABLE_PAYLOADS < TABLE_POOL
 
 
-def test_the_table_trial_is_the_recipe_decision_0004_reports():
-    (two, one) = [c for c in train_zoo.TRIALS if c.task == "table"]
+def test_the_table_family_is_the_recipe_decision_0004_reports():
+    (two, one) = [c for c in train_zoo.CONFIGS if c.task == "table"]
     for c in (two, one):
         assert (c.steps, c.canonical_steps, c.lr_restart) == (2500, 1500, 1500)
     assert (two.n_layers, one.n_layers) == (2, 1)

@@ -71,7 +71,7 @@ __all__ = ["FAMILIES", "read_table", "zoo_dir", "zoo_models", "scored_models", "
 FAMILIES = ("induction-none-attn-2l", "induction-rms-attn-2l", "induction-ln-mlp-2l", "induction-rms-attn-3l",
             "reverse-rms-attn-2l", "reverse-ln-mlp-2l", "recall-none-attn-2l", "lookup-rms-attn-2l",
             "words-none-attn-2l", "text-ln-mlp-2l",
-            "reptext-none-attn-2l")
+            "reptext-none-attn-2l", "table-none-attn-2l")
 RESAMPLES = 1000
 LEVEL = 0.95             # of every interval
 MIN_EFFECT = 0.02        # nats
