@@ -3,11 +3,12 @@ that the shipped benchmark table is what the zoo's weights and ground truths giv
 
 Losses are in nats, on the first 4 held-out evaluation batches (pooled), at the positions where the
 task's circuit acts; chance on induction and reverse copy is ln 64 = 4.16, on lookup ln 76 = 4.33,
-on recall ln 48 = 3.87. Two levels:
+on recall ln 48 = 3.87, on the table ln 36 = 3.58. Two levels:
 
 * *learned*: at least ``LEARNED`` nats under chance (word-level text: under its step-0 loss);
 * *solved* (``benchmark.solves``): induction, reverse copy and recall under 1 nat, lookup under
-  ln 4 = 1.39 (what reading its two cues one at a time leaves), text 1 nat under its step-0 loss.
+  ln 4 = 1.39 (what reading its two cues one at a time leaves), the table under 1 nat (one cue alone leaves
+  ln 4 on its Latin half), text 1 nat under its step-0 loss.
 
 The zoo (scripts/train_zoo.py CONFIGS; docs/decisions/0004-zoo-mechanisms.md) has five seeds a
 configuration. By design, the one-layer recall models
@@ -15,8 +16,8 @@ cannot solve recall (``test_recall_needs_two_layers_and_its_models_use_v_composi
 control; they learn (a guess among the context's values) but do not solve it, and have no circuit. Of
 the first zoo's models, induction-ln-mlp-2l-s2 is still on the plateau after 16000 steps (2.20 nats on
 the first 4 evaluation batches; no first-layer head attends to the previous position more than
-chance), two of the five table models (s1, s2: 1.32-1.33 nats on all 20 evaluation batches, above what one
-cue leaves on the Latin half; no head on the right cell, largest Q paths 0.07 and 0.05 nats) sit on the
+chance), two of the five table models (s1, s2: 1.32-1.33 nats on all 20 evaluation batches, above ln 4 on
+their Latin half; no head on the right cell, largest Q paths 0.07 and 0.05 nats) sit on the
 plateau their curriculum did not take them off, the one-layer table control cannot solve the table (it has
 no second layer to bring the colour to the shape cue: ``test_the_table_needs_two_layers``), and the
 character-level text models (1.89-1.93 nats on those batches, about 3 under step 0)
