@@ -25,7 +25,7 @@ from headspace.ground_truth import GROUND_TRUTHS, ground_truth, path_effects
 ZOO = Path(os.environ.get("HEADSPACE_ZOO") or Path(__file__).resolve().parents[2] / "zoo")
 LN_MLP = Path(__file__).resolve().parents[2] / "tests" / "data" / "zoo-ln-mlp"
 MODELS = ["induction-none-attn-2l-s0", "induction-ln-mlp-2l-s0", "reverse-rms-attn-2l-s0", "recall-none-attn-2l-s0",
-          "lookup-rms-attn-2l-s0", "words-none-attn-2l-s0"]
+          "lookup-rms-attn-2l-s0", "words-none-attn-2l-s0", "table-none-attn-2l-s0"]
 
 
 def zoo_of(name: str) -> Path:
