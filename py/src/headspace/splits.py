@@ -38,22 +38,11 @@ TOP = 3
 
 def _point_stats(data: sc.ZooData, statistic: str, ground_truth: str, mode: str, thresholds: dict | None):
     """Per model, ``statistic`` of every score on all its batches ``[n_models, S]``, and which models have a
-    circuit (the scorecard's rule: largest path in the mode at least ``circuit_effect``, mechanism not circuitless)."""
+    circuit: the scorecard's own bottom level (``scorecard._model_draws``) with no resamples, so its row 0,
+    the point estimate, by the same code and the same rule for "has a circuit"."""
     th = dict(sc.THRESHOLDS, **(thresholds or {}))
-    reference = sc.FORMED_BY if sc.FORMED_BY in data.ground_truths else ground_truth
-    modes = sc._model_mode(data, mode, reference)
-    names = list(data.scores)
-    size_idx = [names.index(s) for s in sc.SIZE_SCORES]
-    values = np.full((len(data.names), len(names)), np.nan)
-    formed = np.zeros(len(data.names), bool)
-    for m in range(len(data.names)):
-        formed[m] = (data.ground_truths[reference][m].mean(0)[modes[m]].max() >= th["circuit_effect"]
-                     and (data.mechanisms is None or data.mechanisms[m] not in sc.CIRCUITLESS_MECHANISMS))
-        gt = data.ground_truths[ground_truth][m][:, modes[m]]
-        w = np.full((1, gt.shape[0]), 1.0 / gt.shape[0])
-        scores = np.stack([data.scores[s][m][modes[m]] for s in names])
-        values[m] = sc._per_model(scores, gt, w, th, size_idx)[statistic][0]
-    return values, formed
+    per, formed, _, _ = sc._model_draws(data, ground_truth, mode, 0, 0, th)
+    return per[statistic][:, 0], formed
 
 
 def _rank(v: np.ndarray, i: int) -> int:
