@@ -465,3 +465,22 @@ def test_splits_point_estimates_are_the_scorecards_row_zero():
     assert [n for n, f in zip(data.names, formed) if f] == card["models"]
     est = dict(zip(data.scores, values[formed].mean(0)))
     assert all(est[s] == pytest.approx(card["stats"]["spearman"][s][0], abs=1e-4) for s in data.scores)
+
+
+def test_bench_prints_the_paired_mode_gaps_and_the_path_alone_card(capsys, tmp_path):
+    """python -m headspace bench: beside the main card, the card with the circuit decided by the path alone,
+    and the gap in each mode with its paired change; --csv carries both."""
+    import csv
+    from headspace import cli
+    report = scorecard.read_report()
+    gaps = report["mode_gaps"]["mean-circuit"]
+    assert cli.main(["bench", "--csv", str(tmp_path / "b.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "scorecard, whole zoo, circuit by path alone (own Holm):" in out
+    assert f"{report['circuit_by_path']['mean-circuit|task']['n_models']} models whose circuit formed" in out
+    d, lo, hi, _ = gaps["differences"]["mechanism-task"]
+    assert f"mechanism-task {d:+.3f} [{lo:+.3f}, {hi:+.3f}]" in out
+    rows = list(csv.reader(open(tmp_path / "b.scorecard.csv")))
+    paired = [r for r in rows if r[0] == "mode gap difference (paired)"]
+    assert [r[2] for r in paired] == ["largest-task", "mechanism-task"]
+    assert [float(x) for x in paired[1][6:9]] == [d, lo, hi]
