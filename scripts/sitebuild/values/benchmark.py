@@ -424,6 +424,67 @@ def difference(card: dict, score: str, against: str, statistic: str) -> list:
     return next(c[3:] for c in card["comparisons"] if c[0] == score and c[1] == against and c[2] == statistic)
 
 
+#: The number of things as the prose writes it.
+NUMBER_WORDS = {0: "none", 1: "one", 2: "two", 3: "three", 4: "four"}
+
+
+def held_out_words(out: dict) -> dict:
+    """The held-out split's verdict as the sentence words it, from the ranks on the other half
+    (``ho_<rule>_<half>_rank``): ``ho_rules_verdict`` ("neither rule carries over", "only one rule carries
+    over", "both rules carry over": a rule carries over when each half's choice is first on the other) and
+    ``ho_first_choices`` (whether each half's first choice is first on the other: "is not first", "is first",
+    or "is first in N of 4 choices")."""
+    ranks = {tag: [out[f"ho_{tag}_{h}_rank"] for h in ("A", "B")] for tag in ("rho", "pk")}
+    carry = sum(all(r == 1 for r in rs) for rs in ranks.values())
+    verdict = {0: "neither rule carries over", 1: "only one rule carries over", 2: "both rules carry over"}[carry]
+    firsts = sum(r == 1 for rs in ranks.values() for r in rs)
+    n = sum(len(rs) for rs in ranks.values())
+    choices = ("is not first" if firsts == 0 else "is first" if firsts == n
+               else f"is first in {NUMBER_WORDS.get(firsts, firsts)} of {NUMBER_WORDS.get(n, n)} choices")
+    return {"ho_rules_verdict": verdict, "ho_first_choices": choices}
+
+
+def path_alone_values(rep: dict, card: dict) -> dict:
+    """The main card recomputed with the circuit decided by the path alone (``scorecard(circuit_by="path")``,
+    report key ``circuit_by_path``, each card with its own Holm family of ``pa_n_comparisons``): in the task's
+    mode, the models with a circuit and configurations, how many more than by label and path and from which
+    families, path size's and the Frobenius score's Spearman, and how many differences from a size score,
+    partials beyond head sizes and beyond path size hold; in the largest path's mode, the models, how many hold
+    beyond path size, and the subspace score's partial there with its p adjusted over every comparison of the
+    report and of both cards at once (``pa_largest_subspace_p_all``: the strictest family the text could mean)."""
+    from headspace import scorecard, stats
+    path = rep["circuit_by_path"]["mean-circuit|task"]
+    largest = rep["circuit_by_path"]["mean-circuit|largest"]
+    added = [n for n in path["models"] if n not in card["models"]]
+    tasks = [n.split("-")[0] for n in added]
+    out = {"pa_n_formed": path["n_models"], "pa_n_added": len(added), "pa_n_configs": path["n_configurations"],
+           "pa_n_comparisons": path["n_comparisons"], "pa_added_lookup": tasks.count("lookup"),
+           "pa_added_words": tasks.count("words"), "pa_added_reverse": tasks.count("reverse")}
+    rho = path["stats"]["spearman"]
+    for s, tag in (("product_norm", "pn"), ("frobenius", "frob")):
+        _triple(out, f"pa_{tag}_rho", rho[s])
+    normalised = [s for s in path["scores"] if s not in scorecard.SIZE_SCORES]
+
+    def n_holding(c, statistic):
+        return sum(r["statistic"] == statistic and r["score"] in normalised for r in holding(c, False))
+
+    out["pa_n_held"] = len(holding(path)) + len(holding(largest))          # in either mode
+    out["pa_n_partial_np_holds"] = n_holding(path, "partial_norm_product")
+    out["pa_n_partial_pn_holds"] = n_holding(path, "partial_product_norm")
+    out["pa_largest_n_formed"] = largest["n_models"]
+    out["pa_largest_n_partial_pn_holds"] = n_holding(largest, "partial_product_norm")
+    _triple(out, "pa_largest_subspace_partial_pn", largest["stats"]["partial_product_norm"]["subspace"])
+    f = card["comparison_fields"]
+    cards = [*rep["scorecards"].values(), path, largest]
+    rows = [dict(zip(f, c)) for c_ in cards for c in c_["comparisons"]]
+    adjusted = stats.holm(np.array([np.nan if r["p"] is None else r["p"] for r in rows], dtype=float))
+    first = len(rows) - len(largest["comparisons"])
+    at = next(i for i in range(first, len(rows))
+              if (rows[i]["score"], rows[i]["against"], rows[i]["statistic"]) == ("subspace", "0", "partial_product_norm"))
+    out["pa_largest_subspace_p_all"] = float(adjusted[at])
+    return out
+
+
 def _triple(out: dict, key: str, iv) -> None:
     out[key], out[f"{key}_lo"], out[f"{key}_hi"] = iv
 
@@ -682,6 +743,14 @@ def scorecard_values() -> dict:
     out["sc_mech_n_moved"] = sum(m != task_mode[n] for n, m in mech["model_modes"].items() if n in mech["models"])
     out["sc_mech_n_not_largest"] = sum(mech["model_modes"][n] != largest["model_modes"][n] for n in mech["models"])
     _triple(out, "sc_gap_mechanism", difference(mech, "frobenius", "product_norm", "spearman")[:3])
+    # how the gap changes with the mode, paired: one bootstrap draws every mode's gap at once
+    # (headspace.scorecard.mode_gaps), the change from the task's mode taken draw by draw
+    gaps = rep["mode_gaps"]["mean-circuit"]
+    for m in ("largest", "mechanism"):
+        _triple(out, f"sc_gap_change_{m}", gaps["differences"][f"{m}-task"][:3])
+    # the sensitivity with the circuit decided by the path alone (the labels ignored): how many models come in,
+    # from which tasks, and what the main card's verdicts become (its own Holm family)
+    out.update(path_alone_values(rep, card))
     # beyond head sizes in the mechanism's mode: how many of the scores that are not sizes hold after Holm
     out["sc_mech_n_partial_np_holds"] = sum(r["statistic"] == "partial_norm_product" and r["score"] in normalised
                                             for r in holding(mech, False))
@@ -717,6 +786,9 @@ def scorecard_values() -> dict:
     out["ho_formed_B"] = len(h["scorecards"]["B"]["models"])
     for half in ("A", "B"):
         out[f"ho_configs_{half}"] = len({n.rsplit("-s", 1)[0] for n in h["scorecards"][half]["models"]})
+    # the split's verdict in words: how many of the two rules carry over both ways, and whether each half's
+    # first choice is first on the other (the ranks above)
+    out.update(held_out_words(out))
     # Holm within each half: differences from a size score that hold
     f = card["comparison_fields"]
     out["ho_n_holds"] = sum(1 for half in h["scorecards"].values() for c in half["comparisons"]
