@@ -43,7 +43,10 @@ p-values; only the report's written p-values are rounded (``P_DIGITS`` significa
 
 Rules are chosen and tested on different models: ``held_out`` splits the configurations in two
 (stratified by task), picks the best score on one half and reports it, with intervals, on both.
-``sensitivity`` recomputes the verdicts with each threshold varied.
+``sensitivity`` recomputes the verdicts with each threshold varied; ``scorecard(..., circuit_by="path")``
+lets the path alone decide which models have a circuit (the recorded labels set aside). ``mode_gaps``
+gives a score's gap from another in several modes and how it changes between them, paired: one
+bootstrap draws every mode at once (the same batches, the union's configurations and seeds).
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
