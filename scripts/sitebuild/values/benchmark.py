@@ -485,6 +485,45 @@ def path_alone_values(rep: dict, card: dict) -> dict:
     return out
 
 
+def power_values(card: dict) -> dict:
+    """What the Holm family can detect on the main card: the per-comparison p the smallest must reach
+    (``sc_alpha_per``, 0.05 over the family), the strongest difference of a score from a size score by its
+    unadjusted p (``sc_strongest_*``: names, the difference with its interval, ``sc_strongest_p``), and the
+    Spearman difference from a size score that would reach that threshold half the time
+    (``sc_detectable_rho``: the threshold's normal quantile times the median standard error of those
+    differences, read off their intervals as the p-values are, by the normal approximation)."""
+    from statistics import NormalDist
+    from headspace import scorecard
+    m = card["holm_family"]["n_comparisons"]
+    f = card["comparison_fields"]
+    rows = [dict(zip(f, c)) for c in card["comparisons"]]
+    sized = [r for r in rows if r["against"] != "0" and r["statistic"] in COMPARED and r["p"] is not None]
+    best = min(sized, key=lambda r: r["p"])
+    z = NormalDist().inv_cdf(1 - ALPHA / m / 2)
+    q = NormalDist().inv_cdf(1 - (1 - card.get("level", scorecard.LEVEL)) / 2)
+    se = [(r["hi"] - r["lo"]) / (2 * q) for r in sized if r["statistic"] == "spearman"]
+    out = {"sc_alpha_per": ALPHA / m, "sc_strongest_score": name(best["score"]),
+           "sc_strongest_against": name(best["against"]), "sc_strongest_statistic": STATISTIC_WORDS[best["statistic"]],
+           "sc_strongest_p": best["p"], "sc_detectable_rho": float(z * np.median(se))}
+    _triple(out, "sc_strongest", (best["difference"], best["lo"], best["hi"]))
+    return out
+
+
+#: A statistic as the prose names it.
+STATISTIC_WORDS = {"spearman": "Spearman", "auroc": "AUROC", "top1": "top-1 hit", "precision_at_k": "precision@k"}
+
+
+@functools.lru_cache(maxsize=1)
+def without_reptext_excess() -> dict:
+    """The excess card's partials beyond path size without the repetitive-text family, ``{score: [estimate,
+    lo, hi]}`` (the bootstrap of the shipped report, seed 0): the estimate barely moves, the interval widens."""
+    from headspace import controlled, scorecard
+    zoo = _zoo()
+    data = scorecard.zoo_data(zoo, None, {controlled.CONTROLLED: controlled.read_zoo(zoo)[controlled.CONTROLLED]})
+    sub = data.subset([i for i, f in enumerate(data.families) if f != "reptext-none-attn-2l"])
+    return scorecard.scorecard(sub, controlled.CONTROLLED, "task")["stats"]["partial_product_norm"]
+
+
 def _triple(out: dict, key: str, iv) -> None:
     out[key], out[f"{key}_lo"], out[f"{key}_hi"] = iv
 
@@ -513,7 +552,8 @@ def zoo_confounds() -> dict:
     data = data.with_score("eap", eap)
     cards = {g: scorecard.scorecard(data, g) for g in ("mean-circuit", "resample-circuit", controlled.CONTROLLED)}
     # pairs outside the circuit (below the causal threshold) in the formed models, task mode: how many have
-    # an effect more than two standard errors (over the evaluation batches) above zero, and their median
+    # an effect more than two standard errors (over the evaluation batches) above zero, the median of those,
+    # and the median of all of them (the review, sceptic4: the two differ by 4x to 1,500x)
     card = cards["mean-circuit"]
     modes = {n: "QKV".index(m) for n, m in card["model_modes"].items()}
     outside = {}
@@ -527,7 +567,8 @@ def zoo_confounds() -> dict:
                 causal = scorecard.causal_pairs(data.ground_truths["mean-circuit"][m][:, modes[n]].mean(0))
                 effects += [(x, x > 2 * s) for x, s, k in zip(mean, se, causal) if not k]
         outside[g] = {"n": len(effects), "above": int(sum(bool(a) for _, a in effects)),
-                      "median": float(np.median([x for x, _ in effects]))}
+                      "median": float(np.median([x for x, _ in effects])),
+                      "median_above": float(np.median([x for x, a in effects if a]))}
     # the first-order error: largest exact effect over largest EAP, same batch (the first), task mode
     ratios = []
     for m, n in enumerate(data.names):
@@ -715,6 +756,13 @@ def scorecard_values() -> dict:
         _triple(out, "sc_partial_np_dropped", card["stats"]["partial_norm_product"][dropped[0]])
     # the Holm family: every comparison of every card of the report (headspace.scorecard.holm_family)
     out["sc_n_family"] = card["holm_family"]["n_comparisons"]
+    # the same family without the exact twins' comparisons (frobenius_baseline, projection_kernel: they rank
+    # as frobenius and subspace), which the report keeps in; the article states both sizes
+    f = card["comparison_fields"]
+    out["sc_n_family_no_twins"] = sum(
+        1 for c_ in rep["scorecards"].values() for c in c_["comparisons"]
+        if dict(zip(f, c))["p"] is not None and not {c[0], c[1]} & {"frobenius_baseline", "projection_kernel"})
+    out.update(power_values(card))
     # how many combinations of ground truth and mode the report holds (the article: no difference from a
     # size score holds after Holm in any of them; tests/site/test_benchmark_claims.py)
     out["sc_n_cards"] = len(rep["scorecards"])
@@ -766,6 +814,8 @@ def scorecard_values() -> dict:
     # beyond path size on the excess card: the subspace score holds after Holm (the article: only here, and only
     # with the repetitive-text family; tests/site/test_benchmark_claims.py)
     _triple(out, "sc_excess_subspace_partial_pn", excess["stats"]["partial_product_norm"]["subspace"])
+    # the same without the repetitive-text family (the estimate barely moves; only the interval widens)
+    _triple(out, "sc_excess_subspace_partial_pn_noreptext", without_reptext_excess()["subspace"])
     # the same in the mode each model's recorded mechanism names, where it holds too
     _triple(out, "sc_excess_mech_subspace_partial_pn",
             rep["scorecards"][f"{CONTROLLED}|mechanism"]["stats"]["partial_product_norm"]["subspace"])
@@ -808,6 +858,9 @@ def scorecard_values() -> dict:
     # only the circuit threshold changes which models count; the other two change which pairs are causal,
     # which leaves every Spearman as it was: how many distinct computations the settings really are
     out["th_n_model_sets"] = len({json.dumps(r["stats"]["spearman"], sort_keys=True) for r in rows})
+    # in how many of those distinct computations path size has the highest Spearman
+    out["th_rho_size_leads_sets"] = len({json.dumps(r["stats"]["spearman"], sort_keys=True) for r in rows
+                                         if r["leader"]["spearman"] == "product_norm"})
     # path size's narrowest lead on precision@k over the settings where it leads
     margins = [sorted((x[0] for x in r["stats"]["precision_at_k"].values() if x[0] is not None), reverse=True)
                for r in rows if r["leader"]["precision_at_k"] == "product_norm"]
@@ -820,6 +873,7 @@ def scorecard_values() -> dict:
         o = conf["outside"][g]
         out[f"cf_{tag}_outside"], out[f"cf_{tag}_outside_above"], out[f"cf_{tag}_outside_median"] = \
             o["n"], o["above"], o["median"]
+        out[f"cf_{tag}_outside_above_median"] = o["median_above"]
     # size alone against path size, paired over the same draws
     _triple(out, "cf_size_minus_pn", difference(conf["cards"]["mean-circuit"], "size_mean", "product_norm", "spearman")[:3])
     # the pairs outside the circuit alone: how well path size and the Frobenius score order them
