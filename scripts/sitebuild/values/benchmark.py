@@ -394,6 +394,9 @@ CARD_ROWS = ("frobenius", "svd_bound", "subspace", "token", "whitened", "frobeni
 COMPARED = ("spearman", "auroc", "top1", "precision_at_k")
 #: Holm-adjusted p below which a comparison holds.
 ALPHA = 0.05
+#: An interval end this close to zero sits at the edge: another bootstrap seed moves the ends by about this
+#: much (decision 0005), so the article does not count such an interval among those that exclude zero.
+EDGE = 0.01
 
 
 def name(score: str) -> str:
@@ -513,6 +516,33 @@ def power_values(card: dict) -> dict:
 STATISTIC_WORDS = {"spearman": "Spearman", "auroc": "AUROC", "top1": "top-1 hit", "precision_at_k": "precision@k"}
 
 
+#: The bootstrap seeds over which the article gives the spread of the excess card's one verdict beyond path size.
+VERDICT_SEEDS = range(5)
+
+
+def excess_subspace_over_seeds(seeds=VERDICT_SEEDS) -> dict:
+    """The subspace score's partial beyond path size on the excess card, with its p adjusted by Holm over every
+    card of the report (``scorecard.holm_family``, as the shipped report), recomputed at each bootstrap
+    ``seed``, with and without the repetitive-text family: ``{"with": [p_holm per seed], "without": [...]}``.
+    Why: whether it survives Holm turned on the draw (the review, sceptic4), so the article gives the range
+    (about 50 s per seed and family at load 4 on two cores)."""
+    from headspace import controlled, scorecard
+    zoo = _zoo()
+    data = scorecard.zoo_data(zoo, None, {controlled.CONTROLLED: controlled.read_zoo(zoo)[controlled.CONTROLLED]})
+    sub = data.subset([i for i, f in enumerate(data.families) if f != "reptext-none-attn-2l"])
+    out = {}
+    for label, d in (("with", data), ("without", sub)):
+        out[label] = []
+        for seed in seeds:
+            cards = scorecard.holm_family({f"{g}|{m}": scorecard.scorecard(d, g, m, seed=seed)
+                                           for g in scorecard.REPORT_GROUND_TRUTHS for m in scorecard.REPORT_MODES})
+            c = cards[f"{controlled.CONTROLLED}|task"]
+            row = next(dict(zip(c["comparison_fields"], x)) for x in c["comparisons"]
+                       if (x[0], x[1], x[2]) == ("subspace", "0", "partial_product_norm"))
+            out[label].append(float(row["p_holm"]))
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def without_reptext_excess() -> dict:
     """The excess card's partials beyond path size without the repetitive-text family, ``{score: [estimate,
@@ -621,7 +651,8 @@ def configuration_values(data) -> dict:
     """Per configuration with a circuit (``headspace.configurations.by_configuration``, main ground truth, each
     model in its task's mode): the Spearman of path size and of the token diagonal, their paired difference,
     and the score with the highest estimate, each with its interval over the configuration's seeds and batches;
-    and how many configurations' difference interval lies above zero and below it."""
+    and how many configurations' difference interval lies above zero and below it, before and after Holm over
+    the configurations."""
     from headspace import configurations
     rows = configurations.by_configuration(data, pairs=[CONFIG_PAIR])
     out = {"pc_n_configs": len(rows)}
@@ -638,6 +669,16 @@ def configuration_values(data) -> dict:
     out["pc_n_td_above"] = sum(d[1] > 0 for d in diffs)
     out["pc_n_td_below"] = sum(d[2] < 0 for d in diffs)
     out["pc_n_size_leads"] = sum(r["leader"]["spearman"] == "product_norm" for r in rows)
+    # the same counts after Holm over the configurations: each difference's p by the normal approximation from
+    # its (widened) interval, as the scorecard's p-values come from the widened spread
+    from statistics import NormalDist
+    from headspace import scorecard, stats
+    q = NormalDist().inv_cdf(1 - (1 - scorecard.LEVEL) / 2)
+    p = [2 * NormalDist().cdf(-abs(d[0]) / ((d[2] - d[1]) / (2 * q))) for d in diffs]
+    adjusted = stats.holm(p)
+    out["pc_n_td_above_holm"] = sum(bool(d[0] > 0 and a < ALPHA) for d, a in zip(diffs, adjusted))
+    out["pc_n_td_below_holm"] = sum(bool(d[0] < 0 and a < ALPHA) for d, a in zip(diffs, adjusted))
+    out["pc_largest_p_holm_kept"] = max((float(a) for a in adjusted if a < ALPHA), default=None)
     return out
 
 
@@ -745,9 +786,11 @@ def scorecard_values() -> dict:
         out["sc_partial_np_holder"] = name(held[0])
         _triple(out, "sc_partial_np_held", card["stats"]["partial_norm_product"][held[0]])
     # before any correction: how many scores' partial beyond path size has an interval that excludes zero
-    out["sc_n_partial_pn_excludes_0"] = sum(card["stats"]["partial_product_norm"][s][1] > 0
-                                            or card["stats"]["partial_product_norm"][s][2] < 0 for s in CARD_ROWS
-                                            if s not in scorecard.SIZE_SCORES)
+    # (clearly: the end nearest zero further from it than EDGE; the others sit at the edge)
+    ends = [min(abs(lo), abs(hi)) for s in CARD_ROWS if s not in scorecard.SIZE_SCORES
+            for _, lo, hi in [card["stats"]["partial_product_norm"][s]] if lo > 0 or hi < 0]
+    out["sc_n_partial_pn_excludes_0"] = sum(e > EDGE for e in ends)
+    out["sc_n_partial_pn_at_edge"] = sum(e <= EDGE for e in ends)
     out["sc_n_partial_pn_holds"] = sum(r["statistic"] == "partial_product_norm" for r in holding(card, False))
     # the one score beyond head sizes that does not hold after Holm (named when exactly one), with its interval
     dropped = [s for s in normalised if s not in held]
@@ -816,6 +859,14 @@ def scorecard_values() -> dict:
     _triple(out, "sc_excess_subspace_partial_pn", excess["stats"]["partial_product_norm"]["subspace"])
     # the same without the repetitive-text family (the estimate barely moves; only the interval widens)
     _triple(out, "sc_excess_subspace_partial_pn_noreptext", without_reptext_excess()["subspace"])
+    # and its Holm-adjusted p over five bootstrap seeds, with and without that family: the verdict turns on the draw
+    seeds = excess_subspace_over_seeds()
+    out["sc_excess_subspace_n_seeds"] = len(VERDICT_SEEDS)
+    for label in ("with", "without"):
+        ps = seeds[label]
+        out[f"sc_excess_subspace_p_{label}_min"], out[f"sc_excess_subspace_p_{label}_max"] = min(ps), max(ps)
+        out[f"sc_excess_subspace_p_{label}_holds"] = sum(p < ALPHA for p in ps)
+    out["sc_excess_subspace_p_seed0"] = seeds["with"][0]
     # the same in the mode each model's recorded mechanism names, where it holds too
     _triple(out, "sc_excess_mech_subspace_partial_pn",
             rep["scorecards"][f"{CONTROLLED}|mechanism"]["stats"]["partial_product_norm"]["subspace"])
