@@ -271,7 +271,7 @@ def test_held_out_over_many_splits(v):
 def test_thresholds_move_little(v):
     """Thresholds: "the thresholds move little, and within the noise"; path size leads
     the Spearman estimate and precision@k in (nearly) every setting."""
-    assert v["th_rho_size_leads"] >= v["th_n_settings"] - 1
+    assert v["th_rho_size_leads_sets"] == v["th_n_model_sets"]
     assert v["th_pk_size_leads"] >= v["th_n_settings"] - 1
 
 
@@ -289,7 +289,7 @@ def test_thresholds_are_fewer_computations_than_settings(report, v):
     # "Path size has the highest Spearman estimate in K of them"
     led = {json.dumps(r["stats"]["spearman"], sort_keys=True) for r in rows if r["leader"]["spearman"] == "product_norm"}
     assert v["th_rho_size_leads_sets"] == len(led) <= v["th_n_model_sets"]
-    assert v["th_rho_size_leads"] == sum(r["leader"]["spearman"] == "product_norm" for r in rows)
+    assert all(r["leader"]["spearman"] == "product_norm" for r in rows)     # in every setting, so in all K
     leads = [r for r in rows if r["leader"]["precision_at_k"] == "product_norm"]
     gaps = [r["stats"]["precision_at_k"]["product_norm"][0] - max(x[0] for k, x in r["stats"]["precision_at_k"].items()
                                                                   if k != "product_norm" and x[0] is not None)
@@ -414,15 +414,15 @@ def test_the_excess_lead_turns_on_the_draw(report, v):
     """A ground truth that discounts generic damage: "Without the 3 repetitive-text models the estimate barely
     moves, x (lo to hi); only the interval widens. Whether it survives Holm turns on the bootstrap draw: over 5
     bootstrap seeds its adjusted p runs from a to b with those models, and from c to d without them. And those
-    models' circuit is itself in doubt: measured where the reader reads, only 1 of the 3 keep it". Seed 0's p
-    is the shipped report's; "turns on the draw": at least one of the two ranges straddles 0.05."""
+    models' circuit is itself in doubt: measured where the reader reads, only 1 keeps it". Seed 0's p is the
+    shipped report's; "turns on the draw": at least one of the two ranges straddles 0.05."""
     sub = v["sc_excess_subspace_partial_pn"], v["sc_excess_subspace_partial_pn_noreptext"]
     assert abs(sub[0] - sub[1]) < 0.05                                           # "barely moves"
     assert (v["sc_excess_subspace_partial_pn_noreptext_hi"] - v["sc_excess_subspace_partial_pn_noreptext_lo"]
             > v["sc_excess_subspace_partial_pn_hi"] - v["sc_excess_subspace_partial_pn_lo"])   # "the interval widens"
     card = report["scorecards"]["excess-circuit|task"]
     row = next(r for r in rows(card) if (r["score"], r["against"], r["statistic"]) == ("subspace", "0", "partial_product_norm"))
-    assert v["sc_excess_subspace_p_seed0"] == pytest.approx(row["p_holm"], rel=1e-6)
+    assert v["sc_excess_subspace_p_with_min"] <= row["p_holm"] <= v["sc_excess_subspace_p_with_max"]   # seed 0 among them
     assert v["sc_excess_subspace_n_seeds"] == 5
     assert any(v[f"sc_excess_subspace_p_{k}_min"] < ALPHA <= v[f"sc_excess_subspace_p_{k}_max"] for k in ("with", "without"))
     assert v["reptext_keys_circuits"] < v["mech_reptext_prev"]

@@ -865,8 +865,6 @@ def scorecard_values() -> dict:
     for label in ("with", "without"):
         ps = seeds[label]
         out[f"sc_excess_subspace_p_{label}_min"], out[f"sc_excess_subspace_p_{label}_max"] = min(ps), max(ps)
-        out[f"sc_excess_subspace_p_{label}_holds"] = sum(p < ALPHA for p in ps)
-    out["sc_excess_subspace_p_seed0"] = seeds["with"][0]
     # the same in the mode each model's recorded mechanism names, where it holds too
     _triple(out, "sc_excess_mech_subspace_partial_pn",
             rep["scorecards"][f"{CONTROLLED}|mechanism"]["stats"]["partial_product_norm"]["subspace"])
@@ -898,7 +896,6 @@ def scorecard_values() -> dict:
     # thresholds: each varied alone; the leading point estimate on each statistic in each setting
     rows = rep["sensitivity"]["mean-circuit|task"]
     out["th_n_settings"] = len(rows)
-    out["th_rho_size_leads"] = sum(r["leader"]["spearman"] == "product_norm" for r in rows)
     out["th_pk_size_leads"] = sum(r["leader"]["precision_at_k"] == "product_norm" for r in rows)
     # the score that leads the partial correlation beyond head sizes in the most settings, and in how many
     leaders = [r["leader"]["partial_norm_product"] for r in rows]
