@@ -30,8 +30,8 @@ Holm-adjusted p-values within a factor of 5 of 0.05, are:
   path's mode, asserted not to hold (at bootstrap seeds 3 and 4 the task's mode is about 0.06: decision 0005);
 - ``test_what_rests_on_the_repetitive_text_family`` (slow): without that family the largest-mode gap's upper
   end is just past zero;
-- ``test_the_excess_lead_turns_on_the_draw``: the excess card's subspace verdict is given as the range of its
-  adjusted p over five bootstrap seeds, with and without the repetitive-text family, not as a verdict;
+- ``test_the_excess_lead_rests_on_the_repetitive_text_family``: the excess card's subspace score, adjusted p
+  0.016 to 0.042 over bootstrap seeds 0-4 with the repetitive-text family, 0.087 to 0.126 without it;
 - ``test_the_paired_change_of_the_gap``: the change of the gap from the task's mode, lower ends -0.0056
   (largest path's mode) and -0.0064 (mechanism's) of widths 0.29 and 0.30 (2%): "reaches just past zero";
 - ``test_the_labels_set_aside``: the subspace score beyond path size with the circuit by path alone, in the
@@ -410,12 +410,13 @@ def test_what_rests_on_the_repetitive_text_family():
                 and holds(r)]
 
 
-def test_the_excess_lead_turns_on_the_draw(report, v):
+def test_the_excess_lead_rests_on_the_repetitive_text_family(report, v):
     """A ground truth that discounts generic damage: "Without the 3 repetitive-text models the estimate barely
-    moves, x (lo to hi); only the interval widens. Whether it survives Holm turns on the bootstrap draw: over 5
-    bootstrap seeds its adjusted p runs from a to b with those models, and from c to d without them. And those
-    models' circuit is itself in doubt: measured where the reader reads, only 1 keeps it". Seed 0's p is the
-    shipped report's; "turns on the draw": at least one of the two ranges straddles 0.05."""
+    moves, x (lo to hi), but the interval widens: over 5 bootstrap seeds its adjusted p runs from a to b with them
+    and from c to d without. It survives Holm only with them, and narrowly"; the family's "circuit is itself in
+    doubt (measured where the reader reads, only 1 keeps it)". Seed 0's p is the shipped report's. "Narrowly":
+    the largest p with them within a factor of 5 of 0.05 (0.042 at bootstrap seeds 0-4; the review's own
+    bootstrap, sceptic4, found the verdict without them reversed, p_holm 0.029)."""
     sub = v["sc_excess_subspace_partial_pn"], v["sc_excess_subspace_partial_pn_noreptext"]
     assert abs(sub[0] - sub[1]) < 0.05                                           # "barely moves"
     assert (v["sc_excess_subspace_partial_pn_noreptext_hi"] - v["sc_excess_subspace_partial_pn_noreptext_lo"]
@@ -424,7 +425,8 @@ def test_the_excess_lead_turns_on_the_draw(report, v):
     row = next(r for r in rows(card) if (r["score"], r["against"], r["statistic"]) == ("subspace", "0", "partial_product_norm"))
     assert v["sc_excess_subspace_p_with_min"] <= row["p_holm"] <= v["sc_excess_subspace_p_with_max"]   # seed 0 among them
     assert v["sc_excess_subspace_n_seeds"] == 5
-    assert any(v[f"sc_excess_subspace_p_{k}_min"] < ALPHA <= v[f"sc_excess_subspace_p_{k}_max"] for k in ("with", "without"))
+    assert v["sc_excess_subspace_p_with_max"] < ALPHA <= v["sc_excess_subspace_p_without_min"]   # "only with them"
+    assert v["sc_excess_subspace_p_with_max"] > ALPHA / 5                                      # "and narrowly"
     assert v["reptext_keys_circuits"] < v["mech_reptext_prev"]
 
 
