@@ -16,8 +16,9 @@ narrow. The verdicts asserted within 10% of the interval's width of their edge (
 Holm-adjusted p-values within a factor of 5 of 0.05, are:
 
 - ``test_nothing_is_shown_beyond_path_size``: the subspace score's partial beyond path size, lower end 0.0046
-  of a width 0.39 (1.2%), and the SVD component's, 0.019 of 0.27 (7%): "only just" above zero (decision 0005,
-  bootstrap seeds: these ends move by about 0.01 from seed to seed);
+  of a width 0.39 (1.2%), within ``EDGE`` of zero, so the article says it "sits at zero" and does not count it
+  among the intervals that exclude zero; the SVD component's, 0.019 of 0.27 (7%): "only just" above zero
+  (decision 0005, bootstrap seeds: these ends move by about 0.01 from seed to seed);
 - ``test_the_mode_shrinks_the_gap``: the gap in the largest path's mode, upper end -0.0046 of a width 0.18
   (2.5%): "the second by less than the bootstrap's own noise" (it excludes zero at three of five seeds);
 - ``test_the_mechanism_mode``: the gap in the mechanism's mode, upper end +0.0041 of a width 0.18 (2.3%):
@@ -26,9 +27,12 @@ Holm-adjusted p-values within a factor of 5 of 0.05, are:
   lower end 0.073 against the asserted 0.05, 0.023 of a width 0.40 (6%);
 - ``test_beyond_path_size_only_the_subspace_score_on_the_excess_card``: the subspace score beyond path size
   on the excess card, adjusted p 0.016 (task's mode) and 0.010 (mechanism's), and 0.070 in the largest
-  path's mode, asserted not to hold (at bootstrap seeds 3 and 4 the task's mode is about 0.06: decision 0005);
+  path's mode, asserted not to hold (over bootstrap seeds 0-4 the task's mode's adjusted p runs 0.016 to 0.042:
+  decision 0005, "Fixes after the fourth review");
 - ``test_what_rests_on_the_repetitive_text_family`` (slow): without that family the largest-mode gap's upper
   end is just past zero;
+- ``test_the_excess_lead_rests_on_the_repetitive_text_family``: the excess card's subspace score, adjusted p
+  0.016 to 0.042 over bootstrap seeds 0-4 with the repetitive-text family, 0.087 to 0.126 without it;
 - ``test_the_paired_change_of_the_gap``: the change of the gap from the task's mode, lower ends -0.0056
   (largest path's mode) and -0.0064 (mechanism's) of widths 0.29 and 0.30 (2%): "reaches just past zero";
 - ``test_the_labels_set_aside``: the subspace score beyond path size with the circuit by path alone, in the
@@ -51,6 +55,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 VALUES = ROOT / "site" / "data" / "values.json"
 ALPHA = 0.05
+EDGE = 0.01          # an interval end this close to zero "sits at zero" (a bootstrap seed moves ends by about this)
 COMPARED = ("spearman", "auroc", "top1", "precision_at_k")
 
 
@@ -122,17 +127,38 @@ def test_beyond_head_sizes_the_estimates_are_positive_and_most_hold(report, v):
 
 def test_nothing_is_shown_beyond_path_size(report, v):
     """Results: "Beyond path size, the number of scores whose partial correlation stays above zero after
-    Holm is 0. Before the correction four intervals exclude zero: the token diagonal's ..., the token score's and,
-    only just, the SVD component score's and the subspace score's"; summary: "none is shown to carry anything beyond the size of the path";
-    What to use: "none passes the second"."""
+    Holm is 0. Before the correction 3 intervals exclude zero: the token diagonal's ..., the token score's and,
+    only just, the SVD component score's; 1 more, the subspace score's (...), sits at zero: another bootstrap
+    seed moves its end by as much as its distance from zero"; summary: "none is shown to carry anything beyond
+    the size of the path"; What to use: "none passes the second". "Sits at zero": its lower end within
+    ``EDGE`` (0.01, a seed's move: decision 0005) of zero; the review's own bootstrap put it at -0.009."""
     card = report["scorecards"]["mean-circuit|task"]
     assert not [r for r in rows(card) if r["statistic"] == "partial_product_norm" and holds(r)]
     assert v["sc_n_partial_pn_holds"] == 0
     st = card["stats"]["partial_product_norm"]
     assert sorted(s for s, iv in st.items() if iv[1] is not None and iv[1] > 0) == [
         "projection_kernel", "subspace", "svd_component", "token", "token_diagonal"]   # the subspace score with its twin
-    assert 0 < v["sc_svd_component_partial_product_norm_lo"] < 0.05          # "only just"
-    assert 0 < v["sc_subspace_partial_product_norm_lo"] < 0.05
+    assert EDGE < v["sc_svd_component_partial_product_norm_lo"] < 0.05       # "only just"
+    assert 0 < v["sc_subspace_partial_product_norm_lo"] <= EDGE               # "sits at zero"
+    assert (v["sc_n_partial_pn_excludes_0"], v["sc_n_partial_pn_at_edge"]) == (3, 1)
+
+
+def test_the_power_of_the_family(report, v):
+    """Results: "over N comparisons Holm asks the smallest p to be below a, and the strongest difference from a
+    size score on this card, the S score minus T by U, is d (lo to hi, p = q before correction). A difference in
+    Spearman from a size score would have to be about D to clear that bar even half the time, so smaller real
+    differences would go unseen". From the report: the strongest is the smallest unadjusted p of a score
+    against a size score; it does not clear the bar; the detectable difference exceeds every observed
+    Spearman difference from a size score (none would have cleared it)."""
+    card = report["scorecards"]["mean-circuit|task"]
+    assert v["sc_alpha_per"] == pytest.approx(ALPHA / v["sc_n_family"])
+    sized = [r for r in rows(card) if r["against"] != "0" and r["statistic"] in COMPARED and r["p"] is not None]
+    best = min(sized, key=lambda r: r["p"])
+    assert v["sc_strongest_p"] == best["p"] > v["sc_alpha_per"]
+    assert (v["sc_strongest"], v["sc_strongest_lo"], v["sc_strongest_hi"]) == (best["difference"], best["lo"], best["hi"])
+    rho = [abs(r["difference"]) for r in sized if r["statistic"] == "spearman"]
+    assert v["sc_detectable_rho"] > max(rho)
+    assert 0.2 < v["sc_detectable_rho"] < 0.6                         # "about D": a sizeable fraction of the scale
 
 
 def test_shortlisting_intervals_overlap(report, v):
@@ -158,6 +184,17 @@ def test_size_of_the_push_predicts_as_well_as_path_size(v):
     assert v["cf_resample_size_hi"] >= v["cf_mean_size_lo"]
     assert v["cf_mean_outside_above"] > v["cf_mean_outside"] / 4       # "pairs outside any circuit show effects too"
     assert v["cf_excess_size_lo"] > 0                                 # excess: "discounts size but still rewards it"
+
+
+def test_the_median_effects_outside_the_circuit(v):
+    """What the ground truth rewards: "N of the M pairs below the causal threshold have an effect more than two
+    standard errors ... above zero, with a median of x nats (over all the pairs outside the circuit, y)"; the
+    table's "their median effect" (of those pairs) beside the "median effect of all pairs outside". The review
+    (sceptic4) re-derived the first as 2.8e-3, 3.0e-3, 3.7e-3 and the second as 6.3e-4, 5.1e-4, 2.5e-6 nats."""
+    for tag, above, everyone in (("mean", 2.8e-3, 6.35e-4), ("resample", 3.0e-3, 5.07e-4), ("excess", 3.7e-3, 2.51e-6)):
+        assert v[f"cf_{tag}_outside_above_median"] > v[f"cf_{tag}_outside_median"], tag
+        assert v[f"cf_{tag}_outside_above_median"] == pytest.approx(above, rel=0.05), tag
+        assert v[f"cf_{tag}_outside_median"] == pytest.approx(everyone, rel=0.05), tag
 
 
 def test_controlled_ground_truth_leaves_no_difference_from_size(report, v):
@@ -235,7 +272,7 @@ def test_held_out_over_many_splits(v):
 def test_thresholds_move_little(v):
     """Thresholds: "the thresholds move little, and within the noise"; path size leads
     the Spearman estimate and precision@k in (nearly) every setting."""
-    assert v["th_rho_size_leads"] >= v["th_n_settings"] - 1
+    assert v["th_rho_size_leads_sets"] == v["th_n_model_sets"]
     assert v["th_pk_size_leads"] >= v["th_n_settings"] - 1
 
 
@@ -250,6 +287,10 @@ def test_thresholds_are_fewer_computations_than_settings(report, v):
         by_models.setdefault(r["n_models"], []).append(json.dumps(r["stats"]["spearman"], sort_keys=True))
     assert all(len(set(s)) == 1 for s in by_models.values())
     assert v["th_n_model_sets"] == len(by_models) < v["th_n_settings"]
+    # "Path size has the highest Spearman estimate in K of them"
+    led = {json.dumps(r["stats"]["spearman"], sort_keys=True) for r in rows if r["leader"]["spearman"] == "product_norm"}
+    assert v["th_rho_size_leads_sets"] == len(led) <= v["th_n_model_sets"]
+    assert all(r["leader"]["spearman"] == "product_norm" for r in rows)     # in every setting, so in all K
     leads = [r for r in rows if r["leader"]["precision_at_k"] == "product_norm"]
     gaps = [r["stats"]["precision_at_k"]["product_norm"][0] - max(x[0] for k, x in r["stats"]["precision_at_k"].items()
                                                                   if k != "product_norm" and x[0] is not None)
@@ -284,6 +325,10 @@ def test_one_holm_family_over_every_card(report, v):
     assert v["sc_n_cards"] == len(cards) and v["sc_n_comparisons"] * len(cards) == v["sc_n_family"]
     for card in cards.values():
         assert card["holm_family"] == {"cards": list(cards), "n_comparisons": v["sc_n_family"]}
+    # "the exact twins' included: without them it would hold N, a slightly less strict correction"
+    twins = {"frobenius_baseline", "projection_kernel"}
+    kept = [r for c in cards.values() for r in rows(c) if r["p"] is not None and not {r["score"], r["against"]} & twins]
+    assert v["sc_n_family_no_twins"] == len(kept) < v["sc_n_family"]
 
 
 def test_no_difference_from_size_survives_anywhere(report, v):
@@ -343,8 +388,9 @@ def test_the_mechanism_mode(report, v):
 @pytest.mark.slow
 def test_what_rests_on_the_repetitive_text_family():
     """The excess ground truth: the subspace score's partial beyond path size: "without the three
-    repetitive-text models the estimate barely moves, but its interval widens and, with our bootstrap draws,
-    it no longer survives Holm"; the mode: "without the three repetitive-text models, our draws put its upper
+    repetitive-text models the estimate barely moves; only the interval widens" (at bootstrap seed 0, the
+    shipped report's, it holds with them and not without; the article gives the spread over seeds:
+    ``test_the_excess_lead_turns_on_the_draw``); the mode: "without the three repetitive-text models, our draws put its upper
     end just past zero". The six cards recomputed without the family (about two minutes)."""
     from headspace import controlled, scorecard
     zoo = ROOT / "zoo"
@@ -363,6 +409,26 @@ def test_what_rests_on_the_repetitive_text_family():
     assert gap["hi"] > 0                                               # "reaches past zero"
     assert not [r for c in cards.values() for r in rows(c) if r["against"] != "0" and r["statistic"] in COMPARED
                 and holds(r)]
+
+
+def test_the_excess_lead_rests_on_the_repetitive_text_family(report, v):
+    """A ground truth that discounts generic damage: "Without the 3 repetitive-text models the estimate barely
+    moves, x (lo to hi), but the interval widens: over 5 bootstrap seeds its adjusted p runs from a to b with them
+    and from c to d without. It survives Holm only with them, and narrowly"; the family's "circuit is itself in
+    doubt (measured where the reader reads, only 1 keeps it)". Seed 0's p is the shipped report's. "Narrowly":
+    the largest p with them within a factor of 5 of 0.05 (0.042 at bootstrap seeds 0-4; the review's own
+    bootstrap, sceptic4, found the verdict without them reversed, p_holm 0.029)."""
+    sub = v["sc_excess_subspace_partial_pn"], v["sc_excess_subspace_partial_pn_noreptext"]
+    assert abs(sub[0] - sub[1]) < 0.05                                           # "barely moves"
+    assert (v["sc_excess_subspace_partial_pn_noreptext_hi"] - v["sc_excess_subspace_partial_pn_noreptext_lo"]
+            > v["sc_excess_subspace_partial_pn_hi"] - v["sc_excess_subspace_partial_pn_lo"])   # "the interval widens"
+    card = report["scorecards"]["excess-circuit|task"]
+    row = next(r for r in rows(card) if (r["score"], r["against"], r["statistic"]) == ("subspace", "0", "partial_product_norm"))
+    assert v["sc_excess_subspace_p_with_min"] <= row["p_holm"] <= v["sc_excess_subspace_p_with_max"]   # seed 0 among them
+    assert v["sc_excess_subspace_n_seeds"] == 5
+    assert v["sc_excess_subspace_p_with_max"] < ALPHA <= v["sc_excess_subspace_p_without_min"]   # "only with them"
+    assert v["sc_excess_subspace_p_with_max"] > ALPHA / 5                                      # "and narrowly"
+    assert v["reptext_keys_circuits"] < v["mech_reptext_prev"]
 
 
 def test_the_mechanisms_the_zoo_section_names(v):
@@ -447,6 +513,10 @@ def test_configuration_by_configuration(v):
         assert v[f"{k}_diff"] < -0.3 and v[f"{k}_diff_hi"] < -0.2, k
     assert (v["pc_n_td_above"], v["pc_n_td_below"]) == (1, 2)
     assert v["pc_n_size_leads"] < v["pc_n_configs"]
+    # "These are 8 tests; with Holm over them ... 1 and 2 remain, the weakest at adjusted p x": the review
+    # (sceptic4) found each of the three more than 5 standard errors from zero
+    assert (v["pc_n_td_above_holm"], v["pc_n_td_below_holm"]) == (1, 2)
+    assert v["pc_largest_p_holm_kept"] < ALPHA / 10
 
 
 def test_ground_truth_agreement_with_and_without_a_circuit(v):

@@ -28,12 +28,16 @@ import numpy as np
 
 from headspace import scorecard as sc
 
-__all__ = ["many_splits", "N_SEEDS", "TOP"]
+__all__ = ["many_splits", "N_SEEDS", "TOP", "TIE"]
 
 #: How many split seeds ``many_splits`` draws by default (distinct splits among them are kept once).
 N_SEEDS = 200
 #: "In the top k": the chosen score's rank on the other half at most this.
 TOP = 3
+#: Two half means closer than this are a tie (they share the better rank). Equal statistics can reach
+#: two scores through different float sums (in the zoo, path size and Frobenius both at 28/39 of a
+#: half's precision@k, differing in the last bits), and a strict ``>`` would make that tie a rank 2.
+TIE = 1e-12
 
 
 def _point_stats(data: sc.ZooData, statistic: str, ground_truth: str, mode: str, thresholds: dict | None):
@@ -45,9 +49,13 @@ def _point_stats(data: sc.ZooData, statistic: str, ground_truth: str, mode: str,
     return per[statistic][:, 0], formed
 
 
-def _rank(v: np.ndarray, i: int) -> int:
-    """1 + how many scores are strictly above score ``i`` (ties share the better rank)."""
-    return int((v > v[i]).sum() + 1)
+def _rank(v: np.ndarray, i: int, tie: float = TIE) -> int:
+    """1 + how many scores are above score ``i`` by more than ``tie`` (ties share the better rank).
+
+    >>> _rank(np.array([0.5, 28 / 39, np.nextafter(28 / 39, 1)]), 1)   # one float step apart: a tie
+    1
+    """
+    return int((v > v[i] + tie).sum() + 1)
 
 
 def many_splits(data: sc.ZooData, statistic: str = "spearman", ground_truth: str = sc.FORMED_BY,
