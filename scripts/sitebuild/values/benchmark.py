@@ -93,12 +93,41 @@ def _unscored(family: str) -> list[dict]:
 _LABEL_TAGS = {"previous-token induction": "prev", "shifted-window induction": "shifted",
                "previous-token V-composition": "vcomp", "direct attention to the answer": "direct",
                "entry lookup": "entry", "diffuse lookup": "diffuse", "none formed": "none"}
+def table_values() -> dict:
+    """The table family's recorded mechanisms (headspace.mechanisms, on the zoo's evaluation batches): which
+    seeds look the entry up (``table_entry_seeds``, as the prose lists them), each one's Q path with its
+    interval over the batches (``table_path_s<seed>``), the share of attention its first-layer head puts on the
+    previous token and its second-layer head on the cell the two cues name, over those seeds; and the held-out
+    loss at the circuit's positions of the seeds that do not (their plateau: reading one cue leaves ln 4)."""
+    from headspace import mechanisms, store
+    from headspace.benchmark import zoo_models
+    zoo = _zoo()
+    names = sorted(n for n, e in zoo_models(zoo).items() if e["family"] == "table-none-attn-2l")
+    recs = {n: mechanisms.read(zoo, n) for n in names}
+    entry = [n for n in names if recs[n]["label"] == "entry lookup"]
+    rest = [n for n in names if n not in entry]
+    _holds(bool(entry) and bool(rest), "some table seeds look the entry up and some do not")
+    _holds(all(recs[n]["mode"] == "Q" for n in entry), "every table seed that looks the entry up does it by a Q path")
+    seeds = [n.rsplit("-s", 1)[1] for n in entry]
+    out = {"table_entry_seeds": ", ".join(seeds[:-1]) + " and " + seeds[-1] if len(seeds) > 1 else seeds[0]}
+    for n, seed in zip(entry, seeds):
+        r = recs[n]
+        out[f"table_path_s{seed}"] = r["effect"]
+        out[f"table_path_s{seed}_lo"], out[f"table_path_s{seed}_hi"] = r["effect_interval"]
+    for key, field in (("writer", "writer_attention"), ("reader", "reader_attention")):
+        vals = [recs[n][field] for n in entry]
+        out[f"table_{key}_min"], out[f"table_{key}_max"] = min(vals), max(vals)
+    losses = [store.read_training_curve(zoo / n)["heldout_circuit_loss"][-1] for n in rest]
+    out["table_plateau_min"], out["table_plateau_max"] = min(losses), max(losses)
+    return out
+
+
 #: The zoo's families by the short tag of their values.
 _FAMILY_TAGS = {"induction-none-attn-2l": "ind2l", "induction-rms-attn-2l": "indrms", "induction-ln-mlp-2l": "indln",
                 "induction-rms-attn-3l": "ind3l", "reverse-rms-attn-2l": "rev", "reverse-ln-mlp-2l": "revln",
                 "recall-none-attn-2l": "recall2l", "recall-none-attn-1l": "recall1l", "lookup-rms-attn-2l": "lookup",
                 "words-none-attn-2l": "words", "text-ln-mlp-2l": "chars",
-                "reptext-none-attn-2l": "reptext"}
+                "reptext-none-attn-2l": "reptext", "table-none-attn-2l": "table2l", "table-none-attn-1l": "table1l"}
 
 
 #: The first zoo's configurations kept as they were trained, seeds 0-2, with seeds 3 and 4 added later
@@ -134,14 +163,18 @@ def mechanism_counts() -> dict:
 #: The per-task and per-family counts (``zoo_counts``) the article states; the claim tests read the rest
 #: of the table themselves.
 STATED_COUNTS = (
-    *(f"{k}_{task}" for task in ("induction", "reverse", "lookup", "text", "words", "reptext") for k in ("n", "formed")),
-    *(f"{k}_{tag}" for tag in ("recall1l", "recall2l") for k in ("n", "formed")),
-    *(f"loss_{tag}_{k}" for tag in ("recall1l", "recall2l") for k in ("min", "max")),
-    *(f"loss_{task}_{k}" for task in ("induction", "reverse", "lookup", "text", "words", "reptext") for k in ("min", "max")),
+    *(f"{k}_{task}" for task in ("induction", "reverse", "lookup", "text", "words", "reptext", "table")
+      for k in ("n", "formed")),
+    *(f"{k}_{tag}" for tag in ("recall1l", "recall2l", "table1l") for k in ("n", "formed")),
+    *(f"loss_{tag}_{k}" for tag in ("recall1l", "recall2l", "table1l") for k in ("min", "max")),
+    *(f"loss_{task}_{k}" for task in ("induction", "reverse", "lookup", "text", "words", "reptext", "table")
+      for k in ("min", "max")),
+    "solved_table", "loss_table_step0",
     "loss_induction_second", "loss_induction_step0", "loss_text_step0", "loss_words_step0", "loss_reptext_step0",
     "top_text_max", "top_words_max",
     "mech_ind2l_prev", "mech_lookup_diffuse", "mech_lookup_entry", "mech_recall2l_vcomp",
-    "mech_reptext_prev", "mech_reptext_none",
+    "mech_reptext_prev", "mech_reptext_none", "mech_table2l_entry", "mech_table2l_diffuse", "mech_table2l_none",
+    "mech_table1l_none",
     "mech_task_reverse_direct", "mech_task_reverse_none", "mech_task_reverse_vcomp",
     "n_ind_normed", "mech_ind_normed_none", "mech_ind_normed_prev", "mech_ind_normed_shifted")
 
@@ -338,6 +371,7 @@ def benchmark(t: dict | None = None, checked: bool = False) -> dict:
     from math import comb
     out["n_seed_draws"] = comb(2 * out["n_seeds"] - 1, out["n_seeds"])
     out.update(reptext_values())
+    out.update(table_values())
     out.update(scorecard_values())
     return {k: v for k, v in out.items() if checked or k not in checked_only}
 
