@@ -117,8 +117,10 @@ def table_values() -> dict:
     for key, field in (("writer", "writer_attention"), ("reader", "reader_attention")):
         vals = [recs[n][field] for n in entry]
         out[f"table_{key}_min"], out[f"table_{key}_max"] = min(vals), max(vals)
-    losses = [store.read_training_curve(zoo / n)["heldout_circuit_loss"][-1] for n in rest]
-    out["table_plateau_min"], out["table_plateau_max"] = min(losses), max(losses)
+    loss = {n: store.read_training_curve(zoo / n)["heldout_circuit_loss"][-1] for n in names}
+    out["table_entry_loss_max"] = max(loss[n] for n in entry)
+    out["table_n_plateau"] = len(rest)
+    out["table_plateau_min"], out["table_plateau_max"] = min(loss[n] for n in rest), max(loss[n] for n in rest)
     return out
 
 
@@ -167,14 +169,11 @@ STATED_COUNTS = (
       for k in ("n", "formed")),
     *(f"{k}_{tag}" for tag in ("recall1l", "recall2l", "table1l") for k in ("n", "formed")),
     *(f"loss_{tag}_{k}" for tag in ("recall1l", "recall2l", "table1l") for k in ("min", "max")),
-    *(f"loss_{task}_{k}" for task in ("induction", "reverse", "lookup", "text", "words", "reptext", "table")
-      for k in ("min", "max")),
-    "solved_table", "loss_table_step0",
+    *(f"loss_{task}_{k}" for task in ("induction", "reverse", "lookup", "text", "words", "reptext") for k in ("min", "max")),
     "loss_induction_second", "loss_induction_step0", "loss_text_step0", "loss_words_step0", "loss_reptext_step0",
     "top_text_max", "top_words_max",
     "mech_ind2l_prev", "mech_lookup_diffuse", "mech_lookup_entry", "mech_recall2l_vcomp",
     "mech_reptext_prev", "mech_reptext_none", "mech_table2l_entry", "mech_table2l_diffuse", "mech_table2l_none",
-    "mech_table1l_none",
     "mech_task_reverse_direct", "mech_task_reverse_none", "mech_task_reverse_vcomp",
     "n_ind_normed", "mech_ind_normed_none", "mech_ind_normed_prev", "mech_ind_normed_shifted")
 
@@ -634,12 +633,12 @@ def zoo_confounds() -> dict:
                       "median": float(np.median([x for x, _ in effects])),
                       "median_above": float(np.median([x for x, a in effects if a]))}
     # the first-order error: largest exact effect over largest EAP, same batch (the first), task mode
-    ratios = []
+    ratios = {}
     for m, n in enumerate(data.names):
         if n in cards["resample-circuit"]["models"]:
             mode = "QKV".index(cards["resample-circuit"]["model_modes"][n])
             exact = data.ground_truths["resample-circuit"][m][0, mode].max()
-            ratios.append(float(exact / np.abs(eap[m][mode]).max()))
+            ratios[n] = float(exact / np.abs(eap[m][mode]).max())
     return {"cards": cards, "outside": outside, "data": weights_data, "eap_ratios": ratios}
 
 
@@ -974,7 +973,14 @@ def scorecard_values() -> dict:
     # the largest EAP score in its task's mode, on the same (first) evaluation batch
     ratios = conf["eap_ratios"]
     out["eap_under_min"], out["eap_under_median"], out["eap_under_max"] = \
-        float(np.min(ratios)), float(np.median(ratios)), float(np.max(ratios))
+        float(np.min(list(ratios.values()))), float(np.median(list(ratios.values()))), float(np.max(list(ratios.values())))
+    # the largest ratios are the table-lookup models that look the entry up: their loss at the circuit's positions
+    # is near zero, so the gradient edge attribution multiplies nearly vanishes (the article gives them apart)
+    table = [r for n, r in ratios.items() if n.startswith("table-")]
+    rest = [r for n, r in ratios.items() if not n.startswith("table-")]
+    out["eap_under_table_min"], out["eap_under_table_max"] = min(table), max(table)
+    out["eap_under_max_rest"] = max(rest)
+    out["eap_n_table"] = len(table)
     # the cost as a count: one forward and one backward pass give every path; path patching runs the model
     # from the reader's layer on once per pair and mode (headspace.ground_truth.path_effects), here for the
     # zoo's two- and three-layer shapes
