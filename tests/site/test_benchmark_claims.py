@@ -15,28 +15,28 @@ the data are the same; the article words such verdicts as estimates, not finding
 narrow. The verdicts asserted within 10% of the interval's width of their edge (bootstrap seed 0), and the
 Holm-adjusted p-values within a factor of 5 of 0.05, are:
 
-- ``test_nothing_is_shown_beyond_path_size``: the subspace score's partial beyond path size, lower end 0.0046
-  of a width 0.39 (1.2%), within ``EDGE`` of zero, so the article says it "sits at zero" and does not count it
-  among the intervals that exclude zero; the SVD component's, 0.019 of 0.27 (7%): "only just" above zero
-  (decision 0005, bootstrap seeds: these ends move by about 0.01 from seed to seed);
-- ``test_the_mode_shrinks_the_gap``: the gap in the largest path's mode, upper end -0.0046 of a width 0.18
-  (2.5%): "the second by less than the bootstrap's own noise" (it excludes zero at three of five seeds);
-- ``test_the_mechanism_mode``: the gap in the mechanism's mode, upper end +0.0041 of a width 0.18 (2.3%):
+- ``test_nothing_is_shown_beyond_path_size``: the partials beyond path size of the subspace score, lower end
+  0.017 of a width 0.35 (5%), and of the SVD component, 0.026 of 0.25 (11%): "only just" above zero, "within a
+  few hundredths of zero" (decision 0005, bootstrap seeds: these ends move by about 0.01 from seed to seed);
+- ``test_the_mode_shrinks_the_gap``: the gap in the largest path's mode, upper end -0.0055 of a width 0.17
+  (3%): "the second by less than the bootstrap's own noise";
+- ``test_the_mechanism_mode``: the gap in the mechanism's mode, upper end +0.0072 of a width 0.18 (4%):
   "an interval that reaches past zero";
 - ``test_size_orders_the_pairs_outside_the_circuit``: path size's Spearman on the pairs outside the circuit,
-  lower end 0.073 against the asserted 0.05, 0.023 of a width 0.40 (6%);
+  lower end 0.088 against the asserted 0.05, 0.038 of a width 0.37 (10%);
 - ``test_beyond_path_size_only_the_subspace_score_on_the_excess_card``: the subspace score beyond path size
-  on the excess card, adjusted p 0.016 (task's mode) and 0.010 (mechanism's), and 0.070 in the largest
-  path's mode, asserted not to hold (over bootstrap seeds 0-4 the task's mode's adjusted p runs 0.016 to 0.042:
-  decision 0005, "Fixes after the fourth review");
-- ``test_what_rests_on_the_repetitive_text_family`` (slow): without that family the largest-mode gap's upper
-  end is just past zero;
-- ``test_the_excess_lead_rests_on_the_repetitive_text_family``: the excess card's subspace score, adjusted p
-  0.016 to 0.042 over bootstrap seeds 0-4 with the repetitive-text family, 0.087 to 0.126 without it;
-- ``test_the_paired_change_of_the_gap``: the change of the gap from the task's mode, lower ends -0.0056
-  (largest path's mode) and -0.0064 (mechanism's) of widths 0.29 and 0.30 (2%): "reaches just past zero";
+  on the excess card, adjusted p 0.0013 (task's mode), 0.0031 (mechanism's) and 0.018 (largest path's);
+- ``test_the_excess_finding_over_seeds_and_families``: the same, task's mode, adjusted p 0.0013 to 0.0054 over
+  bootstrap seeds 0-4 with every family, 0.015 to 0.031 without the repetitive text, 0.13 (seed 0) without it
+  and the table lookup;
+- ``test_the_paired_change_of_the_gap``: the change of the gap from the task's mode, lower ends -0.0050
+  (largest path's mode) and -0.0056 (mechanism's) of widths 0.26 and 0.27 (2%): "reaches just past zero";
 - ``test_the_labels_set_aside``: the subspace score beyond path size with the circuit by path alone, in the
-  largest path's mode, adjusted p 0.016 over every comparison of the report and both sensitivity cards.
+  largest path's mode, adjusted p 0.014 over every comparison of the report and both sensitivity cards;
+- ``test_configuration_by_configuration``: the table lookup's token diagonal minus path size, upper end +0.028
+  of a width 1.08 (2.5%): "reaches just past zero";
+- ``test_edge_attribution_beside_path_size``: edge attribution minus path size, upper end -0.015 of a width 0.54
+  (3%) with the table family, +0.047 without it: "just below zero, and only because of the table-lookup models".
 
 A failure of one of these after a new bootstrap seed or a new zoo means the sentence quoted in the test's
 docstring must be rewritten as the new draws say (an end that crossed zero: "reaches past zero" or "excludes
@@ -138,9 +138,11 @@ def test_nothing_is_shown_beyond_path_size(report, v):
     st = card["stats"]["partial_product_norm"]
     assert sorted(s for s, iv in st.items() if iv[1] is not None and iv[1] > 0) == [
         "projection_kernel", "subspace", "svd_component", "token", "token_diagonal"]   # the subspace score with its twin
-    assert EDGE < v["sc_svd_component_partial_product_norm_lo"] < 0.05       # "only just"
-    assert 0 < v["sc_subspace_partial_product_norm_lo"] <= EDGE               # "sits at zero"
-    assert (v["sc_n_partial_pn_excludes_0"], v["sc_n_partial_pn_at_edge"]) == (3, 1)
+    # "and, only just, the SVD component score's and the subspace score's: the last two end within a few
+    # hundredths of zero, and another bootstrap seed moves an end by about one" (EDGE)
+    for s in ("svd_component", "subspace"):
+        assert EDGE < v[f"sc_{s}_partial_product_norm_lo"] < 0.05, s
+    assert v["sc_n_partial_pn_excludes_0"] == 4
 
 
 def test_the_power_of_the_family(report, v):
@@ -191,10 +193,16 @@ def test_the_median_effects_outside_the_circuit(v):
     standard errors ... above zero, with a median of x nats (over all the pairs outside the circuit, y)"; the
     table's "their median effect" (of those pairs) beside the "median effect of all pairs outside". The review
     (sceptic4) re-derived the first as 2.8e-3, 3.0e-3, 3.7e-3 and the second as 6.3e-4, 5.1e-4, 2.5e-6 nats."""
-    for tag, above, everyone in (("mean", 2.8e-3, 6.35e-4), ("resample", 3.0e-3, 5.07e-4), ("excess", 3.7e-3, 2.51e-6)):
+    # With the table family (660 pairs outside, was 615) the medians moved to these (sitebuild.values, not
+    # re-derived by a review); on the excess ground truth the median of all pairs outside is now about zero
+    # (-1.8e-8, was 2.5e-6), so it is held to within 1e-6 of zero rather than to a relative tolerance.
+    for tag, above, everyone in (("mean", 2.63e-3, 5.38e-4), ("resample", 2.85e-3, 4.04e-4), ("excess", 3.73e-3, None)):
         assert v[f"cf_{tag}_outside_above_median"] > v[f"cf_{tag}_outside_median"], tag
         assert v[f"cf_{tag}_outside_above_median"] == pytest.approx(above, rel=0.05), tag
-        assert v[f"cf_{tag}_outside_median"] == pytest.approx(everyone, rel=0.05), tag
+        if everyone is None:
+            assert abs(v[f"cf_{tag}_outside_median"]) < 1e-6, tag
+        else:
+            assert v[f"cf_{tag}_outside_median"] == pytest.approx(everyone, rel=0.05), tag
 
 
 def test_controlled_ground_truth_leaves_no_difference_from_size(report, v):
@@ -208,7 +216,7 @@ def test_the_mode_shrinks_the_gap(report, v):
     """The mode: "N models change mode, among them M of the reverse-copy models, whose largest path runs
     through Q"; the reverse-copy figure's caption: "Set mode to Q, where M of the N carry their largest
     path"; the gap "shrinks from X to Y: both intervals exclude zero, the second by less than the bootstrap's own
-    noise (its upper end within 0.01 of zero), and only with the three repetitive-text models (slow test below). Neither gap
+    noise (its upper end within 0.01 of zero). Neither gap
     survives once the comparisons are corrected for (Holm, above); the two intervals overlap widely. So the
     shrinking is an estimate, not a
     finding"."""
@@ -253,8 +261,9 @@ def test_held_out_over_many_splits(v):
     """Held out, over every split: "No shortlisting rule carries over"; "So what carries over in most splits is
     only that path size ranks pairs near the top by Spearman; the best-ranking score on one half is first on
     the other in only about half the tries"; "The half chooses path size N times and the token diagonal M times";
-    "path size ranks no lower than 2 of 12 on every half"; What to use: "Only path size's place near the top by
-    Spearman ... held on every split". Point estimates over a fixed set of splits, no bootstrap draw: the
+    "path size ranks no lower than 2 of 12 on every half", by precision@k "no lower than 3 on any half"; What to
+    use: "Only path size's place near the top (never below 2 by Spearman and 3 by precision@k on a half) held on
+    every split". Point estimates over a fixed set of splits, no bootstrap draw: the
     counts change only with the zoo, and the bounds leave margins (a count near the middle, not at an edge)."""
     n, splits = v["sp_n_directions"], v["sp_n_splits"]
     assert n == 2 * splits and splits >= 10 and v["sp_n_seeds"] >= 20
@@ -263,9 +272,11 @@ def test_held_out_over_many_splits(v):
     assert v["sp_rho_both_ways"] < splits
     assert v["sp_rho_size_worst_rank"] <= 2 and v["sp_rho_size_chosen"] > n / 2
     assert v["sp_rho_other_chosen"] == "token diagonal"
-    # no shortlisting rule carries over: first on the other half in at most a fifth of the tries
-    assert v["sp_pk_first"] <= n / 5 and v["sp_pk_both_ways"] <= splits / 5
-    assert v["sp_pk_size_worst_rank"] > v["sp_top"]
+    # "the rule itself does not carry over: the chosen score is rarely first on the other half": first on the
+    # other half in at most a fifth of the tries ("far fewer by precision@k" than by Spearman)
+    assert v["sp_pk_first"] <= n / 5 and v["sp_pk_both_ways"] <= splits / 5 and v["sp_pk_first"] < v["sp_rho_first"] / 2
+    # "path size stays near the top, by Spearman and by precision@k, on every half": in the top sp_top
+    assert v["sp_pk_size_worst_rank"] <= v["sp_top"] and v["sp_rho_size_worst_rank"] <= v["sp_top"]
     assert v["sp_pk_size_chosen"] > v["sp_pk_other_chosen_n"]               # "path size, chosen most often"
 
 
@@ -299,23 +310,30 @@ def test_thresholds_are_fewer_computations_than_settings(report, v):
 
 
 def test_edge_attribution_beside_path_size(v):
-    """Edge attribution patching: "the paired difference, edge attribution minus path size, is ... below path
-    size by its estimate, with an interval whose upper end is near zero. Nothing here suggests it is
-    better." The estimate is the zoo's own (no bootstrap draw) and far from zero; the interval's upper end is
-    a bootstrap quantile, so the test asserts only that it is near zero (within 0.15 either side), which no
-    seed moves past."""
-    assert v["eap_minus_size"] < -0.15
-    assert abs(v["eap_minus_size_hi"]) < 0.15 and v["eap_minus_size_lo"] < v["eap_minus_size"]
+    """Edge attribution patching: "the paired difference, edge attribution minus path size, is d (lo to hi, p = q
+    before any correction): below path size, with an interval whose upper end lies just below zero, and only
+    because of the table-lookup models: without them it is ... (... to ...). It is one comparison outside the
+    family Holm corrects, and a p of that size would not survive there. Nothing here suggests it is better, and
+    it may be worse." The estimates are the zoo's own (no bootstrap draw) and far from zero; the upper ends are
+    bootstrap quantiles within a few hundredths of zero (-0.015 of a width 0.54 with the table, +0.047 without
+    it, bootstrap seed 0), which another seed could move across; the test asserts the sides they are on now."""
+    assert v["eap_minus_size"] < -0.15 and v["eap_minus_size_no_table"] < -0.15
+    assert -0.05 < v["eap_minus_size_hi"] < 0 < v["eap_minus_size_no_table_hi"] < 0.1   # "just below zero", "only because"
+    assert v["eap_minus_size_lo"] < v["eap_minus_size"] and v["eap_minus_size_p"] > v["sc_alpha_per"]  # "would not survive"
 
 
 def test_edge_attribution_cost_and_first_order_error(v):
     """Edge attribution patching: path patching needs "the equivalent of N runs of the model from the reader's
     layer on, per batch" (three modes for each pair of an earlier and a later head of four heads a layer),
     against one forward and one backward pass; "the largest exact effect of a model with a circuit is X to Y
-    times its largest edge attribution score": the full patch is not small (every model's exact effect is
-    larger, so the first order underestimates it everywhere). Deterministic: no bootstrap."""
+    times its largest edge attribution score (median M), leaving out the N table-lookup models that look the
+    entry up, where it is A to B times: their loss at the circuit's positions is near zero": the full patch is
+    not small (every model's exact effect is larger, so the first order underestimates it everywhere), and the
+    table's three are the largest ratios by far. Deterministic: no bootstrap."""
     assert v["pp_runs_2l"] == 3 * 4 * 4 and v["pp_runs_3l"] == 3 * 3 * 4 * 4
-    assert 1 < v["eap_under_min"] <= v["eap_under_median"] <= v["eap_under_max"]
+    assert 1 < v["eap_under_min"] <= v["eap_under_median"] <= v["eap_under_max_rest"]
+    assert v["eap_under_table_min"] > 10 * v["eap_under_max_rest"] and v["eap_n_table"] == v["mech_table2l_entry"]
+    assert v["table_entry_loss_max"] < 0.01                            # "near zero"
 
 
 def test_one_holm_family_over_every_card(report, v):
@@ -343,17 +361,17 @@ def test_no_difference_from_size_survives_anywhere(report, v):
 
 
 def test_beyond_path_size_only_the_subspace_score_on_the_excess_card(report, v):
-    """A ground truth that discounts generic damage: "on this ground truth, and on no other, one score carries
-    something beyond *path* size that survives the correction: the subspace score (and its twin, the projection
-    kernel) ... with each model in its task's mode and ... in the mode its mechanism names, though not in the
-    mode of its largest path";
+    """A ground truth that discounts generic damage: "on this ground truth, and on no other while the labels decide
+    which models have a circuit, one score's partial beyond *path* size survives the correction: the subspace
+    score's (and its twin's), ... in each task's mode, ... in the mechanism's and ... in the largest path's";
     What to use: "none passes the second on the main ground truth (on the excess one the subspace score
     does ...)"; introduction: "the one score that is, against another ground truth, ..."."""
     held = sorted((key, r["score"]) for key, c in report["scorecards"].items() for r in rows(c)
                   if r["statistic"] == "partial_product_norm" and r["score"] != "norm_product" and holds(r))
-    assert held == [("excess-circuit|mechanism", "projection_kernel"), ("excess-circuit|mechanism", "subspace"),
-                    ("excess-circuit|task", "projection_kernel"), ("excess-circuit|task", "subspace")], held
-    assert v["sc_excess_subspace_partial_pn_lo"] > 0 and v["sc_excess_mech_subspace_partial_pn_lo"] > 0
+    assert held == [(f"excess-circuit|{m}", s) for m in ("largest", "mechanism", "task")
+                    for s in ("projection_kernel", "subspace")], held
+    for k in ("sc_excess_subspace_partial_pn", "sc_excess_mech_subspace_partial_pn", "sc_excess_largest_subspace_partial_pn"):
+        assert v[f"{k}_lo"] > 0.1, k                                   # clear of zero, not at its edge
 
 
 def test_the_mechanism_mode(report, v):
@@ -387,11 +405,11 @@ def test_the_mechanism_mode(report, v):
 
 @pytest.mark.slow
 def test_what_rests_on_the_repetitive_text_family():
-    """The excess ground truth: the subspace score's partial beyond path size: "without the three
-    repetitive-text models the estimate barely moves; only the interval widens" (at bootstrap seed 0, the
-    shipped report's, it holds with them and not without; the article gives the spread over seeds:
-    ``test_the_excess_lead_turns_on_the_draw``); the mode: "without the three repetitive-text models, our draws put its upper
-    end just past zero". The six cards recomputed without the family (about two minutes)."""
+    """The excess ground truth: the subspace score's partial beyond path size: "Without the 3 repetitive-text models
+    ... the estimate barely moves, ..., and it still survives at every seed" (here at bootstrap seed 0, the shipped
+    report's; the spread over seeds: ``test_the_excess_finding_over_seeds_and_families``); and without that family
+    still no difference from a size score survives Holm on any card. The nine cards recomputed without the family
+    (a few minutes)."""
     from headspace import controlled, scorecard
     zoo = ROOT / "zoo"
     data = scorecard.zoo_data(zoo, None, {controlled.CONTROLLED: controlled.read_zoo(zoo)[controlled.CONTROLLED]})
@@ -401,33 +419,34 @@ def test_what_rests_on_the_repetitive_text_family():
     with_family = {r["score"]: r for r in rows(scorecard.read_report()["scorecards"]["excess-circuit|task"])
                    if r["statistic"] == "partial_product_norm"}
     without = {r["score"]: r for r in rows(cards["excess-circuit|task"]) if r["statistic"] == "partial_product_norm"}
-    assert holds(with_family["subspace"]) and not holds(without["subspace"])
+    assert holds(with_family["subspace"]) and holds(without["subspace"])
     assert abs(without["subspace"]["difference"] - with_family["subspace"]["difference"]) < 0.05   # "barely moves"
-    assert without["subspace"]["hi"] - without["subspace"]["lo"] > with_family["subspace"]["hi"] - with_family["subspace"]["lo"]
-    gap = next(r for r in rows(cards["mean-circuit|largest"])
-               if (r["score"], r["against"], r["statistic"]) == ("frobenius", "product_norm", "spearman"))
-    assert gap["hi"] > 0                                               # "reaches past zero"
     assert not [r for c in cards.values() for r in rows(c) if r["against"] != "0" and r["statistic"] in COMPARED
                 and holds(r)]
 
 
-def test_the_excess_lead_rests_on_the_repetitive_text_family(report, v):
-    """A ground truth that discounts generic damage: "Without the 3 repetitive-text models the estimate barely
-    moves, x (lo to hi), but the interval widens: over 5 bootstrap seeds its adjusted p runs from a to b with them
-    and from c to d without. It survives Holm only with them, and narrowly"; the family's "circuit is itself in
-    doubt (measured where the reader reads, only 1 keeps it)". Seed 0's p is the shipped report's. "Narrowly":
-    the largest p with them within a factor of 5 of 0.05 (0.042 at bootstrap seeds 0-4; the review's own
-    bootstrap, sceptic4, found the verdict without them reversed, p_holm 0.029)."""
+def test_the_excess_finding_over_seeds_and_families(report, v):
+    """A ground truth that discounts generic damage: "Over 5 bootstrap seeds its adjusted p in each task's mode runs
+    from a to b. Without the 3 repetitive-text models, whose circuit is itself in doubt (measured where the reader
+    reads, only 1 keeps it), the estimate barely moves, x (lo to hi), and it still survives at every seed, at c to
+    d. So on this ground truth the subspace score is shown to carry something ... The showing rests on the zoo's
+    breadth, though, not on a larger effect: take away the table-lookup family as well, and the estimate is still
+    y (lo to hi), but its adjusted p is q"; the introduction and summary: against that ground truth the subspace
+    score "is" shown to. Seed 0's p is the shipped report's (rounded there to four figures). The p-values: with
+    both families 0.0013 to 0.0054 over seeds 0-4, more than 9 times under 0.05; without the repetitive text
+    0.015 to 0.031, within a factor of 2 of 0.05 (another seed could take one over it); without both 0.13 at seed
+    0 (the task's mode; the mechanism's 0.083, the largest path's 0.44). Before the table joined, the same
+    computation gave 0.016 to 0.042 with the repetitive text and 0.087 to 0.126 without (decision 0005)."""
     sub = v["sc_excess_subspace_partial_pn"], v["sc_excess_subspace_partial_pn_noreptext"]
     assert abs(sub[0] - sub[1]) < 0.05                                           # "barely moves"
-    assert (v["sc_excess_subspace_partial_pn_noreptext_hi"] - v["sc_excess_subspace_partial_pn_noreptext_lo"]
-            > v["sc_excess_subspace_partial_pn_hi"] - v["sc_excess_subspace_partial_pn_lo"])   # "the interval widens"
+    assert abs(sub[0] - v["sc_excess_subspace_partial_pn_no_newest"]) < 0.05     # "the estimate is still ..."
     card = report["scorecards"]["excess-circuit|task"]
     row = next(r for r in rows(card) if (r["score"], r["against"], r["statistic"]) == ("subspace", "0", "partial_product_norm"))
-    assert v["sc_excess_subspace_p_with_min"] <= row["p_holm"] <= v["sc_excess_subspace_p_with_max"]   # seed 0 among them
+    assert v["sc_excess_subspace_p_with_min"] <= row["p_holm"] * (1 + 1e-3)      # seed 0 among them
+    assert row["p_holm"] <= v["sc_excess_subspace_p_with_max"]
     assert v["sc_excess_subspace_n_seeds"] == 5
-    assert v["sc_excess_subspace_p_with_max"] < ALPHA <= v["sc_excess_subspace_p_without_min"]   # "only with them"
-    assert v["sc_excess_subspace_p_with_max"] > ALPHA / 5                                      # "and narrowly"
+    assert v["sc_excess_subspace_p_with_max"] < ALPHA and v["sc_excess_subspace_p_without_max"] < ALPHA  # "at every seed"
+    assert v["sc_excess_subspace_p_no_newest"] >= ALPHA                                             # "but its adjusted p is"
     assert v["reptext_keys_circuits"] < v["mech_reptext_prev"]
 
 
@@ -551,13 +570,15 @@ def test_lookup_and_text_models_are_reported_apart(report, v):
 def test_configuration_by_configuration(v):
     """Results, configuration by configuration: "The difference lies above zero in 1 configuration, recall,
     the one task whose mechanism forces V-composition, and below zero in 2, the two reverse-copy
-    configurations"; What to use: "path size is as good as anything here on average over these 8
+    configurations; the table lookup's, at d, has an interval that reaches just past zero, to h, so another draw
+    could count it below"; What to use: "path size is as good as anything here on average over these 9
     configurations, but not on recall, where the token diagonal ranks pairs better by ...". Point estimates
     are the models' own (no bootstrap), so the signs are asserted on them with a margin; the interval ends
     are bootstrap draws, so each is asserted only where it is more than 0.2 from zero (a bootstrap seed
     moves an end by a few hundredths). The counts of intervals above and below zero are bootstrap-dependent
-    at the margin: of the five intervals that cover zero, the end nearest it is the three-layer induction
-    models' upper end, 0.059 (bootstrap seed 0); if a new bootstrap moves it past zero, this test says so."""
+    at the margin: of the six intervals that cover zero, the end nearest it is the table lookup's upper end,
+    0.028 of a width 1.08 (2.5%, bootstrap seed 0), which the article names as near the edge; the next is the
+    three-layer induction models' upper end, 0.059."""
     assert v["pc_n_configs"] == v["sc_n_configs"]
     rec, rev = "pc_recall_none_attn_2l", ("pc_reverse_rms_attn_2l", "pc_reverse_ln_mlp_2l")
     assert v[f"{rec}_diff"] > 0.3 and v[f"{rec}_diff_lo"] > 0.2
@@ -565,6 +586,7 @@ def test_configuration_by_configuration(v):
     for k in rev:
         assert v[f"{k}_diff"] < -0.3 and v[f"{k}_diff_hi"] < -0.2, k
     assert (v["pc_n_td_above"], v["pc_n_td_below"]) == (1, 2)
+    assert v["pc_table_none_attn_2l_diff"] < -0.3 and 0 < v["pc_table_none_attn_2l_diff_hi"] < 0.05   # "just past zero"
     assert v["pc_n_size_leads"] < v["pc_n_configs"]
     # "These are 8 tests; with Holm over them ... 1 and 2 remain, the weakest at adjusted p x": the review
     # (sceptic4) found each of the three more than 5 standard errors from zero
