@@ -165,9 +165,9 @@ def test_the_power_of_the_family(report, v):
 
 def test_shortlisting_intervals_overlap(report, v):
     """Results: "Shortlisting does not pick a winner either, though size comes close. Path size's top pair
-    is causal in a share X ..., head sizes' in Y, the subspace score's in Z. These intervals overlap, as do
-    path size's and the Frobenius score's on AUROC and precision@k, and none of these differences survives
-    Holm"."""
+    is causal in a share X ..., head sizes' in Y, the subspace score's in Z. None of these differences, nor path
+    size's from the Frobenius score on AUROC and precision@k, survives Holm" (the intervals overlap too; the
+    verdict is Holm's on the paired differences, not the overlap's)."""
     assert overlap(v, "sc_product_norm_precision_at_k", "sc_frobenius_precision_at_k")
     assert overlap(v, "sc_subspace_top1", "sc_product_norm_top1")
     assert overlap(v, "sc_norm_product_top1", "sc_product_norm_top1")
@@ -446,7 +446,7 @@ def test_the_excess_finding_over_seeds_and_families(report, v):
     assert row["p_holm"] <= v["sc_excess_subspace_p_with_max"]
     assert v["sc_excess_subspace_n_seeds"] == 5
     assert v["sc_excess_subspace_p_with_max"] < ALPHA and v["sc_excess_subspace_p_without_max"] < ALPHA  # "at every seed"
-    assert v["sc_excess_subspace_p_without_max"] > ALPHA / 5                    # "the upper end not far under the bar"
+    assert v["sc_excess_subspace_p_without_max"] > ALPHA / 5                    # "not far under the bar"
     assert v["sc_excess_subspace_p_no_newest"] >= ALPHA                                             # "but its adjusted p is"
     assert v["reptext_keys_circuits"] < v["mech_reptext_prev"]
 
