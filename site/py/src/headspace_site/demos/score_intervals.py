@@ -101,9 +101,8 @@ def _truth(key: str) -> str:
     ],
     outputs=[
         Output("best", "highest mean", "mapping",
-               "the score with the highest mean under the first ground truth drawn; whether it beats another "
-               "is for the interval of their paired difference to say (the article's Results give them), "
-               "not for overlap: two 95% intervals can overlap while the difference is clear"),
+               "the score with the highest mean under the first ground truth; whether it beats another is for "
+               "the paired difference's interval to say"),
         Output("n_models", "models", "integer", "how many models the statistics average over"),
     ],
     needs_models=True,
