@@ -339,7 +339,10 @@ const onShow = () => marks.navigationStart == null || marks.pageShown != null;
 // The screen and half a screen either side: a figure there is wired now (on screen) or next (near).
 const soon = new IntersectionObserver((entries) => {
   const near = entries.filter((e) => e.isIntersecting && unwired.includes(e.target));
-  const shown = near.filter((e) => e.boundingClientRect.bottom > 0 && e.boundingClientRect.top < innerHeight).map((e) => e.target);
+  const away = (e) => Math.max(0, -e.boundingClientRect.bottom, e.boundingClientRect.top - innerHeight); // px off screen
+  const shown = near.filter((e) => away(e) === 0).map((e) => e.target);
+  // None on screen (an article's top): the nearest is the one the reader reaches first, wired now too.
+  if (!shown.length && near.length) shown.push(near.reduce((a, b) => (away(b) < away(a) ? b : a)).target);
   setUp(shown);
   for (const e of near) if (!shown.includes(e.target)) unwired.unshift(...unwired.splice(unwired.indexOf(e.target), 1));
   bookRest();
