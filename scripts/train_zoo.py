@@ -74,6 +74,9 @@ class Config:
     #: fixed payloads, from which the lookup formed within 1500 steps; the pool's other tokens and its
     #: per-sequence map come after (docs/decisions/0004, section 8)
     canonical_steps: int = 0
+    #: where nonzero, the learning-rate schedule starts again at this step: the steps before it have their
+    #: own warmup and cosine decay (as a run of this many steps would), and so do the steps after (``lr_factor``)
+    lr_restart: int = 0
 
     @property
     def family(self) -> str:
@@ -122,11 +125,12 @@ RETIRED = [
 ]
 #: Configurations trained and measured but kept out of the zoo (``--only`` names them; train them into
 #: their own ``--out``): lookup redesigned as a table whose cells hold only their payloads, drawn from a pool,
-#: with the curriculum of fixed payloads first; two of its five seeds looked the entry up (docs/decisions/0004,
-#: section 8), and its one-layer control (data seed 107000).
+#: with the curriculum of fixed payloads first, each stage with its own learning-rate decay (``lr_restart``;
+#: with one decay over both stages, ``--set lr_restart=0``, two of five seeds looked the entry up; with one per
+#: stage, three: docs/decisions/0004, section 8), and its one-layer control (data seed 107000).
 TRIALS = [
-    Config("table", None, False, 2, steps=2500, pos_init="sinusoidal", canonical_steps=1500),
-    Config("table", None, False, 1, steps=2500, pos_init="sinusoidal", canonical_steps=1500),
+    Config("table", None, False, 2, steps=2500, pos_init="sinusoidal", canonical_steps=1500, lr_restart=1500),
+    Config("table", None, False, 1, steps=2500, pos_init="sinusoidal", canonical_steps=1500, lr_restart=1500),
 ]
 # the package's list of the families the benchmark scores (headspace.benchmark.FAMILIES) is this list's
 # but the one-layer control (no pair of heads to score), in this order
@@ -337,9 +341,20 @@ def canonical_payloads(tokens: np.ndarray) -> np.ndarray:
 
 
 def lr_factor(c: Config, step: int) -> float:
+    """The learning rate at ``step`` relative to ``c.lr``: a linear warmup over ``c.warmup`` steps, then a
+    cosine decay to a tenth at ``c.steps``; with ``c.lr_restart``, the same over each of the two stages.
+
+    >>> c = Config("table", None, False, 2, steps=2500, lr_restart=1500)
+    >>> [round(lr_factor(c, s), 3) for s in (0, 99, 1499, 1500, 1599, 2499)]
+    [0.01, 1.0, 0.1, 0.01, 1.0, 0.1]
+    """
+    start, end = 0, c.steps
+    if c.lr_restart:
+        start, end = (0, c.lr_restart) if step < c.lr_restart else (c.lr_restart, c.steps)
+    step -= start
     if step < c.warmup:
         return (step + 1) / c.warmup
-    t = (step - c.warmup) / max(c.steps - c.warmup, 1)
+    t = (step - c.warmup) / max(end - start - c.warmup, 1)
     return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * t))
 
 

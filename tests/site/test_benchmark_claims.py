@@ -5,6 +5,44 @@ Each test names the sentence it guards. The numbers the sentences print come fro
 recompute what the words say from the same report (headspace.scorecard.read_report) or read the
 build's values. When a new zoo or a new bootstrap changes a conclusion, the test fails and says
 which sentence to rewrite. No test here compares two estimates unless the sentence does.
+
+Why these tests read the seeded report, and what a failure means. Every interval and p-value here comes
+from the shipped report (headspace/models/scorecard.json) and the values built from it, both drawn with
+bootstrap seed 0; the build cannot flip them (test_zoo_report_rebuilds_the_shipped_scorecard, in
+tests/unit/test_scorecard.py, checks the report is what zoo/ gives with those draws). A verdict that rests on
+an interval's end or an adjusted p near its edge could go the other way under another bootstrap seed, though
+the data are the same; the article words such verdicts as estimates, not findings, and says where they are
+narrow. The verdicts asserted within 10% of the interval's width of their edge (bootstrap seed 0), and the
+Holm-adjusted p-values within a factor of 5 of 0.05, are:
+
+- ``test_nothing_is_shown_beyond_path_size``: the subspace score's partial beyond path size, lower end 0.0046
+  of a width 0.39 (1.2%), within ``EDGE`` of zero, so the article says it "sits at zero" and does not count it
+  among the intervals that exclude zero; the SVD component's, 0.019 of 0.27 (7%): "only just" above zero
+  (decision 0005, bootstrap seeds: these ends move by about 0.01 from seed to seed);
+- ``test_the_mode_shrinks_the_gap``: the gap in the largest path's mode, upper end -0.0046 of a width 0.18
+  (2.5%): "the second by less than the bootstrap's own noise" (it excludes zero at three of five seeds);
+- ``test_the_mechanism_mode``: the gap in the mechanism's mode, upper end +0.0041 of a width 0.18 (2.3%):
+  "an interval that reaches past zero";
+- ``test_size_orders_the_pairs_outside_the_circuit``: path size's Spearman on the pairs outside the circuit,
+  lower end 0.073 against the asserted 0.05, 0.023 of a width 0.40 (6%);
+- ``test_beyond_path_size_only_the_subspace_score_on_the_excess_card``: the subspace score beyond path size
+  on the excess card, adjusted p 0.016 (task's mode) and 0.010 (mechanism's), and 0.070 in the largest
+  path's mode, asserted not to hold (over bootstrap seeds 0-4 the task's mode's adjusted p runs 0.016 to 0.042:
+  decision 0005, "Fixes after the fourth review");
+- ``test_what_rests_on_the_repetitive_text_family`` (slow): without that family the largest-mode gap's upper
+  end is just past zero;
+- ``test_the_excess_lead_rests_on_the_repetitive_text_family``: the excess card's subspace score, adjusted p
+  0.016 to 0.042 over bootstrap seeds 0-4 with the repetitive-text family, 0.087 to 0.126 without it;
+- ``test_the_paired_change_of_the_gap``: the change of the gap from the task's mode, lower ends -0.0056
+  (largest path's mode) and -0.0064 (mechanism's) of widths 0.29 and 0.30 (2%): "reaches just past zero";
+- ``test_the_labels_set_aside``: the subspace score beyond path size with the circuit by path alone, in the
+  largest path's mode, adjusted p 0.016 over every comparison of the report and both sensitivity cards.
+
+A failure of one of these after a new bootstrap seed or a new zoo means the sentence quoted in the test's
+docstring must be rewritten as the new draws say (an end that crossed zero: "reaches past zero" or "excludes
+zero"; a p that crossed 0.05: "holds" or "does not hold after Holm"), not that the build is wrong. The
+other interval assertions sit at least 10% of their interval's width from their edge
+(``test_the_mode_shrinks_the_gap``'s task-mode end: 12.6%; the paired change of the gap: see its test).
 """
 
 from __future__ import annotations
@@ -17,6 +55,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 VALUES = ROOT / "site" / "data" / "values.json"
 ALPHA = 0.05
+EDGE = 0.01          # an interval end this close to zero "sits at zero" (a bootstrap seed moves ends by about this)
 COMPARED = ("spearman", "auroc", "top1", "precision_at_k")
 
 
@@ -88,17 +127,38 @@ def test_beyond_head_sizes_the_estimates_are_positive_and_most_hold(report, v):
 
 def test_nothing_is_shown_beyond_path_size(report, v):
     """Results: "Beyond path size, the number of scores whose partial correlation stays above zero after
-    Holm is 0. Before the correction four intervals exclude zero: the token diagonal's ..., the token score's and,
-    only just, the SVD component score's and the subspace score's"; summary: "none is shown to carry anything beyond the size of the path";
-    What to use: "none passes the second"."""
+    Holm is 0. Before the correction 3 intervals exclude zero: the token diagonal's ..., the token score's and,
+    only just, the SVD component score's; 1 more, the subspace score's (...), sits at zero: another bootstrap
+    seed moves its end by as much as its distance from zero"; summary: "none is shown to carry anything beyond
+    the size of the path"; What to use: "none passes the second". "Sits at zero": its lower end within
+    ``EDGE`` (0.01, a seed's move: decision 0005) of zero; the review's own bootstrap put it at -0.009."""
     card = report["scorecards"]["mean-circuit|task"]
     assert not [r for r in rows(card) if r["statistic"] == "partial_product_norm" and holds(r)]
     assert v["sc_n_partial_pn_holds"] == 0
     st = card["stats"]["partial_product_norm"]
     assert sorted(s for s, iv in st.items() if iv[1] is not None and iv[1] > 0) == [
         "projection_kernel", "subspace", "svd_component", "token", "token_diagonal"]   # the subspace score with its twin
-    assert 0 < v["sc_svd_component_partial_product_norm_lo"] < 0.05          # "only just"
-    assert 0 < v["sc_subspace_partial_product_norm_lo"] < 0.05
+    assert EDGE < v["sc_svd_component_partial_product_norm_lo"] < 0.05       # "only just"
+    assert 0 < v["sc_subspace_partial_product_norm_lo"] <= EDGE               # "sits at zero"
+    assert (v["sc_n_partial_pn_excludes_0"], v["sc_n_partial_pn_at_edge"]) == (3, 1)
+
+
+def test_the_power_of_the_family(report, v):
+    """Results: "over N comparisons Holm asks the smallest p to be below a, and the strongest difference from a
+    size score on this card, the S score minus T by U, is d (lo to hi, p = q before correction). A difference in
+    Spearman from a size score would have to be about D to clear that bar even half the time, so smaller real
+    differences would go unseen". From the report: the strongest is the smallest unadjusted p of a score
+    against a size score; it does not clear the bar; the detectable difference exceeds every observed
+    Spearman difference from a size score (none would have cleared it)."""
+    card = report["scorecards"]["mean-circuit|task"]
+    assert v["sc_alpha_per"] == pytest.approx(ALPHA / v["sc_n_family"])
+    sized = [r for r in rows(card) if r["against"] != "0" and r["statistic"] in COMPARED and r["p"] is not None]
+    best = min(sized, key=lambda r: r["p"])
+    assert v["sc_strongest_p"] == best["p"] > v["sc_alpha_per"]
+    assert (v["sc_strongest"], v["sc_strongest_lo"], v["sc_strongest_hi"]) == (best["difference"], best["lo"], best["hi"])
+    rho = [abs(r["difference"]) for r in sized if r["statistic"] == "spearman"]
+    assert v["sc_detectable_rho"] > max(rho)
+    assert 0.2 < v["sc_detectable_rho"] < 0.6                         # "about D": a sizeable fraction of the scale
 
 
 def test_shortlisting_intervals_overlap(report, v):
@@ -124,6 +184,17 @@ def test_size_of_the_push_predicts_as_well_as_path_size(v):
     assert v["cf_resample_size_hi"] >= v["cf_mean_size_lo"]
     assert v["cf_mean_outside_above"] > v["cf_mean_outside"] / 4       # "pairs outside any circuit show effects too"
     assert v["cf_excess_size_lo"] > 0                                 # excess: "discounts size but still rewards it"
+
+
+def test_the_median_effects_outside_the_circuit(v):
+    """What the ground truth rewards: "N of the M pairs below the causal threshold have an effect more than two
+    standard errors ... above zero, with a median of x nats (over all the pairs outside the circuit, y)"; the
+    table's "their median effect" (of those pairs) beside the "median effect of all pairs outside". The review
+    (sceptic4) re-derived the first as 2.8e-3, 3.0e-3, 3.7e-3 and the second as 6.3e-4, 5.1e-4, 2.5e-6 nats."""
+    for tag, above, everyone in (("mean", 2.8e-3, 6.35e-4), ("resample", 3.0e-3, 5.07e-4), ("excess", 3.7e-3, 2.51e-6)):
+        assert v[f"cf_{tag}_outside_above_median"] > v[f"cf_{tag}_outside_median"], tag
+        assert v[f"cf_{tag}_outside_above_median"] == pytest.approx(above, rel=0.05), tag
+        assert v[f"cf_{tag}_outside_median"] == pytest.approx(everyone, rel=0.05), tag
 
 
 def test_controlled_ground_truth_leaves_no_difference_from_size(report, v):
@@ -201,7 +272,7 @@ def test_held_out_over_many_splits(v):
 def test_thresholds_move_little(v):
     """Thresholds: "the thresholds move little, and within the noise"; path size leads
     the Spearman estimate and precision@k in (nearly) every setting."""
-    assert v["th_rho_size_leads"] >= v["th_n_settings"] - 1
+    assert v["th_rho_size_leads_sets"] == v["th_n_model_sets"]
     assert v["th_pk_size_leads"] >= v["th_n_settings"] - 1
 
 
@@ -216,6 +287,10 @@ def test_thresholds_are_fewer_computations_than_settings(report, v):
         by_models.setdefault(r["n_models"], []).append(json.dumps(r["stats"]["spearman"], sort_keys=True))
     assert all(len(set(s)) == 1 for s in by_models.values())
     assert v["th_n_model_sets"] == len(by_models) < v["th_n_settings"]
+    # "Path size has the highest Spearman estimate in K of them"
+    led = {json.dumps(r["stats"]["spearman"], sort_keys=True) for r in rows if r["leader"]["spearman"] == "product_norm"}
+    assert v["th_rho_size_leads_sets"] == len(led) <= v["th_n_model_sets"]
+    assert all(r["leader"]["spearman"] == "product_norm" for r in rows)     # in every setting, so in all K
     leads = [r for r in rows if r["leader"]["precision_at_k"] == "product_norm"]
     gaps = [r["stats"]["precision_at_k"]["product_norm"][0] - max(x[0] for k, x in r["stats"]["precision_at_k"].items()
                                                                   if k != "product_norm" and x[0] is not None)
@@ -250,6 +325,10 @@ def test_one_holm_family_over_every_card(report, v):
     assert v["sc_n_cards"] == len(cards) and v["sc_n_comparisons"] * len(cards) == v["sc_n_family"]
     for card in cards.values():
         assert card["holm_family"] == {"cards": list(cards), "n_comparisons": v["sc_n_family"]}
+    # "the exact twins' included: without them it would hold N, a slightly less strict correction"
+    twins = {"frobenius_baseline", "projection_kernel"}
+    kept = [r for c in cards.values() for r in rows(c) if r["p"] is not None and not {r["score"], r["against"]} & twins]
+    assert v["sc_n_family_no_twins"] == len(kept) < v["sc_n_family"]
 
 
 def test_no_difference_from_size_survives_anywhere(report, v):
@@ -309,8 +388,9 @@ def test_the_mechanism_mode(report, v):
 @pytest.mark.slow
 def test_what_rests_on_the_repetitive_text_family():
     """The excess ground truth: the subspace score's partial beyond path size: "without the three
-    repetitive-text models the estimate barely moves, but its interval widens and, with our bootstrap draws,
-    it no longer survives Holm"; the mode: "without the three repetitive-text models, our draws put its upper
+    repetitive-text models the estimate barely moves; only the interval widens" (at bootstrap seed 0, the
+    shipped report's, it holds with them and not without; the article gives the spread over seeds:
+    ``test_the_excess_lead_turns_on_the_draw``); the mode: "without the three repetitive-text models, our draws put its upper
     end just past zero". The six cards recomputed without the family (about two minutes)."""
     from headspace import controlled, scorecard
     zoo = ROOT / "zoo"
@@ -329,6 +409,26 @@ def test_what_rests_on_the_repetitive_text_family():
     assert gap["hi"] > 0                                               # "reaches past zero"
     assert not [r for c in cards.values() for r in rows(c) if r["against"] != "0" and r["statistic"] in COMPARED
                 and holds(r)]
+
+
+def test_the_excess_lead_rests_on_the_repetitive_text_family(report, v):
+    """A ground truth that discounts generic damage: "Without the 3 repetitive-text models the estimate barely
+    moves, x (lo to hi), but the interval widens: over 5 bootstrap seeds its adjusted p runs from a to b with them
+    and from c to d without. It survives Holm only with them, and narrowly"; the family's "circuit is itself in
+    doubt (measured where the reader reads, only 1 keeps it)". Seed 0's p is the shipped report's. "Narrowly":
+    the largest p with them within a factor of 5 of 0.05 (0.042 at bootstrap seeds 0-4; the review's own
+    bootstrap, sceptic4, found the verdict without them reversed, p_holm 0.029)."""
+    sub = v["sc_excess_subspace_partial_pn"], v["sc_excess_subspace_partial_pn_noreptext"]
+    assert abs(sub[0] - sub[1]) < 0.05                                           # "barely moves"
+    assert (v["sc_excess_subspace_partial_pn_noreptext_hi"] - v["sc_excess_subspace_partial_pn_noreptext_lo"]
+            > v["sc_excess_subspace_partial_pn_hi"] - v["sc_excess_subspace_partial_pn_lo"])   # "the interval widens"
+    card = report["scorecards"]["excess-circuit|task"]
+    row = next(r for r in rows(card) if (r["score"], r["against"], r["statistic"]) == ("subspace", "0", "partial_product_norm"))
+    assert v["sc_excess_subspace_p_with_min"] <= row["p_holm"] <= v["sc_excess_subspace_p_with_max"]   # seed 0 among them
+    assert v["sc_excess_subspace_n_seeds"] == 5
+    assert v["sc_excess_subspace_p_with_max"] < ALPHA <= v["sc_excess_subspace_p_without_min"]   # "only with them"
+    assert v["sc_excess_subspace_p_with_max"] > ALPHA / 5                                      # "and narrowly"
+    assert v["reptext_keys_circuits"] < v["mech_reptext_prev"]
 
 
 def test_the_mechanisms_the_zoo_section_names(v):
@@ -413,6 +513,10 @@ def test_configuration_by_configuration(v):
         assert v[f"{k}_diff"] < -0.3 and v[f"{k}_diff_hi"] < -0.2, k
     assert (v["pc_n_td_above"], v["pc_n_td_below"]) == (1, 2)
     assert v["pc_n_size_leads"] < v["pc_n_configs"]
+    # "These are 8 tests; with Holm over them ... 1 and 2 remain, the weakest at adjusted p x": the review
+    # (sceptic4) found each of the three more than 5 standard errors from zero
+    assert (v["pc_n_td_above_holm"], v["pc_n_td_below_holm"]) == (1, 2)
+    assert v["pc_largest_p_holm_kept"] < ALPHA / 10
 
 
 def test_ground_truth_agreement_with_and_without_a_circuit(v):
@@ -472,3 +576,77 @@ def test_counts_in_prose_are_values(v, report):
     apart = report["scorecards"]["mean-circuit|task"]["circuitless_models"]
     ln_none = [n for n in apart if "-ln-" in n and not n.startswith(("text", "words", "reptext"))]
     assert v["n_ln_none"] == len(ln_none)
+
+
+def test_the_held_out_splits_verdict_words_are_its_ranks(report, v):
+    """Held out, the split's verdict: "On this split <neither rule carries over>: each half's first choice <is
+    not first> on the other". Both phrases are values (sitebuild.values.benchmark.held_out_words); here they
+    are recomputed from the report's ranks on the other half, so a new zoo that makes a choice first on the
+    other half changes the words, and this test says the sentence around them must still read. Ranks of point
+    estimates: no bootstrap draw moves them."""
+    ranks = {stat: [d["rank_on_held_out_half"] for d in report["held_out"][f"mean-circuit|task|{stat}"]["verdict"]]
+             for stat in ("spearman", "precision_at_k")}
+    assert [v["ho_rho_A_rank"], v["ho_rho_B_rank"]] == ranks["spearman"]
+    assert [v["ho_pk_A_rank"], v["ho_pk_B_rank"]] == ranks["precision_at_k"]
+    carry = sum(all(r == 1 for r in rs) for rs in ranks.values())
+    firsts = sum(r == 1 for rs in ranks.values() for r in rs)
+    from sitebuild.values.benchmark import held_out_words
+    assert held_out_words(v) == {"ho_rules_verdict": v["ho_rules_verdict"], "ho_first_choices": v["ho_first_choices"]}
+    assert (carry, v["ho_rules_verdict"]) == (0, "neither rule carries over")
+    assert (firsts, v["ho_first_choices"]) == (0, "is not first")
+
+
+def test_the_paired_change_of_the_gap(report, v):
+    """The mode: "Nor is the shrinking itself shown: paired over one bootstrap, the gap changes by X (lo to hi), an
+    interval that reaches just past zero. It is an estimate, not a finding"; in the mechanism's mode "paired, it
+    is X (lo to hi) smaller than in the task's mode, again reaching past zero". The values are the report's
+    (headspace.scorecard.mode_gaps); each mode's gap estimate there is its card's; the change's estimate is the
+    zoo's own (no draw), so "smaller" is asserted on it; the lower ends are bootstrap quantiles within 3% of
+    their interval's width of zero (see the module docstring): "just past" is asserted as within 0.02."""
+    gaps = report["mode_gaps"]["mean-circuit"]
+    assert gaps["gap"] == {"score": "frobenius", "against": "product_norm", "statistic": "spearman"}
+    for mode, key in (("task", "sc_gap_task"), ("largest", "sc_gap_largest"), ("mechanism", "sc_gap_mechanism")):
+        assert gaps["gaps"][mode][0] == v[key], mode                   # the same estimate as the card's
+    for mode in ("largest", "mechanism"):
+        d, lo, hi, p = gaps["differences"][f"{mode}-task"]
+        k = f"sc_gap_change_{mode}"
+        assert [v[k], v[f"{k}_lo"], v[f"{k}_hi"]] == [d, lo, hi]
+        assert d > 0                                                   # "smaller than in the task's mode"
+        assert -0.02 < lo < 0 < hi and p > ALPHA, (mode, lo, hi, p)    # "reaches just past zero"
+
+
+def test_the_labels_set_aside(report, v):
+    """The models without a circuit, "With the labels set aside": with the path alone deciding, N models in M
+    configurations have a circuit, K more: "the lookup models, word-level models and reverse-copy models with
+    LayerNorm labelled none formed"; within each card's own family "the number of differences from a size
+    score that survive Holm is 0, and J scores hold beyond head sizes, as on the main card, and 0 beyond path
+    size. One verdict does move: read in the mode of each model's largest path ..., L scores hold beyond path
+    size, the subspace score at ..., which survives even with every comparison of the report counted"; the
+    introduction: "unless the models whose labels name no circuit are let in"; What to use: "and on the main
+    one with the models the labels set apart let in". What the sensitivity shows, whichever way: the counts
+    are asserted as they are. The subspace score's p adjusted over every comparison is 0.016 (bootstrap seed 0),
+    within a factor of 5 of 0.05 (module docstring)."""
+    from headspace.benchmark import zoo_models
+    entries = zoo_models(ROOT / "zoo")
+    main, path = report["scorecards"]["mean-circuit|task"], report["circuit_by_path"]["mean-circuit|task"]
+    largest = report["circuit_by_path"]["mean-circuit|largest"]
+    assert path["circuit_by"] == largest["circuit_by"] == "path" and main["circuit_by"] == "label"
+    assert set(main["models"]) <= set(path["models"])
+    added = [n for n in path["models"] if n not in main["models"]]
+    assert v["pa_n_formed"] == len(path["models"]) and v["pa_n_added"] == len(added)
+    assert v["pa_n_configs"] == path["n_configurations"] > main["n_configurations"]
+    assert {entries[n]["mechanism"] for n in added} <= {"none formed", "diffuse lookup"}
+    assert sorted({entries[n]["family"] for n in added}) == ["lookup-rms-attn-2l", "reverse-ln-mlp-2l", "words-none-attn-2l"]
+    assert v["pa_added_lookup"] + v["pa_added_words"] + v["pa_added_reverse"] == len(added)
+    assert v["pa_added_lookup"] == v["n_lookup"]                         # "the lookup models": all of them
+    for card in (path, largest):
+        assert not [r for r in rows(card) if r["against"] != "0" and r["statistic"] in COMPARED and holds(r)]
+    assert v["pa_n_held"] == 0
+    normalised = [s for s in path["scores"] if s not in ("norm_product", "product_norm")]
+    beyond = lambda c, st: sorted(r["score"] for r in rows(c) if r["statistic"] == st and r["score"] in normalised and holds(r))  # noqa: E731
+    assert len(beyond(path, "partial_norm_product")) == v["pa_n_partial_np_holds"] == v["sc_n_partial_np_holds"]
+    assert beyond(path, "partial_product_norm") == [] and v["pa_n_partial_pn_holds"] == 0
+    held = beyond(largest, "partial_product_norm")
+    assert len(held) == v["pa_largest_n_partial_pn_holds"] > 0 and "subspace" in held
+    assert beyond(report["scorecards"]["mean-circuit|largest"], "partial_product_norm") == []   # "does move"
+    assert v["pa_largest_subspace_partial_pn_lo"] > 0 and v["pa_largest_subspace_p_all"] < ALPHA

@@ -365,3 +365,122 @@ def test_bench_prints_the_mechanism_mode_beside_the_tasks(capsys):
     assert cli.main(["bench", "--mode", "mechanism"]) == 0
     out = capsys.readouterr().out
     assert out.count("scorecard, ") == 1 and f"{card['n_models']} models whose circuit formed" in out
+
+
+def _with_mode(data, src: str, dst: str, scores=None, gts=None):
+    """``data`` with mode ``dst`` of every score and ground truth replaced: by mode ``src`` (an equal mode), or by
+    ``scores``/``gts`` (``{name: [array [3, P] or [B, 3, P] per model]}``, taking their mode ``src``)."""
+    i, j = "QKV".index(src), "QKV".index(dst)
+    out_scores = {}
+    for s, per_model in data.scores.items():
+        new = []
+        for m, a in enumerate(per_model):
+            b = np.array(a, dtype=float)
+            b[j] = (scores[s][m] if scores else a)[i]
+            new.append(b)
+        out_scores[s] = new
+    out_gts = {}
+    for g, per_model in data.ground_truths.items():
+        new = []
+        for m, a in enumerate(per_model):
+            b = np.array(a, dtype=float)
+            b[:, j] = (gts[g][m] if gts else a)[:, i]
+            new.append(b)
+        out_gts[g] = new
+    return scorecard.ZooData(data.names, data.families, data.tasks, data.task_mode, out_scores, out_gts)
+
+
+def test_mode_gaps_pairs_the_modes_over_one_bootstrap():
+    """The paired difference of a gap between two modes (scorecard.mode_gaps): a mode that is a copy of
+    another gives a difference of exactly 0 in every draw, though each gap's own interval is wide (so the
+    difference is paired, not two intervals side by side); a mode drawn afresh from the same process gives an
+    interval that covers 0; and a mode where the score is replaced by the size score it is compared with
+    (a gap of exactly 0 in every draw) gives exactly minus the other mode's gap, draw by draw. Each mode's gap
+    estimate is its scorecard's."""
+    rng = np.random.default_rng(3)
+    data = scorecard.ZooData.synthetic(rng, n_families=5, n_seeds=3)
+    gap = ("signal", "product_norm", "spearman")
+    same = scorecard.mode_gaps(_with_mode(data, "K", "Q"), modes=("K", "Q"), gap=gap, resamples=200)
+    assert same["differences"]["Q-K"][:3] == [0.0, 0.0, 0.0]
+    lo, hi = same["gaps"]["K"][1:]
+    assert hi - lo > 0.1                                                   # each gap alone is uncertain
+    card = scorecard.scorecard(data, mode="K", resamples=200)
+    row = next(c for c in card["comparisons"] if c[:3] == ["signal", "product_norm", "spearman"])
+    assert same["gaps"]["K"] == row[3:6]                    # the same models: the card's own draws
+    # a fresh draw of the same process in Q: the two modes are equal in distribution
+    fresh = scorecard.ZooData.synthetic(np.random.default_rng(4), n_families=5, n_seeds=3)
+    other = _with_mode(data, "K", "Q", fresh.scores, fresh.ground_truths)
+    d, lo, hi, p = scorecard.mode_gaps(other, modes=("K", "Q"), gap=gap, resamples=400)["differences"]["Q-K"]
+    assert lo < 0 < hi and p > 0.05
+    # a known offset: in Q the score is the size score, so Q's gap is 0 and the difference is -gap(K)
+    sized = {s: [a.copy() for a in v] for s, v in data.scores.items()}
+    sized["signal"] = [a.copy() for a in data.scores["product_norm"]]
+    shifted = _with_mode(data, "K", "Q", {s: [np.stack([a[1]] * 3) for a in v] for s, v in sized.items()})
+    out = scorecard.mode_gaps(shifted, modes=("K", "Q"), gap=gap, resamples=200)
+    assert out["gaps"]["Q"] == [0.0, 0.0, 0.0]
+    g, glo, ghi = out["gaps"]["K"]
+    d, lo, hi, _ = out["differences"]["Q-K"]
+    assert d == pytest.approx(-g, abs=1e-4) and lo == pytest.approx(-ghi, abs=2e-3) and hi == pytest.approx(-glo, abs=2e-3)
+    with pytest.raises(ValueError, match="modes must name at least two"):
+        scorecard.mode_gaps(data, modes=("K",))
+    with pytest.raises(ValueError, match="gap must name two scores"):
+        scorecard.mode_gaps(data, modes=("K", "Q"), gap=("nope", "product_norm", "spearman"))
+
+
+def test_mode_gaps_draws_the_union_of_the_modes_models():
+    """A model with a circuit in one mode only is drawn with the others (the union's configurations are the
+    top level, and n is their number) and counts only in the mode where it has one."""
+    data = scorecard.ZooData.synthetic(np.random.default_rng(0), n_families=4, n_seeds=3)
+    for m in range(3):                                       # family f0: no circuit in Q
+        data.ground_truths["mean-circuit"][m][:, 0] *= 0.0
+    out = scorecard.mode_gaps(data, modes=("K", "Q"), gap=("signal", "product_norm", "spearman"), resamples=50)
+    assert out["n_models"] == {"K": 12, "Q": 9} and out["bootstrap"] == {"unit": "configurations", "n": 4}
+    card_q = scorecard.scorecard(data, mode="Q", resamples=50)
+    row = next(c for c in card_q["comparisons"] if c[:3] == ["signal", "product_norm", "spearman"])
+    assert out["gaps"]["Q"][0] == row[3]                     # the estimate is the card's
+
+
+def test_circuit_by_path_puts_the_labelled_circuitless_models_back():
+    """circuit_by="path": the path alone decides (the sensitivity the report gives beside the main card);
+    the default also reads the recorded label. Models whose paths stay under the threshold stay apart."""
+    data = scorecard.ZooData.synthetic(np.random.default_rng(0), n_families=2, n_seeds=3)
+    data.mechanisms = [None, "diffuse lookup", "previous-token induction", "none formed", None, None]
+    data.ground_truths["mean-circuit"][5] = data.ground_truths["mean-circuit"][5] * 0.0
+    by_label = scorecard.scorecard(data, resamples=20)
+    by_path = scorecard.scorecard(data, resamples=20, circuit_by="path")
+    assert by_label["circuitless_models"] == ["f0-s1", "f1-s0", "f1-s2"] and by_label["circuit_by"] == "label"
+    assert by_path["circuitless_models"] == ["f1-s2"] and by_path["circuit_by"] == "path"
+    with pytest.raises(ValueError, match="circuit_by must be one of"):
+        scorecard.scorecard(data, resamples=20, circuit_by="both")
+
+
+def test_splits_point_estimates_are_the_scorecards_row_zero():
+    """headspace.splits reuses the scorecard's bottom level (no bootstrap of its own): its per-model point
+    estimates, averaged over the models with a circuit, are the scorecard's estimates."""
+    from headspace import splits
+    data = scorecard.ZooData.synthetic(np.random.default_rng(0), n_families=3, n_seeds=3)
+    data.mechanisms = [None, "none formed"] + [None] * 7
+    values, formed = splits._point_stats(data, "spearman", "mean-circuit", "task", None)
+    card = scorecard.scorecard(data, resamples=10)
+    assert [n for n, f in zip(data.names, formed) if f] == card["models"]
+    est = dict(zip(data.scores, values[formed].mean(0)))
+    assert all(est[s] == pytest.approx(card["stats"]["spearman"][s][0], abs=1e-4) for s in data.scores)
+
+
+def test_bench_prints_the_paired_mode_gaps_and_the_path_alone_card(capsys, tmp_path):
+    """python -m headspace bench: beside the main card, the card with the circuit decided by the path alone,
+    and the gap in each mode with its paired change; --csv carries both."""
+    import csv
+    from headspace import cli
+    report = scorecard.read_report()
+    gaps = report["mode_gaps"]["mean-circuit"]
+    assert cli.main(["bench", "--csv", str(tmp_path / "b.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "scorecard, whole zoo, circuit by path alone (own Holm):" in out
+    assert f"{report['circuit_by_path']['mean-circuit|task']['n_models']} models whose circuit formed" in out
+    d, lo, hi, _ = gaps["differences"]["mechanism-task"]
+    assert f"mechanism-task {d:+.3f} [{lo:+.3f}, {hi:+.3f}]" in out
+    rows = list(csv.reader(open(tmp_path / "b.scorecard.csv")))
+    paired = [r for r in rows if r[0] == "mode gap difference (paired)"]
+    assert [r[2] for r in paired] == ["largest-task", "mechanism-task"]
+    assert [float(x) for x in paired[1][6:9]] == [d, lo, hi]

@@ -44,7 +44,10 @@ and for ``product_norm``, AUROC, top-1 hit rate and precision within the top k, 
 interval over configurations, seeds and batches; the models without a circuit apart; and the
 comparisons that hold after Holm's correction; in the task's mode (the default) it then prints the
 shipped card with each model in the mode its recorded mechanism names (``--mode mechanism`` alone
-prints that, and recomputes it with ``--score``). ``--mode largest`` reads each model in the mode of its largest path; ``--ground-truth excess-circuit`` uses the controlled ground truth
+prints that, and recomputes it with ``--score``). From the shipped report it also prints the card with
+the circuit decided by the path alone (``scorecard(circuit_by="path")``, its own Holm family), and the
+Frobenius score's gap from path size in each mode with its change between modes, paired over one bootstrap
+(``scorecard.mode_gaps``); both go in the CSV. ``--mode largest`` reads each model in the mode of its largest path; ``--ground-truth excess-circuit`` uses the controlled ground truth
 (``headspace.controlled``). ``--held-out`` prints the scorecard of each half of the configurations
 and the rule (best by ``--held-out-statistic``) chosen on one half and tested on the other; with
 ``--splits N`` also the rule over every distinct split seeds 0..N-1 deal (``headspace.splits``).
@@ -389,6 +392,7 @@ def _scorecard_section(args) -> int:
             raise ValueError(f"--ground-truth must be one of {', '.join(data.ground_truths)}; got {gt!r}")
         cards = {"whole zoo": scorecard.scorecard(data, gt, mode, n)}
         held = scorecard.held_out(data, stat, gt, mode, n) if args.held_out else None
+        gaps = None
     else:
         report = scorecard.read_report()
         key = f"{gt}|{mode}"
@@ -398,6 +402,10 @@ def _scorecard_section(args) -> int:
         cards = {"whole zoo": report["scorecards"][key]}
         if mode == "task" and not args.held_out and f"{gt}|mechanism" in report["scorecards"]:
             cards["whole zoo, by mechanism"] = report["scorecards"][f"{gt}|mechanism"]
+        # the sensitivity with the circuit decided by the path alone, beside the main card (its own Holm)
+        if not args.held_out and key in report.get("circuit_by_path", {}):
+            cards["whole zoo, circuit by path alone (own Holm)"] = report["circuit_by_path"][key]
+        gaps = report.get("mode_gaps", {}).get(gt) if not args.held_out else None
         held = report["held_out"].get(f"{key}|{stat}") if args.held_out else None
         if args.held_out and held is None:
             raise ValueError(f"the shipped scorecard has no held-out split for {key}|{stat}")
@@ -405,6 +413,8 @@ def _scorecard_section(args) -> int:
         cards = {f"half {h} ({', '.join(held['halves'][h])})": c for h, c in held["scorecards"].items()}
     for title, card in cards.items():
         _print_card(title, card, gt, card.get("mode", mode))
+    if gaps is not None:
+        _print_mode_gaps(gaps)
     if held is not None:
         for v in held["verdict"]:
             est, lo, hi = v["on_chosen_half"]
@@ -424,6 +434,13 @@ def _scorecard_section(args) -> int:
                     for st, by in card.get(key, {}).items():
                         for sc, (e, lo, hi) in by.items():
                             out.writerow([title, gt, card.get("mode", mode), part, st, sc, e, lo, hi])
+            if gaps is not None:          # the gap in each mode and its paired change, one bootstrap
+                g = gaps["gap"]
+                pair = f"{g['score']} - {g['against']}"
+                for m, (e, lo, hi) in gaps["gaps"].items():
+                    out.writerow(["mode gap", gt, m, "formed", g["statistic"], pair, e, lo, hi])
+                for ms, (e, lo, hi, _) in gaps["differences"].items():
+                    out.writerow(["mode gap difference (paired)", gt, ms, "formed", g["statistic"], pair, e, lo, hi])
         print(f"wrote the scorecard to {path}", file=sys.stderr)
     return 0
 
@@ -457,6 +474,17 @@ def _print_card(title: str, card: dict, gt: str, mode: str) -> None:
           f"top-1 and precision@k, and each partial Spearman against 0){over}; {len(held)} hold at 5% after correction:")
     for c in held:
         print(f"  {c[0]} - {c[1]} on {_STAT_HEAD[c[2]]}: {c[3]:+.2f} [{_f(c[4])}, {_f(c[5])}], Holm p {c[7]:.3g}")
+
+
+def _print_mode_gaps(gaps: dict) -> None:
+    """The gap (``scorecard.mode_gaps``) in each mode and how it changes between modes, paired over one bootstrap."""
+    g = gaps["gap"]
+    boot = gaps["bootstrap"]
+    print(f"mode gap, {g['score']} - {g['against']} on {_STAT_HEAD[g['statistic']]}, one bootstrap for every mode "
+          f"(widened for {boot['n']} {boot['unit']}):")
+    print("  " + "; ".join(f"{m} {_f(e)} [{_f(lo)}, {_f(hi)}]" for m, (e, lo, hi) in gaps["gaps"].items()))
+    print("  paired change: " + "; ".join(f"{k} {e:+.3f} [{lo:+.3f}, {hi:+.3f}], p " + ("-" if p is None else f"{p:.3g}")
+                                          for k, (e, lo, hi, p) in gaps["differences"].items()))
 
 
 def _twin_words(table: dict, group: str, mode: str) -> str:

@@ -43,7 +43,10 @@ p-values; only the report's written p-values are rounded (``P_DIGITS`` significa
 
 Rules are chosen and tested on different models: ``held_out`` splits the configurations in two
 (stratified by task), picks the best score on one half and reports it, with intervals, on both.
-``sensitivity`` recomputes the verdicts with each threshold varied.
+``sensitivity`` recomputes the verdicts with each threshold varied; ``scorecard(..., circuit_by="path")``
+lets the path alone decide which models have a circuit (the recorded labels set aside). ``mode_gaps``
+gives a score's gap from another in several modes and how it changes between them, paired: one
+bootstrap draws every mode at once (the same batches, the union's configurations and seeds).
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
@@ -69,7 +72,7 @@ from headspace.composition import MODES
 __all__ = ["ZooData", "zoo_data", "scorecard", "holm_family", "held_out", "sensitivity", "causal_pairs", "split_configurations",
            "STATISTICS", "THRESHOLDS", "SIZE_SCORES", "FORMED_BY", "SCORECARD_MODES", "LEVEL", "RESAMPLES", "zoo_report",
            "read_report", "REPORT_GROUND_TRUTHS", "REPORT_MODES", "SENSITIVITY", "RANGE", "CIRCUITLESS_MECHANISMS",
-           "bootstrap_units", "P_DIGITS", "P_METHOD"]
+           "bootstrap_units", "P_DIGITS", "P_METHOD", "mode_gaps", "MODE_GAP", "CIRCUIT_BY"]
 
 #: The statistics of a scorecard, in the order it prints them.
 STATISTICS = ("spearman", "partial_norm_product", "partial_product_norm", "auroc", "top1", "precision_at_k")
@@ -90,6 +93,12 @@ CIRCUITLESS_MECHANISMS = ("none formed", "diffuse lookup")
 #: mode its recorded mechanism names (``headspace.mechanisms``; a model whose mechanism names none, or is
 #: one of ``CIRCUITLESS_MECHANISMS``, is reported apart, read in its task's mode); or all in one mode.
 SCORECARD_MODES = ("task", "largest", "mechanism") + MODES
+#: What decides whether a model's circuit formed: "label", its largest path in the mode and its recorded
+#: mechanism (not one of ``CIRCUITLESS_MECHANISMS``; the main tables); "path", the path alone (a sensitivity).
+CIRCUIT_BY = ("label", "path")
+#: The ground truths and modes the shipped report covers.
+REPORT_GROUND_TRUTHS = ("mean-circuit", "resample-circuit", "excess-circuit")
+REPORT_MODES = ("task", "largest", "mechanism")
 LEVEL = 0.95
 RESAMPLES = 1000
 #: The fields of a comparison (a row of a card's ``comparisons``).
@@ -295,17 +304,34 @@ def _per_model(sc, gt, weights, thresholds, size_idx) -> dict:
     return out
 
 
-def scorecard(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", resamples: int = RESAMPLES,
-              seed: int = 0, thresholds: dict | None = None, level: float = LEVEL) -> dict:
-    """Every statistic of every score of ``data`` against ``ground_truth``, with intervals and Holm-adjusted comparisons.
+def _has_circuit(data: ZooData, modes: np.ndarray, reference: str, th: dict, mode: str,
+                 circuit_by: str = "label") -> np.ndarray:
+    """Per model, whether its circuit formed in ``modes`` (one mode index per model): its largest path there
+    by ``reference`` reaches ``th["circuit_effect"]``; with ``circuit_by="label"`` (the default) also its
+    recorded mechanism is not one of ``CIRCUITLESS_MECHANISMS`` and, in mode "mechanism", names a mode.
+    ``circuit_by="path"``: the path alone decides (the sensitivity that puts the labelled-circuitless models in)."""
+    if circuit_by not in CIRCUIT_BY:
+        raise ValueError(f"circuit_by must be one of {list(CIRCUIT_BY)}; got {circuit_by!r}")
+    n_models = len(data.names)
+    by_path = np.array([data.ground_truths[reference][m].mean(0)[modes[m]].max() >= th["circuit_effect"]
+                        for m in range(n_models)], dtype=bool)
+    if circuit_by == "path":
+        return by_path
+    named = _mechanism_names_a_mode(data) if mode == "mechanism" else np.ones(n_models, dtype=bool)
+    labelled = np.array([data.mechanisms is None or data.mechanisms[m] not in CIRCUITLESS_MECHANISMS
+                         for m in range(n_models)], dtype=bool)
+    return by_path & labelled & named
 
-    Returns a JSON-ready dict: ``stats`` (``{statistic: {score: [estimate, lo, hi]}}`` over the
-    models whose circuit formed), ``circuitless`` (the same over the others, or empty),
-    ``comparisons`` (one row per comparison of the Holm family: score, against, statistic,
-    difference with its interval, p and Holm-adjusted p), the models of each kind, the numbers
-    of configurations and distinct draws, and the thresholds. See the module docstring.
-    """
-    th = dict(THRESHOLDS, **(thresholds or {}))
+
+def _model_draws(data: ZooData, ground_truth: str, mode: str, resamples: int, seed: int, th: dict,
+                 circuit_by: str = "label") -> tuple[dict, np.ndarray, np.ndarray, list]:
+    """The bootstrap's bottom level, one model at a time: ``(per, formed, modes, n_batches)``.
+
+    ``per``: ``{statistic: [n_models, resamples + 1, S]}``, each model's statistic of every score on each draw
+    of its evaluation batches (row 0 all of them once: the point estimate); ``formed``: which models have a
+    circuit (``_has_circuit``); ``modes``: the mode each model is read in. The batch draws depend only on
+    ``seed`` and the models' batch counts, not on ``mode``: two calls with the same seed draw the same
+    batches, which is what pairs statistics across modes (``mode_gaps``)."""
     if ground_truth not in data.ground_truths:
         raise ValueError(f"ground_truth must be one of {list(data.ground_truths)}; got {ground_truth!r}")
     missing = [s for s in SIZE_SCORES if s not in data.scores]
@@ -316,10 +342,7 @@ def scorecard(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", 
     score_names = list(data.scores)
     size_idx = [score_names.index(s) for s in SIZE_SCORES]
     n_models = len(data.names)
-    named = _mechanism_names_a_mode(data) if mode == "mechanism" else np.ones(n_models, dtype=bool)
-    formed = np.array([data.ground_truths[reference][m].mean(0)[modes[m]].max() >= th["circuit_effect"]
-                       and (data.mechanisms is None or data.mechanisms[m] not in CIRCUITLESS_MECHANISMS)
-                       and bool(named[m]) for m in range(n_models)])
+    formed = _has_circuit(data, modes, reference, th, mode, circuit_by)
     rng = np.random.default_rng(seed)
     per = {s: np.full((n_models, resamples + 1, len(score_names)), np.nan) for s in STATISTICS}
     n_batches = []
@@ -334,21 +357,41 @@ def scorecard(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", 
         sc = np.stack([data.scores[s][m][modes[m]] for s in score_names])    # [S, P]
         for s, v in _per_model(sc, gt, w, th, size_idx).items():
             per[s][m] = v
+    return per, formed, modes, n_batches
+
+
+def _aggregate(per: dict, c: np.ndarray) -> dict:
+    """``{statistic: [D, S]}``: the draws' means over the models, each counted as ``c [D, n_models]`` says."""
+    out = {}
+    for s, v in per.items():
+        ok = np.isfinite(v)
+        num = np.einsum("dm,mds->ds", c, np.where(ok, v, 0.0))
+        den = np.einsum("dm,mds->ds", c, ok.astype(float))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[s] = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    return out
+
+
+def scorecard(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", resamples: int = RESAMPLES,
+              seed: int = 0, thresholds: dict | None = None, level: float = LEVEL, circuit_by: str = "label") -> dict:
+    """Every statistic of every score of ``data`` against ``ground_truth``, with intervals and Holm-adjusted comparisons.
+
+    Returns a JSON-ready dict: ``stats`` (``{statistic: {score: [estimate, lo, hi]}}`` over the
+    models whose circuit formed), ``circuitless`` (the same over the others, or empty),
+    ``comparisons`` (one row per comparison of the Holm family: score, against, statistic,
+    difference with its interval, p and Holm-adjusted p), the models of each kind, the numbers
+    of configurations and distinct draws, and the thresholds. See the module docstring.
+    """
+    th = dict(THRESHOLDS, **(thresholds or {}))
+    per, formed, modes, n_batches = _model_draws(data, ground_truth, mode, resamples, seed, th, circuit_by)
+    score_names = list(data.scores)
     # each table resamples only its own models' configurations (bootstrap_units): the formed models' and,
     # apart, the others'; every draw holds n configurations, the n each interval and p is widened with
     counts, n, unit = bootstrap_units(data.families, formed, n_batches, resamples, seed + 1)
     counts_apart, n_apart, unit_apart = bootstrap_units(data.families, ~formed, n_batches, resamples, seed + 2)
 
     def aggregate(c):
-        """``{statistic: [D, S]}``: the draws' means over the models, each counted as ``c [D, n_models]`` says."""
-        out = {}
-        for s, v in per.items():
-            ok = np.isfinite(v)
-            num = np.einsum("dm,mds->ds", c, np.where(ok, v, 0.0))
-            den = np.einsum("dm,mds->ds", c, ok.astype(float))
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[s] = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
-        return out
+        return _aggregate(per, c)
 
     def widened(d, units):
         """The expanded interval of draws ``d [D + 1]`` (row 0 the estimate) over ``units`` top-level units."""
@@ -362,7 +405,7 @@ def scorecard(data: ZooData, ground_truth: str = FORMED_BY, mode: str = "task", 
 
     main = aggregate(counts.astype(float))
     out = {"ground_truth": ground_truth, "mode": mode, "thresholds": th, "level": level, "resamples": resamples,
-           "scores": score_names, "statistics": list(STATISTICS),
+           "circuit_by": circuit_by, "scores": score_names, "statistics": list(STATISTICS),
            "models": [n_ for n_, f in zip(data.names, formed) if f],
            "circuitless_models": [n_ for n_, f in zip(data.names, formed) if not f],
            "n_models": int(formed.sum()),
@@ -430,6 +473,74 @@ def holm_family(cards: dict) -> dict:
     for k in keys:
         out[k]["comparisons"] = [c[:i_p + 1] + [_finite(next(adjusted))] for c in out[k]["comparisons"]]
         out[k]["holm_family"] = {"cards": keys, "n_comparisons": n}
+    return out
+
+
+#: The gap whose change across modes the report states: the Frobenius score minus path size on Spearman.
+MODE_GAP = ("frobenius", "product_norm", "spearman")
+
+
+def mode_gaps(data: ZooData, ground_truth: str = FORMED_BY, modes=REPORT_MODES, gap=MODE_GAP,
+              resamples: int = RESAMPLES, seed: int = 0, thresholds: dict | None = None, level: float = LEVEL,
+              circuit_by: str = "label") -> dict:
+    """One score's gap from another in each of ``modes``, and how the gap changes between modes, paired.
+
+    Why: each mode's scorecard gives the gap (``gap``: score minus ``against`` on ``statistic``) with its
+    own interval, but whether the gap *changes* with the mode is a question about the difference of two
+    gaps, whose interval two separate intervals cannot give (they are drawn apart, and the gaps are
+    correlated: mostly the same models, the same batches). Here one bootstrap serves every mode: the
+    batch draws are the same in every mode (``_model_draws``, same seed), and the top two levels resample
+    the configurations, then the seeds, of the models that have a circuit in *any* of the modes; in each
+    draw a mode averages over its own models with a circuit among those drawn. So each draw gives every
+    mode's gap at once, and the difference ``gap(mode) - gap(modes[0])`` is taken draw by draw.
+
+    Returns a JSON-ready dict: ``gap`` (score, against, statistic), ``modes``, ``bootstrap`` (``unit``,
+    ``n``: the resampled units of the union), ``n_models`` per mode, ``gaps`` (``{mode: [estimate, lo,
+    hi]}``, from these joint draws, so their intervals can differ slightly from each card's) and
+    ``differences`` (``{"<mode>-<first mode>": [estimate, lo, hi, p]}``; ``p`` two-sided against 0,
+    ``stats.p_value``, not Holm-adjusted: it is one comparison per pair of modes, reported beside the
+    report's family, not in it). The estimates are each card's own (row 0: all the data).
+
+    >>> data = ZooData.synthetic(np.random.default_rng(0), n_families=4, n_seeds=3)
+    >>> out = mode_gaps(data, modes=("K", "K"), gap=("signal", "product_norm", "auroc"), resamples=100)
+    >>> out["differences"]["K-K"][:3]                    # the same mode twice: exactly 0 in every draw
+    [0.0, 0.0, 0.0]
+    """
+    modes = list(modes)
+    if len(modes) < 2:
+        raise ValueError(f"modes must name at least two modes to compare; got {modes}")
+    score, against, statistic = gap
+    if statistic not in STATISTICS:
+        raise ValueError(f"gap's statistic must be one of {list(STATISTICS)}; got {statistic!r}")
+    if score not in data.scores or against not in data.scores:
+        raise ValueError(f"gap must name two scores of data ({list(data.scores)}); got {score!r}, {against!r}")
+    th = dict(THRESHOLDS, **(thresholds or {}))
+    names = list(data.scores)
+    i_s, i_a = names.index(score), names.index(against)
+    drawn = [_model_draws(data, ground_truth, m, resamples, seed, th, circuit_by) for m in modes]
+    union = np.any([f for _, f, _, _ in drawn], axis=0)
+    counts, n, unit = bootstrap_units(data.families, union, drawn[0][3], resamples, seed + 1)
+    if n is None:
+        raise ValueError(f"no model has a circuit in any of the modes {modes}")
+    gap_draws = []
+    for per, formed, _, _ in drawn:
+        v = _aggregate({statistic: per[statistic]}, counts * formed[None].astype(float))[statistic]
+        gap_draws.append(v[:, i_s] - v[:, i_a])                                    # [resamples + 1]
+
+    def interval(d, bounds):
+        return _rounded(stats.expanded_interval(d[1:], d[0], n, level), bounds)
+
+    lo_s, hi_s = RANGE[statistic]
+    spread = (lo_s - hi_s, hi_s - lo_s)
+    out = {"gap": {"score": score, "against": against, "statistic": statistic}, "ground_truth": ground_truth,
+           "modes": modes, "circuit_by": circuit_by, "resamples": resamples, "level": level,
+           "bootstrap": {"unit": unit, "n": n},
+           "n_models": {m: int(f.sum()) for m, (_, f, _, _) in zip(modes, drawn)},
+           "gaps": {m: interval(d, spread) for m, d in zip(modes, gap_draws)}, "differences": {}}
+    for m, d in zip(modes[1:], gap_draws[1:]):
+        diff = d - gap_draws[0]
+        out["differences"][f"{m}-{modes[0]}"] = interval(diff, (2 * spread[0], 2 * spread[1])) + [
+            _finite(stats.p_value(diff[1:], diff[0], n))]
     return out
 
 
@@ -574,9 +685,6 @@ def _report_path():
     return store.SHIPPED / "scorecard.json"
 
 
-#: The ground truths and modes the shipped report covers.
-REPORT_GROUND_TRUTHS = ("mean-circuit", "resample-circuit", "excess-circuit")
-REPORT_MODES = ("task", "largest", "mechanism")
 
 
 def zoo_report(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0, sensitivity_resamples: int = 200) -> dict:
@@ -584,7 +692,10 @@ def zoo_report(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0, sens
 
     The controlled ground truth (``headspace.controlled``, ``excess-circuit``) is included when
     the zoo holds its file. Keys: ``scorecards`` (``"<ground truth>|<mode>"``), ``held_out``
-    (``"<ground truth>|<mode>|<statistic>"``), ``sensitivity`` (``"<ground truth>|task"``).
+    (``"<ground truth>|<mode>|<statistic>"``), ``sensitivity`` (``"<ground truth>|task"``), ``mode_gaps``
+    (``{ground truth: mode_gaps(...)}``, the main one's), ``circuit_by_path`` (``"<ground truth>|<mode>"``:
+    the main ground truth's cards in the task's and the largest path's mode with the circuit decided by the
+    path alone, ``circuit_by="path"``; outside the Holm family, each with its own).
     """
     from headspace import benchmark, controlled
     extra = {}
@@ -607,6 +718,13 @@ def zoo_report(zoo, scores=None, resamples: int = RESAMPLES, seed: int = 0, sens
                 out["held_out"][f"{g}|{mode}|{stat}"] = h
         out["sensitivity"][f"{g}|task"] = [{k: r[k] for k in ("threshold", "value", "n_models", "leader", "stats")}
                                            for r in sensitivity(data, g, "task", sensitivity_resamples, seed)]
+    # how the main ground truth's gap (MODE_GAP) changes with the mode, paired over one bootstrap
+    out["mode_gaps"] = {FORMED_BY: mode_gaps(data, FORMED_BY, REPORT_MODES, MODE_GAP, resamples, seed)}
+    # a sensitivity: the circuit decided by the path alone (the labelled-circuitless models with a path over the
+    # threshold come in); each card keeps its own Holm family (a statement that nothing holds is only made
+    # stronger by a smaller family; anything that holds there is reported as holding within its card)
+    out["circuit_by_path"] = _written_p({f"{FORMED_BY}|{m}": scorecard(data, FORMED_BY, m, resamples, seed, circuit_by="path")
+                                         for m in ("task", "largest")})
     # one Holm family over every scorecard of the report: the comparisons a text drawing on them makes,
     # adjusted on the unrounded p-values; then the p-values as written (P_DIGITS significant digits)
     out["scorecards"] = _written_p(holm_family(out["scorecards"]))

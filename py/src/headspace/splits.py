@@ -28,37 +28,34 @@ import numpy as np
 
 from headspace import scorecard as sc
 
-__all__ = ["many_splits", "N_SEEDS", "TOP"]
+__all__ = ["many_splits", "N_SEEDS", "TOP", "TIE"]
 
 #: How many split seeds ``many_splits`` draws by default (distinct splits among them are kept once).
 N_SEEDS = 200
 #: "In the top k": the chosen score's rank on the other half at most this.
 TOP = 3
+#: Two half means closer than this are a tie (they share the better rank). Equal statistics can reach
+#: two scores through different float sums (in the zoo, path size and Frobenius both at 28/39 of a
+#: half's precision@k, differing in the last bits), and a strict ``>`` would make that tie a rank 2.
+TIE = 1e-12
 
 
 def _point_stats(data: sc.ZooData, statistic: str, ground_truth: str, mode: str, thresholds: dict | None):
     """Per model, ``statistic`` of every score on all its batches ``[n_models, S]``, and which models have a
-    circuit (the scorecard's rule: largest path in the mode at least ``circuit_effect``, mechanism not circuitless)."""
+    circuit: the scorecard's own bottom level (``scorecard._model_draws``) with no resamples, so its row 0,
+    the point estimate, by the same code and the same rule for "has a circuit"."""
     th = dict(sc.THRESHOLDS, **(thresholds or {}))
-    reference = sc.FORMED_BY if sc.FORMED_BY in data.ground_truths else ground_truth
-    modes = sc._model_mode(data, mode, reference)
-    names = list(data.scores)
-    size_idx = [names.index(s) for s in sc.SIZE_SCORES]
-    values = np.full((len(data.names), len(names)), np.nan)
-    formed = np.zeros(len(data.names), bool)
-    for m in range(len(data.names)):
-        formed[m] = (data.ground_truths[reference][m].mean(0)[modes[m]].max() >= th["circuit_effect"]
-                     and (data.mechanisms is None or data.mechanisms[m] not in sc.CIRCUITLESS_MECHANISMS))
-        gt = data.ground_truths[ground_truth][m][:, modes[m]]
-        w = np.full((1, gt.shape[0]), 1.0 / gt.shape[0])
-        scores = np.stack([data.scores[s][m][modes[m]] for s in names])
-        values[m] = sc._per_model(scores, gt, w, th, size_idx)[statistic][0]
-    return values, formed
+    per, formed, _, _ = sc._model_draws(data, ground_truth, mode, 0, 0, th)
+    return per[statistic][:, 0], formed
 
 
-def _rank(v: np.ndarray, i: int) -> int:
-    """1 + how many scores are strictly above score ``i`` (ties share the better rank)."""
-    return int((v > v[i]).sum() + 1)
+def _rank(v: np.ndarray, i: int, tie: float = TIE) -> int:
+    """1 + how many scores are above score ``i`` by more than ``tie`` (ties share the better rank).
+
+    >>> _rank(np.array([0.5, 28 / 39, np.nextafter(28 / 39, 1)]), 1)   # one float step apart: a tie
+    1
+    """
+    return int((v > v[i] + tie).sum() + 1)
 
 
 def many_splits(data: sc.ZooData, statistic: str = "spearman", ground_truth: str = sc.FORMED_BY,

@@ -52,7 +52,7 @@ the next token is random (or, for text, ordinary language). numpy only, seeded.
   instead): one layer of 4 heads covers at most 4 of the 8 colours; two layers could cover all 8, so
   the table does not force the lookup: the mechanism is measured, not assumed. Its models are a trial,
   out of the zoo: trained with fixed payloads first (``scripts/train_zoo.py``'s ``canonical_steps``), two
-  of five seeds looked the entry up.
+  of five seeds looked the entry up; with a learning-rate decay per stage (``lr_restart``), three.
 
 The present zoo (``zoo/``, docs/decisions/0004-zoo-mechanisms.md) adds two tasks to the first zoo's:
 

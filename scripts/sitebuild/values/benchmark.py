@@ -394,6 +394,9 @@ CARD_ROWS = ("frobenius", "svd_bound", "subspace", "token", "whitened", "frobeni
 COMPARED = ("spearman", "auroc", "top1", "precision_at_k")
 #: Holm-adjusted p below which a comparison holds.
 ALPHA = 0.05
+#: An interval end this close to zero sits at the edge: another bootstrap seed moves the ends by about this
+#: much (decision 0005), so the article does not count such an interval among those that exclude zero.
+EDGE = 0.01
 
 
 def name(score: str) -> str:
@@ -424,6 +427,133 @@ def difference(card: dict, score: str, against: str, statistic: str) -> list:
     return next(c[3:] for c in card["comparisons"] if c[0] == score and c[1] == against and c[2] == statistic)
 
 
+#: The number of things as the prose writes it.
+NUMBER_WORDS = {0: "none", 1: "one", 2: "two", 3: "three", 4: "four"}
+
+
+def held_out_words(out: dict) -> dict:
+    """The held-out split's verdict as the sentence words it, from the ranks on the other half
+    (``ho_<rule>_<half>_rank``): ``ho_rules_verdict`` ("neither rule carries over", "only one rule carries
+    over", "both rules carry over": a rule carries over when each half's choice is first on the other) and
+    ``ho_first_choices`` (whether each half's first choice is first on the other: "is not first", "is first",
+    or "is first in N of 4 choices")."""
+    ranks = {tag: [out[f"ho_{tag}_{h}_rank"] for h in ("A", "B")] for tag in ("rho", "pk")}
+    carry = sum(all(r == 1 for r in rs) for rs in ranks.values())
+    verdict = {0: "neither rule carries over", 1: "only one rule carries over", 2: "both rules carry over"}[carry]
+    firsts = sum(r == 1 for rs in ranks.values() for r in rs)
+    n = sum(len(rs) for rs in ranks.values())
+    choices = ("is not first" if firsts == 0 else "is first" if firsts == n
+               else f"is first in {NUMBER_WORDS.get(firsts, firsts)} of {NUMBER_WORDS.get(n, n)} choices")
+    return {"ho_rules_verdict": verdict, "ho_first_choices": choices}
+
+
+def path_alone_values(rep: dict, card: dict) -> dict:
+    """The main card recomputed with the circuit decided by the path alone (``scorecard(circuit_by="path")``,
+    report key ``circuit_by_path``, each card with its own Holm family of ``pa_n_comparisons``): in the task's
+    mode, the models with a circuit and configurations, how many more than by label and path and from which
+    families, path size's and the Frobenius score's Spearman, and how many differences from a size score,
+    partials beyond head sizes and beyond path size hold; in the largest path's mode, the models, how many hold
+    beyond path size, and the subspace score's partial there with its p adjusted over every comparison of the
+    report and of both cards at once (``pa_largest_subspace_p_all``: the strictest family the text could mean)."""
+    from headspace import scorecard, stats
+    path = rep["circuit_by_path"]["mean-circuit|task"]
+    largest = rep["circuit_by_path"]["mean-circuit|largest"]
+    added = [n for n in path["models"] if n not in card["models"]]
+    tasks = [n.split("-")[0] for n in added]
+    out = {"pa_n_formed": path["n_models"], "pa_n_added": len(added), "pa_n_configs": path["n_configurations"],
+           "pa_n_comparisons": path["n_comparisons"], "pa_added_lookup": tasks.count("lookup"),
+           "pa_added_words": tasks.count("words"), "pa_added_reverse": tasks.count("reverse")}
+    rho = path["stats"]["spearman"]
+    for s, tag in (("product_norm", "pn"), ("frobenius", "frob")):
+        _triple(out, f"pa_{tag}_rho", rho[s])
+    normalised = [s for s in path["scores"] if s not in scorecard.SIZE_SCORES]
+
+    def n_holding(c, statistic):
+        return sum(r["statistic"] == statistic and r["score"] in normalised for r in holding(c, False))
+
+    out["pa_n_held"] = len(holding(path)) + len(holding(largest))          # in either mode
+    out["pa_n_partial_np_holds"] = n_holding(path, "partial_norm_product")
+    out["pa_n_partial_pn_holds"] = n_holding(path, "partial_product_norm")
+    out["pa_largest_n_formed"] = largest["n_models"]
+    out["pa_largest_n_partial_pn_holds"] = n_holding(largest, "partial_product_norm")
+    _triple(out, "pa_largest_subspace_partial_pn", largest["stats"]["partial_product_norm"]["subspace"])
+    f = card["comparison_fields"]
+    cards = [*rep["scorecards"].values(), path, largest]
+    rows = [dict(zip(f, c)) for c_ in cards for c in c_["comparisons"]]
+    adjusted = stats.holm(np.array([np.nan if r["p"] is None else r["p"] for r in rows], dtype=float))
+    first = len(rows) - len(largest["comparisons"])
+    at = next(i for i in range(first, len(rows))
+              if (rows[i]["score"], rows[i]["against"], rows[i]["statistic"]) == ("subspace", "0", "partial_product_norm"))
+    out["pa_largest_subspace_p_all"] = float(adjusted[at])
+    return out
+
+
+def power_values(card: dict) -> dict:
+    """What the Holm family can detect on the main card: the per-comparison p the smallest must reach
+    (``sc_alpha_per``, 0.05 over the family), the strongest difference of a score from a size score by its
+    unadjusted p (``sc_strongest_*``: names, the difference with its interval, ``sc_strongest_p``), and the
+    Spearman difference from a size score that would reach that threshold half the time
+    (``sc_detectable_rho``: the threshold's normal quantile times the median standard error of those
+    differences, read off their intervals as the p-values are, by the normal approximation)."""
+    from statistics import NormalDist
+    from headspace import scorecard
+    m = card["holm_family"]["n_comparisons"]
+    f = card["comparison_fields"]
+    rows = [dict(zip(f, c)) for c in card["comparisons"]]
+    sized = [r for r in rows if r["against"] != "0" and r["statistic"] in COMPARED and r["p"] is not None]
+    best = min(sized, key=lambda r: r["p"])
+    z = NormalDist().inv_cdf(1 - ALPHA / m / 2)
+    q = NormalDist().inv_cdf(1 - (1 - card.get("level", scorecard.LEVEL)) / 2)
+    se = [(r["hi"] - r["lo"]) / (2 * q) for r in sized if r["statistic"] == "spearman"]
+    out = {"sc_alpha_per": ALPHA / m, "sc_strongest_score": name(best["score"]),
+           "sc_strongest_against": name(best["against"]), "sc_strongest_statistic": STATISTIC_WORDS[best["statistic"]],
+           "sc_strongest_p": best["p"], "sc_detectable_rho": float(z * np.median(se))}
+    _triple(out, "sc_strongest", (best["difference"], best["lo"], best["hi"]))
+    return out
+
+
+#: A statistic as the prose names it.
+STATISTIC_WORDS = {"spearman": "Spearman", "auroc": "AUROC", "top1": "top-1 hit", "precision_at_k": "precision@k"}
+
+
+#: The bootstrap seeds over which the article gives the spread of the excess card's one verdict beyond path size.
+VERDICT_SEEDS = range(5)
+
+
+def excess_subspace_over_seeds(seeds=VERDICT_SEEDS) -> dict:
+    """The subspace score's partial beyond path size on the excess card, with its p adjusted by Holm over every
+    card of the report (``scorecard.holm_family``, as the shipped report), recomputed at each bootstrap
+    ``seed``, with and without the repetitive-text family: ``{"with": [p_holm per seed], "without": [...]}``.
+    Why: whether it survives Holm turned on the draw (the review, sceptic4), so the article gives the range
+    (about 50 s per seed and family at load 4 on two cores)."""
+    from headspace import controlled, scorecard
+    zoo = _zoo()
+    data = scorecard.zoo_data(zoo, None, {controlled.CONTROLLED: controlled.read_zoo(zoo)[controlled.CONTROLLED]})
+    sub = data.subset([i for i, f in enumerate(data.families) if f != "reptext-none-attn-2l"])
+    out = {}
+    for label, d in (("with", data), ("without", sub)):
+        out[label] = []
+        for seed in seeds:
+            cards = scorecard.holm_family({f"{g}|{m}": scorecard.scorecard(d, g, m, seed=seed)
+                                           for g in scorecard.REPORT_GROUND_TRUTHS for m in scorecard.REPORT_MODES})
+            c = cards[f"{controlled.CONTROLLED}|task"]
+            row = next(dict(zip(c["comparison_fields"], x)) for x in c["comparisons"]
+                       if (x[0], x[1], x[2]) == ("subspace", "0", "partial_product_norm"))
+            out[label].append(float(row["p_holm"]))
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def without_reptext_excess() -> dict:
+    """The excess card's partials beyond path size without the repetitive-text family, ``{score: [estimate,
+    lo, hi]}`` (the bootstrap of the shipped report, seed 0): the estimate barely moves, the interval widens."""
+    from headspace import controlled, scorecard
+    zoo = _zoo()
+    data = scorecard.zoo_data(zoo, None, {controlled.CONTROLLED: controlled.read_zoo(zoo)[controlled.CONTROLLED]})
+    sub = data.subset([i for i, f in enumerate(data.families) if f != "reptext-none-attn-2l"])
+    return scorecard.scorecard(sub, controlled.CONTROLLED, "task")["stats"]["partial_product_norm"]
+
+
 def _triple(out: dict, key: str, iv) -> None:
     out[key], out[f"{key}_lo"], out[f"{key}_hi"] = iv
 
@@ -452,7 +582,8 @@ def zoo_confounds() -> dict:
     data = data.with_score("eap", eap)
     cards = {g: scorecard.scorecard(data, g) for g in ("mean-circuit", "resample-circuit", controlled.CONTROLLED)}
     # pairs outside the circuit (below the causal threshold) in the formed models, task mode: how many have
-    # an effect more than two standard errors (over the evaluation batches) above zero, and their median
+    # an effect more than two standard errors (over the evaluation batches) above zero, the median of those,
+    # and the median of all of them (the review, sceptic4: the two differ by 4x to 1,500x)
     card = cards["mean-circuit"]
     modes = {n: "QKV".index(m) for n, m in card["model_modes"].items()}
     outside = {}
@@ -466,7 +597,8 @@ def zoo_confounds() -> dict:
                 causal = scorecard.causal_pairs(data.ground_truths["mean-circuit"][m][:, modes[n]].mean(0))
                 effects += [(x, x > 2 * s) for x, s, k in zip(mean, se, causal) if not k]
         outside[g] = {"n": len(effects), "above": int(sum(bool(a) for _, a in effects)),
-                      "median": float(np.median([x for x, _ in effects]))}
+                      "median": float(np.median([x for x, _ in effects])),
+                      "median_above": float(np.median([x for x, a in effects if a]))}
     # the first-order error: largest exact effect over largest EAP, same batch (the first), task mode
     ratios = []
     for m, n in enumerate(data.names):
@@ -519,7 +651,8 @@ def configuration_values(data) -> dict:
     """Per configuration with a circuit (``headspace.configurations.by_configuration``, main ground truth, each
     model in its task's mode): the Spearman of path size and of the token diagonal, their paired difference,
     and the score with the highest estimate, each with its interval over the configuration's seeds and batches;
-    and how many configurations' difference interval lies above zero and below it."""
+    and how many configurations' difference interval lies above zero and below it, before and after Holm over
+    the configurations."""
     from headspace import configurations
     rows = configurations.by_configuration(data, pairs=[CONFIG_PAIR])
     out = {"pc_n_configs": len(rows)}
@@ -536,6 +669,16 @@ def configuration_values(data) -> dict:
     out["pc_n_td_above"] = sum(d[1] > 0 for d in diffs)
     out["pc_n_td_below"] = sum(d[2] < 0 for d in diffs)
     out["pc_n_size_leads"] = sum(r["leader"]["spearman"] == "product_norm" for r in rows)
+    # the same counts after Holm over the configurations: each difference's p by the normal approximation from
+    # its (widened) interval, as the scorecard's p-values come from the widened spread
+    from statistics import NormalDist
+    from headspace import scorecard, stats
+    q = NormalDist().inv_cdf(1 - (1 - scorecard.LEVEL) / 2)
+    p = [2 * NormalDist().cdf(-abs(d[0]) / ((d[2] - d[1]) / (2 * q))) for d in diffs]
+    adjusted = stats.holm(p)
+    out["pc_n_td_above_holm"] = sum(bool(d[0] > 0 and a < ALPHA) for d, a in zip(diffs, adjusted))
+    out["pc_n_td_below_holm"] = sum(bool(d[0] < 0 and a < ALPHA) for d, a in zip(diffs, adjusted))
+    out["pc_largest_p_holm_kept"] = max((float(a) for a in adjusted if a < ALPHA), default=None)
     return out
 
 
@@ -643,9 +786,11 @@ def scorecard_values() -> dict:
         out["sc_partial_np_holder"] = name(held[0])
         _triple(out, "sc_partial_np_held", card["stats"]["partial_norm_product"][held[0]])
     # before any correction: how many scores' partial beyond path size has an interval that excludes zero
-    out["sc_n_partial_pn_excludes_0"] = sum(card["stats"]["partial_product_norm"][s][1] > 0
-                                            or card["stats"]["partial_product_norm"][s][2] < 0 for s in CARD_ROWS
-                                            if s not in scorecard.SIZE_SCORES)
+    # (clearly: the end nearest zero further from it than EDGE; the others sit at the edge)
+    ends = [min(abs(lo), abs(hi)) for s in CARD_ROWS if s not in scorecard.SIZE_SCORES
+            for _, lo, hi in [card["stats"]["partial_product_norm"][s]] if lo > 0 or hi < 0]
+    out["sc_n_partial_pn_excludes_0"] = sum(e > EDGE for e in ends)
+    out["sc_n_partial_pn_at_edge"] = sum(e <= EDGE for e in ends)
     out["sc_n_partial_pn_holds"] = sum(r["statistic"] == "partial_product_norm" for r in holding(card, False))
     # the one score beyond head sizes that does not hold after Holm (named when exactly one), with its interval
     dropped = [s for s in normalised if s not in held]
@@ -654,6 +799,13 @@ def scorecard_values() -> dict:
         _triple(out, "sc_partial_np_dropped", card["stats"]["partial_norm_product"][dropped[0]])
     # the Holm family: every comparison of every card of the report (headspace.scorecard.holm_family)
     out["sc_n_family"] = card["holm_family"]["n_comparisons"]
+    # the same family without the exact twins' comparisons (frobenius_baseline, projection_kernel: they rank
+    # as frobenius and subspace), which the report keeps in; the article states both sizes
+    f = card["comparison_fields"]
+    out["sc_n_family_no_twins"] = sum(
+        1 for c_ in rep["scorecards"].values() for c in c_["comparisons"]
+        if dict(zip(f, c))["p"] is not None and not {c[0], c[1]} & {"frobenius_baseline", "projection_kernel"})
+    out.update(power_values(card))
     # how many combinations of ground truth and mode the report holds (the article: no difference from a
     # size score holds after Holm in any of them; tests/site/test_benchmark_claims.py)
     out["sc_n_cards"] = len(rep["scorecards"])
@@ -682,6 +834,14 @@ def scorecard_values() -> dict:
     out["sc_mech_n_moved"] = sum(m != task_mode[n] for n, m in mech["model_modes"].items() if n in mech["models"])
     out["sc_mech_n_not_largest"] = sum(mech["model_modes"][n] != largest["model_modes"][n] for n in mech["models"])
     _triple(out, "sc_gap_mechanism", difference(mech, "frobenius", "product_norm", "spearman")[:3])
+    # how the gap changes with the mode, paired: one bootstrap draws every mode's gap at once
+    # (headspace.scorecard.mode_gaps), the change from the task's mode taken draw by draw
+    gaps = rep["mode_gaps"]["mean-circuit"]
+    for m in ("largest", "mechanism"):
+        _triple(out, f"sc_gap_change_{m}", gaps["differences"][f"{m}-task"][:3])
+    # the sensitivity with the circuit decided by the path alone (the labels ignored): how many models come in,
+    # from which tasks, and what the main card's verdicts become (its own Holm family)
+    out.update(path_alone_values(rep, card))
     # beyond head sizes in the mechanism's mode: how many of the scores that are not sizes hold after Holm
     out["sc_mech_n_partial_np_holds"] = sum(r["statistic"] == "partial_norm_product" and r["score"] in normalised
                                             for r in holding(mech, False))
@@ -697,6 +857,14 @@ def scorecard_values() -> dict:
     # beyond path size on the excess card: the subspace score holds after Holm (the article: only here, and only
     # with the repetitive-text family; tests/site/test_benchmark_claims.py)
     _triple(out, "sc_excess_subspace_partial_pn", excess["stats"]["partial_product_norm"]["subspace"])
+    # the same without the repetitive-text family (the estimate barely moves; only the interval widens)
+    _triple(out, "sc_excess_subspace_partial_pn_noreptext", without_reptext_excess()["subspace"])
+    # and its Holm-adjusted p over five bootstrap seeds, with and without that family: the verdict turns on the draw
+    seeds = excess_subspace_over_seeds()
+    out["sc_excess_subspace_n_seeds"] = len(VERDICT_SEEDS)
+    for label in ("with", "without"):
+        ps = seeds[label]
+        out[f"sc_excess_subspace_p_{label}_min"], out[f"sc_excess_subspace_p_{label}_max"] = min(ps), max(ps)
     # the same in the mode each model's recorded mechanism names, where it holds too
     _triple(out, "sc_excess_mech_subspace_partial_pn",
             rep["scorecards"][f"{CONTROLLED}|mechanism"]["stats"]["partial_product_norm"]["subspace"])
@@ -717,6 +885,9 @@ def scorecard_values() -> dict:
     out["ho_formed_B"] = len(h["scorecards"]["B"]["models"])
     for half in ("A", "B"):
         out[f"ho_configs_{half}"] = len({n.rsplit("-s", 1)[0] for n in h["scorecards"][half]["models"]})
+    # the split's verdict in words: how many of the two rules carry over both ways, and whether each half's
+    # first choice is first on the other (the ranks above)
+    out.update(held_out_words(out))
     # Holm within each half: differences from a size score that hold
     f = card["comparison_fields"]
     out["ho_n_holds"] = sum(1 for half in h["scorecards"].values() for c in half["comparisons"]
@@ -725,7 +896,6 @@ def scorecard_values() -> dict:
     # thresholds: each varied alone; the leading point estimate on each statistic in each setting
     rows = rep["sensitivity"]["mean-circuit|task"]
     out["th_n_settings"] = len(rows)
-    out["th_rho_size_leads"] = sum(r["leader"]["spearman"] == "product_norm" for r in rows)
     out["th_pk_size_leads"] = sum(r["leader"]["precision_at_k"] == "product_norm" for r in rows)
     # the score that leads the partial correlation beyond head sizes in the most settings, and in how many
     leaders = [r["leader"]["partial_norm_product"] for r in rows]
@@ -736,6 +906,9 @@ def scorecard_values() -> dict:
     # only the circuit threshold changes which models count; the other two change which pairs are causal,
     # which leaves every Spearman as it was: how many distinct computations the settings really are
     out["th_n_model_sets"] = len({json.dumps(r["stats"]["spearman"], sort_keys=True) for r in rows})
+    # in how many of those distinct computations path size has the highest Spearman
+    out["th_rho_size_leads_sets"] = len({json.dumps(r["stats"]["spearman"], sort_keys=True) for r in rows
+                                         if r["leader"]["spearman"] == "product_norm"})
     # path size's narrowest lead on precision@k over the settings where it leads
     margins = [sorted((x[0] for x in r["stats"]["precision_at_k"].values() if x[0] is not None), reverse=True)
                for r in rows if r["leader"]["precision_at_k"] == "product_norm"]
@@ -748,6 +921,7 @@ def scorecard_values() -> dict:
         o = conf["outside"][g]
         out[f"cf_{tag}_outside"], out[f"cf_{tag}_outside_above"], out[f"cf_{tag}_outside_median"] = \
             o["n"], o["above"], o["median"]
+        out[f"cf_{tag}_outside_above_median"] = o["median_above"]
     # size alone against path size, paired over the same draws
     _triple(out, "cf_size_minus_pn", difference(conf["cards"]["mean-circuit"], "size_mean", "product_norm", "spearman")[:3])
     # the pairs outside the circuit alone: how well path size and the Frobenius score order them
