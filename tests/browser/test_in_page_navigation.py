@@ -222,14 +222,15 @@ def test_a_page_without_figures_in_between_keeps_the_worker(page, site_url):
     assert statuses and set(statuses) == {"ready"}, statuses
 
 
-# What the figures do, in order: a figure's controls enabled (it is wired) and its status "ready" (it
-# answers from Python), each with the figure's id, as a MutationObserver sees them.
+# What the figures do, in order: a figure's menu enabled (it is wired: its controls are enabled
+# earlier, as it is named) and its status "ready" (it answers from Python), each with the figure's id,
+# as a MutationObserver sees them.
 RECORD_ORDER = """() => {
     window.order = [];
     new MutationObserver((records) => {
         for (const r of records) {
             const fig = r.target.closest('figure.demo');
-            if (r.attributeName === 'disabled' && r.target.matches('.demo-controls') && !r.target.disabled) window.order.push(['wired', fig.id]);
+            if (r.attributeName === 'disabled' && r.target.matches('[data-action=link]') && !r.target.disabled) window.order.push(['wired', fig.id]);
             if (r.attributeName === 'data-status' && r.target === fig && fig.dataset.status === 'ready') window.order.push(['ready', fig.id]);
         }
     }).observe(document.body, {subtree: true, attributes: true, attributeFilter: ['disabled', 'data-status']});
@@ -312,3 +313,34 @@ def test_back_shows_the_settings_the_reader_left(page, site_url):
     page.go_back()
     page.wait_for_function(A_LIVE, timeout=BOOT_MS)
     assert fig.locator('[name="theta"]').input_value() == "73"
+
+
+# Idle moments that never come: a figure off screen stays named but not wired until the reader reaches it.
+NO_IDLE = "window.requestIdleCallback = () => 0;"
+# The build's drawing a figure shows (the one its CSS does not hide), and its texts' boxes in its plot box.
+SHOWN_DRAWING = """fig => { const plot = fig.querySelector('[data-role=plot]'), p = plot.getBoundingClientRect();
+  const shown = [...plot.querySelectorAll(':scope > svg.static-figure')].filter(s => getComputedStyle(s).display !== 'none');
+  return {room: plot.clientWidth, classes: shown.map(s => s.getAttribute('class')), texts: shown.flatMap(s => [...s.querySelectorAll('text')])
+    .map(t => { const r = t.getBoundingClientRect(); return [t.textContent, Math.round(r.x - p.x), Math.round(r.y - p.y)]; })}; }"""
+
+
+def test_a_figure_off_screen_shows_the_drawing_for_its_width_before_it_is_set_up(browser, site_url):
+    """At 390 px, the gallery's last figure, named but not wired (no idle moment came), shows the
+    build's drawing of its plot box's width, with its texts where they are once it is on screen and wired."""
+    from headspace_site.figure.widths import drawing_width
+    context = browser.new_context(viewport={"width": 390, "height": 900}, reduced_motion="reduce")
+    try:
+        page = context.new_page()
+        page.add_init_script(NO_IDLE)
+        page.goto(site_url + "/gallery/")
+        fig = page.locator("figure.demo").last
+        assert fig.evaluate("f => window.headspace.wired(f)") is False
+        before = fig.evaluate(SHOWN_DRAWING)
+        assert before["classes"] == [f"static-figure w{drawing_width(before['room'])}"], before["classes"]
+        assert before["texts"], "the drawing has texts"
+        fig.scroll_into_view_if_needed()
+        page.wait_for_function("f => window.headspace.wired(f)", arg=fig.element_handle())
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")  # drawn on screen
+        assert fig.evaluate(SHOWN_DRAWING) == before
+    finally:
+        context.close()

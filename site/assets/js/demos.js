@@ -244,10 +244,9 @@ function wire(fig) {
   const view = viewOf(fig);
   view.onPlot = (figure) => dispatch(view, { type: "plotted", figure, width: figure.width });
   views.push(view);
-  // The controls arrive disabled, and stay so until this script answers them (never a control
-  // that disagrees with its figure); with JavaScript off they stay disabled and say why.
+  // The controls arrive disabled, and stay so until this script names the figure (name, below);
+  // with JavaScript off they stay disabled and say why.
   const controls = fig.querySelector(".demo-controls");
-  controls.disabled = false;
   if (announced) dispatch(view, { type: "booting" }); // "loading", and how far the boot is
   else { // the data saver: nothing until the reader asks
     const cost = fig.querySelector('[data-role="live"]')?.dataset.cost; // the build's sum of the runtime's files
@@ -348,10 +347,13 @@ const soon = new IntersectionObserver((entries) => {
   bookRest();
 }, { rootMargin: "50% 0px" });
 
-/** Name a parsed figure: the worker's boot or rejoin takes its demo; wired once on screen or idle. */
+/** Name a parsed figure: the worker's boot or rejoin takes its demo; wired once on screen, reached
+ * (useFirst) or idle. Its controls are usable from now on: a keyboard reader tabs into them in order,
+ * whether or not the figure is wired yet. */
 function name(fig) {
   demos.push(fig);
   unwired.push(fig);
+  fig.querySelector(".demo-controls").disabled = false;
   soon.observe(fig);
   if (!saveData && demos.length === 1) {
     bootPython();
@@ -375,6 +377,18 @@ function setUp(figs) {
     if (!unwired.length) marks.pageSetUp = performance.now(); // every figure of the page
   }
   skipOffScreen(views.slice(first));
+}
+
+// A reader who reaches into a figure not wired yet (a control tabbed to or focused, a pointer, a
+// value changed) has it wired at once, before the event reaches the figure's own listeners (wire adds
+// them; this listens on the document, capturing, so the same event reaches them): the control the
+// reader is on answers as on a wired figure.
+const REACH = ["focusin", "pointerdown", "input", "change"];
+for (const kind of REACH) {
+  document.addEventListener(kind, (event) => {
+    const fig = event.target.closest?.("figure.demo[data-demo]");
+    if (fig && unwired.includes(fig)) setUp([fig]);
+  }, { capture: true, passive: true });
 }
 
 // The figures off screen: one per idle moment (a figure's wiring is one task: input waits at most that long).
