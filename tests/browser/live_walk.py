@@ -105,7 +105,13 @@ def read_figures(page, path: str, live: bool, prerenders: list | None = None) ->
     """Every figure of the page as it is drawn now, in one call (boxes are relative to each plot box,
     and nothing on these pages draws by scroll position under reduced motion: no figure is scrolled
     to); ``prerenders`` the build's data if already read (as built: read here)."""
-    read = f"figs => figs.map(fig => ({{...({FIGURE})(fig), prerender: {'null' if prerenders else f'({PRERENDER})(fig)'}}}))"
+    # A figure off screen is skipped by the browser (demos.js sets content-visibility: auto once it is
+    # wired), and Chromium may then answer a text's box from a layout made before the figure's status
+    # line changed its height (19 px off at 390 px). Each figure is read laid out as it will be drawn
+    # when the reader reaches it, in the same task (nothing is painted in between).
+    one = f"fig => ({{...({FIGURE})(fig), prerender: {'null' if prerenders else f'({PRERENDER})(fig)'}}})"
+    read = f"""figs => figs.map(fig => {{ const skip = fig.style.contentVisibility; fig.style.contentVisibility = 'visible';
+      try {{ return ({one})(fig); }} finally {{ fig.style.contentVisibility = skip; }} }})"""
     out = []
     for i, f in enumerate(page.locator("figure.demo").evaluate_all(read)):
         out.append(Figure(path, i, f["id"], f["demo"], live, f["drawn"], f["size"], f["words"],

@@ -15,6 +15,8 @@ pytestmark = pytest.mark.browser
 A, B = "/posts/polariser/", "/posts/composition-and-subspaces/"
 LINK_TO_B = f'main a[href="{B}"]'
 B_LIVE = f"() => location.pathname === '{B}' && window.headspace.marks.pageLive > 0"
+# every figure of the page on show set up (the ones off screen are wired after those on screen)
+SET_UP = "() => window.headspace.marks.pageSetUp > 0 && [...document.querySelectorAll('figure.demo')].every(f => window.headspace.wired(f))"
 A_LIVE = f"() => location.pathname === '{A}' && window.headspace.marks.pageLive > 0"
 SHOTS = Path(__file__).resolve().parents[2] / "bench" / "results" / "shots"  # (ignored by git)
 
@@ -59,6 +61,8 @@ def test_the_next_article_keeps_the_worker_and_answers_from_python(page, site_ur
     assert page.evaluate("() => document.querySelectorAll('main noscript').length > 0"
                          " && document.querySelectorAll('main noscript *').length === 0")
     figures = page.locator("figure.demo")
+    page.wait_for_function(SET_UP, timeout=BOOT_MS)
+    wait_ready(page)
     statuses = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.status)")
     assert statuses and set(statuses) == {"ready"}, statuses
     fig = figures.first
@@ -179,6 +183,8 @@ def test_the_next_article_looks_as_on_a_full_load(browser, site_url, width, sche
                 open_a_live(page, site_url)
                 page.locator(LINK_TO_B).first.click()
                 page.wait_for_function(B_LIVE, timeout=BOOT_MS)
+                page.wait_for_function(SET_UP, timeout=BOOT_MS)
+                wait_ready(page)
             else:
                 page.goto(site_url + B)
                 page.evaluate("() => window.headspace.ready()")
@@ -209,6 +215,132 @@ def test_a_page_without_figures_in_between_keeps_the_worker(page, site_url):
     assert page.locator("main figure.demo").count() == 0
     page.locator('header nav a[href="/"]').click()  # the home page, which has figures of its own
     page.wait_for_function("() => location.pathname === '/' && window.headspace.marks.pageLive > 0", timeout=BOOT_MS)
+    page.wait_for_function(SET_UP, timeout=BOOT_MS)
+    wait_ready(page)
     assert page.evaluate("() => [window.headspace.navigations, window.headspace.workers().opened]") == [2, 1]
     statuses = page.evaluate("() => [...document.querySelectorAll('figure.demo')].map(f => f.dataset.status)")
     assert statuses and set(statuses) == {"ready"}, statuses
+
+
+# What the figures do, in order: a figure's menu enabled (it is wired: its controls are enabled
+# earlier, as it is named) and its status "ready" (it answers from Python), each with the figure's id,
+# as a MutationObserver sees them.
+RECORD_ORDER = """() => {
+    window.order = [];
+    new MutationObserver((records) => {
+        for (const r of records) {
+            const fig = r.target.closest('figure.demo');
+            if (r.attributeName === 'disabled' && r.target.matches('[data-action=link]') && !r.target.disabled) window.order.push(['wired', fig.id]);
+            if (r.attributeName === 'data-status' && r.target === fig && fig.dataset.status === 'ready') window.order.push(['ready', fig.id]);
+        }
+    }).observe(document.body, {subtree: true, attributes: true, attributeFilter: ['disabled', 'data-status']});
+}"""
+ON_SCREEN = "() => [...document.querySelectorAll('figure.demo')].filter(f => { const r = f.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; }).map(f => f.id)"
+
+
+def test_the_figure_on_screen_answers_before_the_others_are_set_up(page, site_url):
+    """A link to a figure in the middle of B: that figure, on screen, is wired and answers from Python
+    before any figure off screen is wired (order, not time)."""
+    open_a_live(page, site_url)
+    target = "demo-polarizer-4"
+    page.evaluate(f"() => document.querySelector('{LINK_TO_B}').setAttribute('href', '{B}#{target}')")
+    page.evaluate(RECORD_ORDER)
+    page.locator(f'main a[href="{B}#{target}"]').first.click()
+    page.wait_for_function(SET_UP, timeout=BOOT_MS)
+    wait_ready(page)
+    assert page.evaluate("() => window.headspace.navigations") == 1
+    shown = page.evaluate(ON_SCREEN)
+    assert target in shown and len(shown) < page.locator("figure.demo").count(), shown
+    order = page.evaluate("() => window.order")
+    first_ready = next(i for i, (what, _) in enumerate(order) if what == "ready")
+    assert order[first_ready][1] in shown, order
+    wired_before = [fig for what, fig in order[:first_ready] if what == "wired"]
+    assert wired_before and set(wired_before) <= set(shown), order
+    assert sorted(fig for what, fig in order if what == "wired") == sorted(page.evaluate(
+        "() => [...document.querySelectorAll('figure.demo')].map(f => f.id)")), "each figure wired once"
+
+
+# The worker's answer to the page's second "boot" (B's demos, asked after the swap) held back until
+# the test lets it go: B's off-screen figures wait for it.
+HOLD_REJOIN = """() => {
+    const post = Worker.prototype.postMessage;
+    let boots = 0;
+    window.heldRejoin = null;
+    Worker.prototype.postMessage = function (message, ...rest) {
+        if (message && message.type === 'boot' && ++boots === 2) { window.heldRejoin = () => post.call(this, message, ...rest); return; }
+        return post.call(this, message, ...rest);
+    };
+}"""
+
+
+def test_a_figure_scrolled_to_before_its_turn_is_set_up_at_once(page, site_url):
+    page.add_init_script("window.HEADSPACE_WORKER = 'dedicated';")
+    page.add_init_script(f"({HOLD_REJOIN})()")
+    open_a_live(page, site_url)
+    page.locator(LINK_TO_B).first.click()
+    page.wait_for_function(f"() => window.heldRejoin && location.pathname === '{B}'", timeout=BOOT_MS)
+    wired = "() => [...document.querySelectorAll('figure.demo')].map(f => window.headspace.wired(f))"
+    page.wait_for_timeout(500)  # idle time: the off-screen figures still wait for B's Python
+    before = page.evaluate(wired)
+    assert before[-1] is False and before.count(False) >= 2, before
+    page.locator("figure.demo").last.scroll_into_view_if_needed()
+    page.wait_for_function("() => window.headspace.wired([...document.querySelectorAll('figure.demo')].at(-1))")
+    after = page.evaluate(wired)
+    assert after.count(False) >= 1, "the figures in between wait their turn"
+    page.evaluate("() => window.heldRejoin()")
+    page.wait_for_function(SET_UP, timeout=BOOT_MS)
+    wait_ready(page)
+
+
+def test_back_shows_the_settings_the_reader_left(page, site_url):
+    """A slider moved on A, a link followed, back: A's slider and figure at the moved value, drawn by Python."""
+    open_a_live(page, site_url)
+    fig = page.locator("figure.demo").first
+    moved_and_answered(page, fig, "theta", 73)
+    page.locator(LINK_TO_B).first.click()
+    page.wait_for_function(B_LIVE, timeout=BOOT_MS)
+    page.go_back()
+    page.wait_for_function(A_LIVE, timeout=BOOT_MS)
+    assert fig.locator('[name="theta"]').input_value() == "73"
+    page.wait_for_function("f => f.dataset.renderCount === '1' && f.dataset.status === 'ready'", arg=fig.element_handle(),
+                           timeout=BOOT_MS)
+    params = page.evaluate("f => window.headspace.params(f)", fig.element_handle())
+    assert params["theta"] == 73
+    assert_json_close(output_values(fig), REGISTRY["polarizer"].run(params)["outputs"])
+    # and forward again, then back: still there (kept in the entry, not only in memory)
+    page.go_forward()
+    page.wait_for_function(B_LIVE, timeout=BOOT_MS)
+    page.go_back()
+    page.wait_for_function(A_LIVE, timeout=BOOT_MS)
+    assert fig.locator('[name="theta"]').input_value() == "73"
+
+
+# Idle moments that never come: a figure off screen stays named but not wired until the reader reaches it.
+NO_IDLE = "window.requestIdleCallback = () => 0;"
+# The build's drawing a figure shows (the one its CSS does not hide), and its texts' boxes in its plot box.
+SHOWN_DRAWING = """fig => { const plot = fig.querySelector('[data-role=plot]'), p = plot.getBoundingClientRect();
+  const shown = [...plot.querySelectorAll(':scope > svg.static-figure')].filter(s => getComputedStyle(s).display !== 'none');
+  return {room: plot.clientWidth, classes: shown.map(s => s.getAttribute('class')), texts: shown.flatMap(s => [...s.querySelectorAll('text')])
+    .map(t => { const r = t.getBoundingClientRect(); return [t.textContent, Math.round(r.x - p.x), Math.round(r.y - p.y)]; })}; }"""
+
+
+def test_a_figure_off_screen_shows_the_drawing_for_its_width_before_it_is_set_up(browser, site_url):
+    """At 390 px, the gallery's last figure, named but not wired (no idle moment came), shows the
+    build's drawing of its plot box's width, with its texts where they are once it is on screen and wired."""
+    from headspace_site.figure.widths import drawing_width
+    context = browser.new_context(viewport={"width": 390, "height": 900}, reduced_motion="reduce")
+    try:
+        page = context.new_page()
+        page.add_init_script(NO_IDLE)
+        page.goto(site_url + "/gallery/")
+        fig = page.locator("figure.demo").last
+        assert fig.evaluate("f => window.headspace.wired(f)") is False
+        before = fig.evaluate(SHOWN_DRAWING)
+        assert before["classes"] == [f"static-figure w{drawing_width(before['room'])}"], before["classes"]
+        assert before["texts"], "the drawing has texts"
+        fig.scroll_into_view_if_needed()
+        page.wait_for_function("f => window.headspace.wired(f)", arg=fig.element_handle())
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")  # drawn on screen
+        assert fig.evaluate(SHOWN_DRAWING) == before
+    finally:
+        context.close()

@@ -130,6 +130,40 @@ def test_hidden_symmetry_dual_waits_for_the_qk_view(page, site_url):
     assert "QK" in ov.locator('[data-role="inactive"]').text_content()
 
 
+# Idle moments that never come: a figure off screen stays named but not wired until the reader reaches it.
+NO_IDLE = "window.requestIdleCallback = () => 0;"
+# Whether the figure a focused element is in was wired when the focus arrived (before any observer ran).
+RECORD_FOCUS = "window.addEventListener('focusin', (e) => { window.wiredOnFocus = window.headspace.wired(e.target.closest('figure.demo')); });"
+
+
+def test_tabbing_into_a_figure_off_screen_sets_it_up(page, site_url):
+    """A keyboard reader tabs into the last figure's slider before the figure's turn came: the slider
+    is enabled as built, the figure is wired by the time the focus arrives, and the arrow keys move it."""
+    page.add_init_script(NO_IDLE)
+    page.add_init_script(RECORD_FOCUS)
+    page.goto(f"{site_url}/posts/composition-and-subspaces/")
+    fig = page.locator("figure.demo").last
+    slider = fig.locator(".demo-controls input[type=range]:not([disabled])").first
+    assert fig.evaluate("f => window.headspace.wired(f)") is False
+    assert slider.is_enabled()
+    # Tab from a button placed just before the slider (nothing between them takes the focus).
+    slider.evaluate("""el => { const b = document.createElement('button'); b.id = 'before-slider'; b.textContent = 'x';
+        el.before(b); b.focus({preventScroll: true}); }""")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => [document.activeElement === document.querySelector('#before-slider + input'), window.wiredOnFocus]") == [True, True]
+    page.evaluate("() => document.getElementById('before-slider').remove()")
+    before_value, before = slider.evaluate("el => el.value"), int(fig.get_attribute("data-render-count"))
+    page.keyboard.press("ArrowRight")
+    if slider.evaluate("el => el.value") == before_value:  # at its end: the other way
+        page.keyboard.press("ArrowLeft")
+    assert slider.evaluate("el => el.value") != before_value
+    page.wait_for_function("([id, n]) => Number(document.getElementById(id).dataset.renderCount) > n",
+                           arg=[fig.get_attribute("id"), before], timeout=BOOT_MS)
+    params = fig.evaluate(READ_PARAMS)
+    settle(page, fig)
+    assert_json_close(output_values(fig), REGISTRY[fig.get_attribute("data-demo")].run(params)["outputs"], path=str(params))
+
+
 # Set a control to its index-th value as a reader would (a drop-down's option, a tick box, a slider's
 # min or max) and tell the page, as the browser does.
 SET_CONTROL = """([fig, name, index]) => {

@@ -2,7 +2,7 @@
 // changed only by figure/reduce.js; this file turns the reader's moves, the worker's messages and the
 // page's observers into events, and carries out the effects in one place (dispatch).
 
-import { fromQuery, readParams, writeParams } from "./state.js";
+import { controlTexts, fromQuery, readParams, setControlTexts, writeParams } from "./state.js";
 import { setupMenu } from "./share.js";
 import { afterPageLoad } from "./first-paint.js";
 import { demos, embedPage, marks, same, saveData } from "./figure/page.js";
@@ -126,16 +126,20 @@ function move(view, again = false) {
     kept: live ? answers.kept(answerKey(view.state.index, key, width)) : null, build: live ? null : answers.buildAnswerURL(view, params) });
 }
 
+let failure = null; // the runtime failed on this page: a figure wired later says so too
 function failAll(message, retryable = false) {
   python.close(); // nothing is sent once the runtime is gone
   answers.forgetAll(); // a figure drawn after this would claim a live Python
-  for (const view of views) dispatch(view, { type: "fail", message, retryable });
+  failure = { type: "fail", message, retryable };
+  for (const view of views) dispatch(view, failure);
+  startRest(); // (an in-place arrival waits for its Python before wiring the rest)
 }
 
 // A boot that stalled (offline, say) starts again when the connection returns or a reader moves a control.
 function retryPython() {
   if (python.started() || !views.some((v) => v.state.python === "stalled")) return;
   announced = false;
+  failure = null;
   for (const view of views) {
     const params = readParams(view.fig);
     dispatch(view, { type: "retry", params, key: JSON.stringify(params) });
@@ -150,7 +154,8 @@ function bootPython() {
   if (!announced) {
     announced = true;
     for (const view of views) dispatch(view, { type: "booting" }); // "loading", and how far the boot is
-    booting.then(() => { for (const view of views) dispatch(view, { type: "live" }); }, (err) => failAll(err.message, err.retryable));
+    const page = pageCount; // (a page shown in place meanwhile is live once the worker has its demos)
+    booting.then(() => page === pageCount && liveHere(), (err) => failAll(err.message, err.retryable));
   }
   return booting;
 }
@@ -197,7 +202,7 @@ window.headspace = {
   params: (fig) => readParams(fig), // what the next call would send for this figure
   drawing: (fig) => viewOfFig(fig)?.drawing, // the SVG last shown, as drawn
   state: (fig) => viewOfFig(fig)?.state, // everything the figure knows (reduce.js)
-  wired: (fig) => demos.includes(fig), // the page listens to this figure's controls (its markup is parsed)
+  wired: (fig) => views.some((v) => v.fig === fig), // the page listens to this figure's controls (it is set up)
   answered: (fig) => answers.keptFor(viewOfFig(fig)?.state.index), // kept answers
   busy: () => views.some((v) => v.state.inFlight), // a call is on its way to Python
   marks,
@@ -238,17 +243,10 @@ const resized = new ResizeObserver((entries) => {
 function wire(fig) {
   const view = viewOf(fig);
   view.onPlot = (figure) => dispatch(view, { type: "plotted", figure, width: figure.width });
-  if (!demos.includes(fig)) demos.push(fig); // (an in-page navigation names them all first)
   views.push(view);
-  // The controls arrive disabled, and stay so until this script answers them (never a control
-  // that disagrees with its figure); with JavaScript off they stay disabled and say why.
+  // The controls arrive disabled, and stay so until this script names the figure (name, below);
+  // with JavaScript off they stay disabled and say why.
   const controls = fig.querySelector(".demo-controls");
-  controls.disabled = false;
-  if (!saveData && views.length === 1) {
-    bootPython();
-    // plotly is fetched ahead only where a reader has a mouse; on a touch screen it waits for Python.
-    if (matchMedia("(pointer: fine)").matches) afterPageLoad().then(draw.prefetchPlotly);
-  }
   if (announced) dispatch(view, { type: "booting" }); // "loading", and how far the boot is
   else { // the data saver: nothing until the reader asks
     const cost = fig.querySelector('[data-role="live"]')?.dataset.cost; // the build's sum of the runtime's files
@@ -296,10 +294,119 @@ function wire(fig) {
   for (const intent of ["pointerover", "focusin"]) fig.addEventListener(intent, reached, { passive: true });
   for (const button of fig.querySelectorAll('[data-role="play"]')) setupPlay(view, button, { move: () => move(view), reach });
   for (const button of fig.querySelectorAll('[data-role="random-tokens"]')) setupRandomTokens(fig, button, () => move(view));
-  // A setting restored by the browser (back, reload): that setting, not the build's.
+  // A setting restored by the browser (back, reload), or kept in the page's history entry when the
+  // reader left it (navigate.js): that setting, not the build's.
+  if (!view.state.link && restoring[fig.id]) setControlTexts(fig, restoring[fig.id]);
   if (!view.state.link && JSON.stringify(readParams(fig)) !== view.state.lastKey) moved();
   near.observe(fig);
   resized.observe(view.plot);
+  if (failure) dispatch(view, failure);
+  else if (pageLive) becomeLive(view);
+}
+
+// ---------- setting the figures up: those on screen first ----------
+// Wiring a figure (viewOf, its controls, menu and observers) costs the main thread tens of ms, four
+// times that on a phone, and a page's figures wired in one task kept the first one from answering
+// until all were (decision 0011). So each figure is named as soon as it is parsed (the worker imports
+// every named figure's demo at once), wired as soon as it is on screen, and the others are wired one
+// an idle moment at a time, those near the screen first; one scrolled to before its turn is wired
+// at once. After an in-page navigation the others wait until the page's Python answers, so that no
+// wiring stands between the worker's "ready" and the figures on screen.
+const unwired = []; // figures named but not wired yet, in the order they are to be wired
+let pageCount = 0; // pages shown in this document (navigate.js): a late callback for a page left does nothing
+let pageLive = false; // this page's Python answers: a figure wired now is live at once
+let restHeld = false; // an in-place arrival's Python not answered yet: the off-screen figures wait
+let restBooked = false;
+// Settings the reader left figures of this page at ({figure id: its controls' texts}), from the
+// page's history entry (navigate.js): applied as each figure is wired.
+let restoring = (!embedPage && history.state?.figures) || {};
+
+/** This page's Python answers: every figure wired is told, and one wired later is at once. */
+function liveHere() {
+  pageLive = true;
+  for (const view of views) becomeLive(view);
+  startRest();
+}
+function becomeLive(view) {
+  if (onShow()) marks.pageLive ||= performance.now(); // tests and bench: the first figure answers from Python
+  dispatch(view, { type: "live" });
+}
+// The page's marks are the page on show's: from a click on a link (or back) until the next page is
+// swapped in (navigate.js), the page being left is not, though it may still wire a figure.
+const onShow = () => marks.navigationStart == null || marks.pageShown != null;
+
+// The screen and half a screen either side: a figure there is wired now (on screen) or next (near).
+const soon = new IntersectionObserver((entries) => {
+  const near = entries.filter((e) => e.isIntersecting && unwired.includes(e.target));
+  const away = (e) => Math.max(0, -e.boundingClientRect.bottom, e.boundingClientRect.top - innerHeight); // px off screen
+  const shown = near.filter((e) => away(e) === 0).map((e) => e.target);
+  // None on screen (an article's top): the nearest is the one the reader reaches first, wired now too.
+  if (!shown.length && near.length) shown.push(near.reduce((a, b) => (away(b) < away(a) ? b : a)).target);
+  setUp(shown);
+  for (const e of near) if (!shown.includes(e.target)) unwired.unshift(...unwired.splice(unwired.indexOf(e.target), 1));
+  bookRest();
+}, { rootMargin: "50% 0px" });
+
+/** Name a parsed figure: the worker's boot or rejoin takes its demo; wired once on screen, reached
+ * (useFirst) or idle. Its controls are usable from now on: a keyboard reader tabs into them in order,
+ * whether or not the figure is wired yet. */
+function name(fig) {
+  demos.push(fig);
+  unwired.push(fig);
+  fig.querySelector(".demo-controls").disabled = false;
+  soon.observe(fig);
+  if (!saveData && demos.length === 1) {
+    bootPython();
+    // plotly is fetched ahead only where a reader has a mouse; on a touch screen it waits for Python.
+    if (matchMedia("(pointer: fine)").matches) afterPageLoad().then(draw.prefetchPlotly);
+  }
+  bookRest();
+}
+
+/** Wire ``figs`` (named, not wired yet), then keep them off the paint while away from the screen. */
+function setUp(figs) {
+  if (!figs.length) return;
+  const first = views.length;
+  for (const fig of figs) {
+    unwired.splice(unwired.indexOf(fig), 1);
+    soon.unobserve(fig);
+    wire(fig);
+  }
+  if (onShow()) {
+    marks.pageWired ||= performance.now(); // tests and bench: the first figures wired
+    if (!unwired.length) marks.pageSetUp = performance.now(); // every figure of the page
+  }
+  skipOffScreen(views.slice(first));
+}
+
+// A reader who reaches into a figure not wired yet (a control tabbed to or focused, a pointer, a
+// value changed) has it wired at once, before the event reaches the figure's own listeners (wire adds
+// them; this listens on the document, capturing, so the same event reaches them): the control the
+// reader is on answers as on a wired figure.
+const REACH = ["focusin", "pointerdown", "input", "change"];
+for (const kind of REACH) {
+  document.addEventListener(kind, (event) => {
+    const fig = event.target.closest?.("figure.demo[data-demo]");
+    if (fig && unwired.includes(fig)) setUp([fig]);
+  }, { capture: true, passive: true });
+}
+
+// The figures off screen: one per idle moment (a figure's wiring is one task: input waits at most that long).
+function bookRest() {
+  if (restBooked || restHeld || !unwired.length) return;
+  restBooked = true;
+  const page = pageCount;
+  whenIdle(() => {
+    if (page !== pageCount) return;
+    restBooked = false;
+    if (restHeld) return;
+    setUp(unwired.slice(0, 1));
+    bookRest();
+  });
+}
+function startRest() {
+  restHeld = false;
+  bookRest();
 }
 
 // A figure is parsed once anything follows it in the document (the parser only appends).
@@ -309,25 +416,24 @@ const parsedPast = (node) => {
 };
 const figures = document.getElementsByTagName("figure"); // live: grows as the page is parsed
 let looked = 0;
-function wireParsed() {
+function nameParsed() {
   for (; looked < figures.length; looked++) {
     const fig = figures[looked];
     if (document.readyState === "loading" && !parsedPast(fig)) return;
-    if (fig.matches("figure.demo[data-demo]")) wire(fig);
+    if (fig.matches("figure.demo[data-demo]")) name(fig);
   }
 }
 
 // A figure away from the screen is neither painted nor composited (a slider's frame costs what the
 // figures on screen cost), at the height it was laid out at, so nothing moves.
-function skipOffScreen() {
-  const heights = views.map((v) => v.fig.offsetHeight);
-  views.forEach((v, i) => Object.assign(v.fig.style, { containIntrinsicHeight: `auto ${heights[i]}px`, contentVisibility: "auto" }));
+function skipOffScreen(some) {
+  const heights = some.map((v) => v.fig.offsetHeight);
+  some.forEach((v, i) => Object.assign(v.fig.style, { containIntrinsicHeight: `auto ${heights[i]}px`, contentVisibility: "auto" }));
 }
 
 /** Once the whole page is parsed: what concerns every figure at once. */
 function wholePage() {
-  wireParsed();
-  skipOffScreen();
+  nameParsed();
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
     draw.forgetPalette();
     for (const v of views) if (v.state.showing === "plotly") draw.plot(v, v.state.lastFigure); // the build's and Python's drawings follow by CSS
@@ -335,9 +441,9 @@ function wholePage() {
 }
 
 if (document.readyState === "loading") {
-  const parsing = new MutationObserver(wireParsed);
+  const parsing = new MutationObserver(nameParsed);
   parsing.observe(document.body, { childList: true, subtree: true });
-  wireParsed();
+  nameParsed();
   document.addEventListener("DOMContentLoaded", () => { parsing.disconnect(); wholePage(); }, { once: true });
 } else wholePage();
 
@@ -363,31 +469,44 @@ function leavePage() {
   firstIndex += views.length;
   views.length = 0;
   demos.length = 0;
+  soon.disconnect();
+  unwired.length = 0;
+  pageCount += 1;
+  Object.assign(marks, { pageWired: null, pageLive: null, pageSetUp: null });
+  pageLive = false;
+  restBooked = false;
+  failure = null;
   linkedTo = () => false; // links with a query are not followed in place
 }
 
-// The new page's figures, wired as on a fresh load: each shows the build's drawing and answers from
-// the build at once, and is live once the worker has imported its demos (python.rejoin).
-function arrivePage() {
+// The new page's figures, set up as on a fresh load (those on screen first): each shows the build's
+// drawing and answers from the build at once, and is live once the worker has imported the page's
+// demos (python.rejoin). ``kept``: the settings the reader left them at, if the page is shown again.
+function arrivePage(kept) {
+  restoring = kept || {};
   const shown = [...document.querySelectorAll("figure.demo[data-demo]")];
-  // The worker is asked for the new page's demos first (the names are all it needs), and imports
-  // them while the figures are wired here.
-  demos.push(...shown);
-  const joined = shown.length && python.started() ? python.rejoin() : null; // else wire() boots, as a first page does
-  for (const fig of shown) wire(fig);
   looked = figures.length;
-  skipOffScreen();
-  marks.pageWired = performance.now();
+  const joined = shown.length && python.started() ? python.rejoin : null; // else naming boots, as a first page does
+  restHeld = Boolean(joined);
+  // The worker is asked for the new page's demos first (the names are all it needs), and imports
+  // them while the page is laid out and the figures on screen are wired (soon).
+  for (const fig of shown) name(fig);
   if (!joined) return Promise.resolve();
-  const arrived = views.slice(); // (gone, should the reader follow another link first: dispatch ignores them)
-  for (const view of arrived) if (view.state.python !== "live") dispatch(view, { type: "booting" });
-  joined.then((ms) => {
-    marks.pageLive = performance.now(); // tests and bench: this page's figures answer from Python
+  const page = pageCount;
+  const joining = joined();
+  joining.then((ms) => {
+    if (page !== pageCount) return; // the reader followed another link first
     marks.pageImportMs = ms; // the worker's time for them (demos imported, models installed)
-    for (const view of arrived) dispatch(view, { type: "live" });
-  }, (err) => failAll(err.message, err.retryable));
-  return joined;
+    liveHere();
+  }, (err) => page === pageCount && failAll(err.message, err.retryable));
+  return joining;
 }
 
-if (!embedPage) setupNavigation({ leave: leavePage, arrive: arrivePage });
-
+if (!embedPage) {
+  setupNavigation({
+    leave: leavePage, arrive: arrivePage,
+    // Each moved figure's controls as the reader left them (navigate.js keeps them in the page's history entry).
+    settings: () => Object.fromEntries(views.filter((v) => JSON.stringify(readParams(v.fig)) !== v.state.startKey)
+      .map((v) => [v.fig.id, controlTexts(v.fig)])),
+  });
+}

@@ -25,15 +25,21 @@ let latest = 0; // the navigation under way: a newer one overtakes it
 // once when plotly first runs) stay across pages.
 const fromPages = new WeakSet();
 
-/** Set up in-page navigation; ``leave()`` tears the page's figures down, ``arrive()`` wires the new
- * page's (returns a promise of their Python, which navigation does not wait for). */
-export function setupNavigation({ leave, arrive }) {
+/** Set up in-page navigation; ``leave()`` tears the page's figures down, ``arrive(kept)`` sets the
+ * new page's up (``kept``: the settings ``settings()`` gave when the reader left it, if it is shown
+ * again), and returns a promise of their Python, which navigation does not wait for. */
+export function setupNavigation({ leave, arrive, settings }) {
   if (window.HEADSPACE_IN_PAGE_NAVIGATION === false || !window.fetch || !window.DOMParser || !history.pushState) return;
-  hooks = { leave, arrive };
+  hooks = { leave, arrive, settings };
   for (const el of document.head.children) fromPages.add(el);
   history.replaceState({ ...(history.state || {}), headspace: true }, "");
   document.addEventListener("click", onClick);
   addEventListener("popstate", onPopState);
+  // The figures' settings go into the page's history entry as the reader makes them: back or forward
+  // leaves an entry only after the address has changed to the next one, too late to write then.
+  document.addEventListener("change", (event) => {
+    if (event.target instanceof Element && event.target.closest("figure.demo")) keepSettings();
+  });
   // A reload or a full navigation away restores scroll as the browser does; in place, this file does.
   addEventListener("pagehide", () => { history.scrollRestoration = "auto"; });
   window.headspace = Object.assign(window.headspace || {}, { navigations: 0 });
@@ -78,7 +84,7 @@ function scriptsRunHere(doc) {
 async function go(url, { push, scroll }) {
   const mine = ++latest;
   marks.navigationStart = performance.now();
-  marks.pageShown = marks.pageWired = marks.pageLive = null;
+  marks.pageShown = marks.pageWired = marks.pageLive = marks.pageSetUp = null;
   const full = () => (push ? location.assign(url) : location.reload()); // back/forward: the address is set already
   let doc;
   try {
@@ -109,7 +115,7 @@ async function go(url, { push, scroll }) {
 function show(doc, url, { push, scroll }) {
   history.scrollRestoration = "manual";
   if (push) {
-    history.replaceState({ ...(history.state || {}), headspace: true, scroll: readingPlace() }, ""); // back returns here
+    history.replaceState({ ...(history.state || {}), headspace: true, scroll: readingPlace(), figures: hooks.settings() }, ""); // back returns here
     history.pushState({ headspace: true }, "", url); // before the content: its #links resolve against it
   }
   onShow = shown();
@@ -118,7 +124,7 @@ function show(doc, url, { push, scroll }) {
   document.querySelector("main#content").replaceWith(document.adoptNode(doc.querySelector("main#content")));
   marks.pageShown = performance.now();
   window.headspace.navigations += 1;
-  hooks.arrive();
+  hooks.arrive(push ? null : history.state?.figures);
   document.dispatchEvent(new CustomEvent("headspace:page")); // scroll-regions.js marks the new content's
   place(scroll);
   announce(document.title);
@@ -142,6 +148,11 @@ function swapHead(doc) {
     fromPages.add(el);
     document.head.append(document.adoptNode(el));
   }
+}
+
+// The settings of the figures the reader moved, in the page's history entry (back shows them again).
+function keepSettings() {
+  history.replaceState({ ...(history.state || {}), headspace: true, figures: hooks.settings() }, "");
 }
 
 // Where the reader is: the first block of the article on screen, and how far from the top it sits. A

@@ -46,6 +46,28 @@ export function writeParams(fig, controls, names = Object.keys(controls)) {
   }
 }
 
+// A figure's controls as the reader left them, and back (navigate.js keeps them in the page's
+// history entry): each box's text, tick and option as it stands, as a browser's own form restoration
+// keeps them, so the page writes no value as text itself.
+const FIELDS = ".demo-controls :is(input:not([type=button]), select)";
+
+/** The text, tick or option of each of ``fig``'s controls (a matrix's cells one by one): ``[30, true, 2]``. */
+export function controlTexts(fig) {
+  return [...fig.querySelectorAll(FIELDS)].map((el) => (el.type === "checkbox" ? el.checked : el.localName === "select" ? el.selectedIndex : el.value));
+}
+
+/** Put back what ``controlTexts`` read; nothing if the figure's controls are not those it read from. */
+export function setControlTexts(fig, texts) {
+  const fields = [...fig.querySelectorAll(FIELDS)];
+  const fits = (el, t) => (el.type === "checkbox" ? typeof t === "boolean" : el.localName === "select" ? Number.isInteger(t) && t < el.options.length : typeof t === "string");
+  if (!Array.isArray(texts) || texts.length !== fields.length || !fields.every((el, i) => fits(el, texts[i]))) return;
+  fields.forEach((el, i) => {
+    if (el.type === "checkbox") el.checked = texts[i];
+    else if (el.localName === "select") el.selectedIndex = texts[i];
+    else el.value = texts[i];
+  });
+}
+
 /** The query string of a state: ``theta=30&middle=false``. */
 export function toQuery(params) {
   const query = new URLSearchParams();
