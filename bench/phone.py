@@ -3,6 +3,7 @@ an emulated mobile link; how soon a reader's first touch of a figure is answered
 
     scripts/bench --phone [--phone-articles polariser,...] [--phone-profiles slow4g,fast4g]
                           [--phone-python-slow polariser,...]   (profiles: slow4g, fast4g, desktop)
+                          [--phone-public DIR]   (another build of the same pages, to compare side by side)
 
 A visit: a fresh browser context (empty caches, service workers blocked), 390 x 844 CSS px at 3x,
 touch, the page's main thread slowed 4x (sitebuild.browser.PHONE; the worker runs at full speed,
@@ -29,6 +30,10 @@ docs/contracts.md, "A demo in the page", and window.headspace):
   answer (Python's) is reported with its time.
 - Python live: ``window.headspace.marks.pythonReady`` (ms from navigation start), or None if it did
   not come within the profile's cap (PYTHON_CAP_S) or the page reported an error (kept).
+- where the first touch waited: when the HTML, the page's script and the first answers file had
+  arrived (Resource Timing's responseEnd), and the main thread's long tasks (over 50 ms) from FCP to
+  first interactive; a touch waiting on the link shows late arrivals, one waiting on the main thread
+  (the page being parsed and laid out at 4x) shows early arrivals and long tasks.
 - bytes the server sent, as sent (gzipped text) and raw: before FCP, before first interactive,
   before Python live, and in all by the end of the visit (by kind, as bench/weight.py counts);
   the page's JS heap at the end (CDP Runtime.getHeapUsage, main thread).
@@ -149,6 +154,11 @@ PHONE_JS = r"""(() => {
     };
     again();
   };
+  P.longTasks = [];  // the main thread's tasks over 50 ms: what a touch waits behind
+  try {
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) P.longTasks.push([e.startTime, e.duration]); })
+      .observe({type: 'longtask', buffered: true});
+  } catch (e) { /* no long task timing */ }
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) if (e.name === 'first-contentful-paint' && P.fcp === null) { P.fcp = e.startTime; first(); }
   }).observe({type: 'paint', buffered: true});
@@ -268,9 +278,10 @@ class Visit:
         return bool(until())
 
 
-def visit(browser, link: str, article: str, native: Native, python_wait: bool) -> dict:
-    """A cold visit of ``article`` through a fresh server of ``link``: see the module docstring."""
-    server = throttle.serve(DESKTOP if link == "desktop" else link)
+def visit(browser, link: str, article: str, native: Native, python_wait: bool, public: Path | None = None) -> dict:
+    """A cold visit of ``article`` through a fresh server of ``link`` (of the build in ``public``,
+    the site's by default): see the module docstring."""
+    server = throttle.serve(DESKTOP if link == "desktop" else link, **({"directory": public} if public else {}))
     v = Visit(browser, server, article, native, desktop=link == "desktop")
     python_cap = PYTHON_CAP_S[link]
     try:
@@ -343,13 +354,35 @@ def summarise(v: Visit, server, figures, python_wait, python_cap, heap) -> dict:
         "bytes_total_by_kind": by_kind({p: b["sent"] for p, b in traffic.by_path().items()}),
         "files_before_first_interactive": traffic.by_path(at(first_ms)) if first_ms is not None else None,
         "files_before_python_live": traffic.by_path(at(python_ms)) if python_ms is not None else None,
+        **arrivals(v, fcp, first_ms),
         "js_heap_bytes": heap["usedSize"], "js_heap_total_bytes": heap["totalSize"],
         "visit_s": round(v.elapsed(), 1),
     }
 
 
+ARRIVALS_JS = r"""() => {
+  const nav = performance.getEntriesByType('navigation')[0], res = performance.getEntriesByType('resource');
+  const end = (test) => { const e = res.find((x) => test(x.name)); return e ? e.responseEnd : null; };
+  return {html: nav.responseEnd, script: end((n) => /\/js\/demos\.[0-9a-f]+\.js$/.test(n)),
+          answers: end((n) => n.includes('/answers/')), longTasks: window.__phone.longTasks};
+}"""
+
+
+def arrivals(v: Visit, fcp, first_ms) -> dict:
+    """When the HTML, the page's script and the first answers file had arrived (ms from navigation),
+    and the main thread's long tasks (over 50 ms) from FCP to first interactive: tells a touch waiting
+    on the link from one waiting on the main thread."""
+    got = v.page.evaluate(ARRIVALS_JS)
+    busy = None
+    if fcp is not None and first_ms is not None:
+        busy = sum(max(0.0, min(t + d, first_ms) - max(t, fcp)) for t, d in got["longTasks"])
+    return {"html_arrived_ms": r(got["html"]), "script_arrived_ms": r(got["script"]),
+            "first_answers_arrived_ms": r(got["answers"]),
+            "long_tasks_fcp_to_first_ms": r(busy), "long_tasks_ms": r(sum(d for _, d in got["longTasks"]))}
+
+
 def run(playwright, chromium: str, args: list[str], articles=ARTICLES, profiles=PROFILES,
-        python_slow=PYTHON_SLOW_ARTICLES) -> dict:
+        python_slow=PYTHON_SLOW_ARTICLES, public: Path | None = None) -> dict:
     """Every article through every profile, cold; returns the report (and prints each row)."""
     for name in profiles:
         if name != "desktop":
@@ -376,7 +409,7 @@ def run(playwright, chromium: str, args: list[str], articles=ARTICLES, profiles=
             for link in profiles:
                 wait = link != "slow4g" or article in python_slow
                 try:
-                    row = visit(browser, link, article, native, wait)
+                    row = visit(browser, link, article, native, wait, public)
                 except Exception as err:  # one article's failure is reported, the others still run
                     row = {"error": f"{type(err).__name__}: {err}"}
                 report["articles"].setdefault(article, {})[link] = row
@@ -419,6 +452,11 @@ def print_row(article: str, link: str, row: dict) -> None:
           f"{fmt_ms(row['first_interactive_after_fcp_ms'])} {every:>16s} {python:>11s}  "
           f"{fmt_bytes(row['bytes_before_first_interactive']):>18s} {fmt_bytes(row['bytes_before_python_live']):>18s} "
           f"{fmt_bytes(row['bytes_total']):>18s} {row['js_heap_bytes'] / 1e6:5.1f}MB")
+    if row.get("html_arrived_ms") is not None:  # the link's share of the first touch, and the main thread's
+        print(f"{'':47s}arrived: HTML {fmt_ms(row['html_arrived_ms']).strip()}, script {fmt_ms(row['script_arrived_ms']).strip()}, "
+              f"first answers {fmt_ms(row['first_answers_arrived_ms']).strip()}; script listening {fmt_ms(row['page_script_at_ms']).strip()}, "
+              f"parsed {fmt_ms(row['dom_content_loaded_ms']).strip()}; long tasks FCP to first {row['long_tasks_fcp_to_first_ms']} ms "
+              f"(all {row['long_tasks_ms']} ms)")
     for e in row["errors"][:1]:
         print(f"{'':47s}page said: {e[:200]}")
     files = row.get("files_before_python_live")
@@ -446,13 +484,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("--phone-profiles", default=",".join(PROFILES), help="comma-separated link profiles")
     parser.add_argument("--phone-python-slow", default=",".join(PYTHON_SLOW_ARTICLES),
                         help="articles whose Python live is waited for on slow 4G (about 100 s each)")
+    parser.add_argument("--phone-public", default="", help="serve this built site instead of site/public "
+                        "(another build of the same pages, for a side-by-side comparison)")
 
 
 def bench(playwright, chromium, args, options) -> dict:
     split = lambda s: [x for x in s.split(",") if x]  # noqa: E731
     print_header()
     return run(playwright, chromium, args, articles=split(options.phone_articles) or ARTICLES,
-               profiles=split(options.phone_profiles), python_slow=split(options.phone_python_slow))
+               profiles=split(options.phone_profiles), python_slow=split(options.phone_python_slow),
+               public=Path(options.phone_public) if getattr(options, "phone_public", "") else None)
 
 
 def write(report: dict) -> Path:
