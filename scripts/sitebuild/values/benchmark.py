@@ -171,8 +171,9 @@ STATED_COUNTS = (
     *(f"loss_{tag}_{k}" for tag in ("recall1l", "recall2l", "table1l") for k in ("min", "max")),
     *(f"loss_{task}_{k}" for task in ("induction", "reverse", "lookup", "text", "words", "reptext") for k in ("min", "max")),
     "loss_induction_second", "loss_induction_step0", "loss_text_step0", "loss_words_step0", "loss_reptext_step0",
+    "loss_text_step0_max", "loss_words_step0_max", "loss_reptext_step0_max",
     "top_text_max", "top_words_max",
-    "mech_ind2l_prev", "mech_lookup_diffuse", "mech_lookup_entry", "mech_recall2l_vcomp",
+    "mech_ind2l_prev", "mech_lookup_diffuse", "mech_recall2l_vcomp",
     "mech_reptext_prev", "mech_reptext_none", "mech_table2l_entry", "mech_table2l_diffuse", "mech_table2l_none",
     "mech_task_reverse_direct", "mech_task_reverse_none", "mech_task_reverse_vcomp",
     "n_ind_normed", "mech_ind_normed_none", "mech_ind_normed_prev", "mech_ind_normed_shifted")
@@ -205,6 +206,7 @@ def zoo_counts(t: dict | None = None) -> dict:
         out[f"loss_{task}_max"] = max(m["heldout_circuit_loss"] for m in ms)
         out[f"loss_{task}_min"] = min(m["heldout_circuit_loss"] for m in ms)
         out[f"loss_{task}_step0"] = min(m["circuit_loss_at_step_0"] for m in ms)
+        out[f"loss_{task}_step0_max"] = max(m["circuit_loss_at_step_0"] for m in ms)
         out[f"n_{task}"] = len(ms)
         out[f"solved_{task}"] = sum(map(solved, ms))
         out[f"formed_{task}"] = sum(map(formed, ms))
@@ -608,12 +610,80 @@ def _triple(out: dict, key: str, iv) -> None:
     out[key], out[f"{key}_lo"], out[f"{key}_hi"] = iv
 
 
+def batch_score_beside(data, card: dict, per_batch: list, against: str = "product_norm", seed: int = 0,
+                       resamples: int | None = None, level: float | None = None) -> dict:
+    """Spearman of a score measured on the evaluation batches (edge attribution patching), beside the weight
+    score ``against``, on the models with a circuit of ``card`` (a ``scorecard`` of ``data``), with the
+    score's batches drawn together with the ground truth's.
+
+    ``per_batch``: per model of ``data`` an array ``[n_batches, 3, P]``, the score on each batch the ground
+    truth is measured on. Why: the scorecard holds every score fixed while it resamples the ground truth's
+    batches, right for a weight score but not for one measured on the same batches: it would leave the
+    score's own batch noise out of its interval. Here each draw averages the score over the very batches it
+    averages the ground truth over (the scorecard's own batch draws, same ``seed``: path size's numbers are
+    the card's), and the models as the card does (configurations, then seeds, ``scorecard.bootstrap_units``).
+    Returns ``{key: [estimate, lo, hi]}`` (the differences with their p as a fourth) for: ``"all"``, the score
+    averaged over all the batches; ``"one"``, the score from one batch (the first for the estimate, the first
+    of each draw's batches in the draws: the cost-matched variant, its batch noise included); ``"against"``;
+    ``"all_minus"`` and ``"one_minus"``, each minus ``against`` over the same draws.
+
+    >>> import numpy as np
+    >>> from headspace import scorecard
+    >>> d = scorecard.ZooData.synthetic(np.random.default_rng(0))
+    >>> card = scorecard.scorecard(d, "mean-circuit", resamples=50)
+    >>> noisy = [g + np.random.default_rng(1).normal(0, 0.02, g.shape) for g in d.ground_truths["mean-circuit"]]
+    >>> r = batch_score_beside(d, card, noisy, resamples=50)
+    >>> round(r["against"][0], 4) == card["stats"]["spearman"]["product_norm"][0], r["all"][0] > r["one"][0]
+    (True, True)
+    """
+    from headspace import scorecard, stats
+    resamples = card["resamples"] if resamples is None else resamples
+    level = card["level"] if level is None else level
+    gt_name = card["ground_truth"]
+    formed = np.array([n in card["models"] for n in data.names])
+    modes = ["QKV".index(card["model_modes"][n]) for n in data.names]
+    # the scorecard's batch draws (scorecard._model_draws): one generator, every model in order
+    rng = np.random.default_rng(seed)
+    per = {k: np.full((len(data.names), resamples + 1), np.nan) for k in ("all", "one", "against")}
+    n_batches = []
+    for m in range(len(data.names)):
+        gt = data.ground_truths[gt_name][m][:, modes[m]]                       # [B, P]
+        B = gt.shape[0]
+        n_batches.append(B)
+        sb = np.asarray(per_batch[m], dtype=float)[:, modes[m]]               # [B, P]
+        if sb.shape != gt.shape:
+            raise ValueError(f"per_batch[{m}] must have the ground truth's shape {list(gt.shape)} in its mode; "
+                             f"got {list(sb.shape)}")
+        draws = rng.integers(0, B, (resamples, B))
+        w = np.zeros((resamples + 1, B))
+        w[0] = 1.0 / B
+        np.add.at(w, (np.repeat(np.arange(1, resamples + 1), B), draws.ravel()), 1.0 / B)
+        g = w @ gt                                                              # [D, P]
+        one = np.concatenate([sb[:1], sb[draws[:, 0]]])                         # [D, P]
+        per["all"][m] = stats.spearman_along(w @ sb, g)
+        per["one"][m] = stats.spearman_along(one, g)
+        per["against"][m] = stats.spearman_along(np.asarray(data.scores[against][m])[modes[m]][None], g)
+    counts, n, _ = scorecard.bootstrap_units(data.families, formed, n_batches, resamples, seed + 1)
+    c = counts.astype(float)
+    mean = {k: np.einsum("dm,md->d", c, np.nan_to_num(v)) / np.einsum("dm,md->d", c, np.isfinite(v).astype(float))
+            for k, v in per.items()}
+    mean["all_minus"], mean["one_minus"] = mean["all"] - mean["against"], mean["one"] - mean["against"]
+    out = {}
+    for k, d in mean.items():
+        iv = stats.expanded_interval(d[1:], d[0], n, level)
+        out[k] = [float(iv[0]), float(iv[1]), float(iv[2])]
+        if k.endswith("_minus"):
+            out[k].append(float(stats.p_value(d[1:], d[0], n)))
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def zoo_confounds() -> dict:
     """What the ground truths reward beside composition, on the zoo (``zoo/``): per ground truth, the
     scorecard of the perturbation's size alone as a score (its push into the reader, measured on the
-    evaluation batches: ``headspace.controlled``), and edge attribution patching (first evaluation
-    batch, resample) scored as a weight score is, against resample path patching."""
+    evaluation batches: ``headspace.controlled``), and edge attribution patching (resample) on every
+    evaluation batch the ground truths are measured on, scored as a weight score is against resample path
+    patching, its batches drawn with the ground truth's (``batch_score_beside``)."""
     from headspace import benchmark as bench
     from headspace import controlled, scorecard
     from headspace.attribution import edge_attribution
@@ -623,13 +693,14 @@ def zoo_confounds() -> dict:
     weights_data = data
     idx = {n: bench.later_pairs(*c["size_mean"][n].shape[2:4]) for n in data.names}
     per = lambda field: [c[field][n].mean(0).reshape(3, -1)[:, idx[n]] for n in data.names]  # noqa: E731
+    # edge attribution on each batch the resample ground truth is measured on ([B, 3, P] per model)
     eap = []
-    for n in data.names:
-        e = bench.zoo_models(zoo)[n]
-        toks, mask = bench.eval_batches(zoo, e["task"])
-        eap.append(edge_attribution(bench.load_zoo_model(zoo, n), toks[0], "QKV", "resample", mask[0]).reshape(3, -1)[:, idx[n]])
+    for m, n in enumerate(data.names):
+        toks, mask = bench.eval_batches(zoo, bench.zoo_models(zoo)[n]["task"])
+        model = bench.load_zoo_model(zoo, n)
+        eap.append(np.stack([edge_attribution(model, toks[b], "QKV", "resample", mask[b]).reshape(3, -1)[:, idx[n]]
+                             for b in range(data.ground_truths["resample-circuit"][m].shape[0])]))
     data = data.with_score("size_mean", per("size_mean")).with_score("size_resample", per("size_resample"))
-    data = data.with_score("eap", eap)
     cards = {g: scorecard.scorecard(data, g) for g in ("mean-circuit", "resample-circuit", controlled.CONTROLLED)}
     # pairs outside the circuit (below the causal threshold) in the formed models, task mode: how many have
     # an effect more than two standard errors (over the evaluation batches) above zero, the median of those,
@@ -649,18 +720,29 @@ def zoo_confounds() -> dict:
         outside[g] = {"n": len(effects), "above": int(sum(bool(a) for _, a in effects)),
                       "median": float(np.median([x for x, _ in effects])),
                       "median_above": float(np.median([x for x, a in effects if a]))}
-    # the first-order error: largest exact effect over largest EAP, same batch (the first), task mode
-    ratios = {}
+    # edge attribution beside path size, its batches drawn with the ground truth's: on every model with a
+    # circuit, and without the table-lookup family, whose lookups leave it almost no gradient
+    rc = cards["resample-circuit"]
+    eap_beside = batch_score_beside(data, rc, eap)
+    keep = [i for i, f in enumerate(data.families) if f != "table-none-attn-2l"]
+    no_table = data.subset(keep)
+    eap_no_table = batch_score_beside(no_table, scorecard.scorecard(no_table, "resample-circuit"), [eap[i] for i in keep])
+    # the first-order error and the sign, per model with a circuit, task mode: the largest exact effect over
+    # the largest EAP, on the same (first) batch; and whether EAP gives the path of largest exact effect a
+    # negative score, on the first batch and on the mean of the batches
+    ratios, wrong_sign_one, wrong_sign_all = {}, [], []
     for m, n in enumerate(data.names):
-        if n in cards["resample-circuit"]["models"]:
-            mode = "QKV".index(cards["resample-circuit"]["model_modes"][n])
-            exact = data.ground_truths["resample-circuit"][m][0, mode].max()
-            ratios[n] = float(exact / np.abs(eap[m][mode]).max())
-    # edge attribution against path size without the table-lookup family, whose lookups leave it almost no gradient
-    no_table = data.subset([i for i, f in enumerate(data.families) if f != "table-none-attn-2l"])
-    eap_no_table = scorecard.scorecard(no_table, "resample-circuit")
+        if n in rc["models"]:
+            mode = "QKV".index(rc["model_modes"][n])
+            exact = data.ground_truths["resample-circuit"][m][:, mode]                # [B, P]
+            ratios[n] = float(exact[0].max() / np.abs(eap[m][0, mode]).max())
+            if eap[m][0, mode][np.argmax(exact[0])] < 0:
+                wrong_sign_one.append(n)
+            if eap[m][:, mode].mean(0)[np.argmax(exact.mean(0))] < 0:
+                wrong_sign_all.append(n)
     return {"cards": cards, "outside": outside, "data": weights_data, "eap_ratios": ratios,
-            "eap_no_table": eap_no_table}
+            "eap_beside": eap_beside, "eap_no_table": eap_no_table,
+            "eap_wrong_sign_one": wrong_sign_one, "eap_wrong_sign_all": wrong_sign_all}
 
 
 #: The held-out rules the article states over many splits: the statistic and its key's tag.
@@ -701,6 +783,20 @@ def configuration_tag(family: str) -> str:
     return family.replace("-", "_")
 
 
+def seed_differences(data, models, pair=None, ground_truth: str = "mean-circuit") -> list:
+    """Per model of ``models`` (names in ``data``), the Spearman of ``pair[0]`` minus that of ``pair[1]``
+    (default ``CONFIG_PAIR``) against the mean of its batches of ``ground_truth``, in its task's mode."""
+    from headspace import stats
+    a, b = CONFIG_PAIR if pair is None else pair
+    out = []
+    for n in models:
+        i = data.names.index(n)
+        mode = "QKV".index(data.task_mode[i])
+        g = data.ground_truths[ground_truth][i].mean(0)[mode]
+        out.append(stats.spearman(data.scores[a][i][mode], g) - stats.spearman(data.scores[b][i][mode], g))
+    return out
+
+
 def configuration_values(data) -> dict:
     """Per configuration with a circuit (``headspace.configurations.by_configuration``, main ground truth, each
     model in its task's mode): the Spearman of path size and of the token diagonal, their paired difference,
@@ -733,6 +829,12 @@ def configuration_values(data) -> dict:
     out["pc_n_td_above_holm"] = sum(bool(d[0] > 0 and a < ALPHA) for d, a in zip(diffs, adjusted))
     out["pc_n_td_below_holm"] = sum(bool(d[0] < 0 and a < ALPHA) for d, a in zip(diffs, adjusted))
     out["pc_largest_p_holm_kept"] = max((float(a) for a in adjusted if a < ALPHA), default=None)
+    # those configurations rest on a few seeds each (a normal approximation over few distinct draws): how many
+    # of them have every seed's own difference (over the mean of its batches) on the configuration's side
+    held = [(r, d) for r, d, a in zip(rows, diffs, adjusted) if a < ALPHA]
+    out["pc_n_held_seeds_agree"] = sum(all(np.sign(x) == np.sign(d[0]) for x in seed_differences(data, r["models"]))
+                                       for r, d in held)
+    out["pc_held_min_seeds"] = min((r["n_models"] for r, _ in held), default=0)
     return out
 
 
@@ -876,6 +978,8 @@ def scorecard_values() -> dict:
     task_mode = {n: MODE_OF_TASK[n.split("-")[0]] for n in largest["model_modes"]}
     moved = [n for n, m in largest["model_modes"].items() if m != task_mode[n]]
     out["sc_n_moved_mode"] = len(moved)
+    out["sc_n_scored"] = len(largest["model_modes"])
+    out["sc_n_moved_mode_formed"] = sum(n in largest["models"] for n in moved)
     out["sc_n_reverse_moved"] = sum(n.startswith("reverse") for n in moved)
     out["sc_n_reverse"] = sum(n.startswith("reverse") for n in task_mode)
     _triple(out, "sc_gap_task", difference(card, "frobenius", "product_norm", "spearman")[:3])
@@ -898,6 +1002,19 @@ def scorecard_values() -> dict:
     # beyond head sizes in the mechanism's mode: how many of the scores that are not sizes hold after Holm
     out["sc_mech_n_partial_np_holds"] = sum(r["statistic"] == "partial_norm_product" and r["score"] in normalised
                                             for r in holding(mech, False))
+    # the headline counts in the mechanism's mode, which the article sets beside the task's (recommendation 4):
+    # configurations with a circuit, the smallest adjusted p against a size score, the partials beyond path
+    # size that hold, path size's Spearman and the score with the highest Spearman estimate
+    out["sc_mech_n_configs"] = mech["n_configurations"]
+    out["sc_mech_smallest_p"] = smallest_p(mech)
+    out["sc_mech_n_partial_pn_holds"] = sum(r["statistic"] == "partial_product_norm" for r in holding(mech, False))
+    _triple(out, "sc_mech_product_norm_spearman", mech["stats"]["spearman"]["product_norm"])
+    # top-1 in the mechanism's mode: the score with the highest estimate (the twins left out), and its interval
+    top1 = max((s_ for s_ in CARD_ROWS if mech["stats"]["top1"][s_][0] is not None), key=lambda s_: mech["stats"]["top1"][s_][0])
+    out["sc_mech_top1_leader"] = name(top1)
+    _triple(out, "sc_mech_top1_leader_value", mech["stats"]["top1"][top1])
+    out["sc_mech_spearman_leader"] = name(max((s_ for s_ in CARD_ROWS if mech["stats"]["spearman"][s_][0] is not None),
+                                              key=lambda s_: mech["stats"]["spearman"][s_][0]))
     # the circuit-less models, apart
     for s in ("product_norm", "subspace"):
         _triple(out, f"sc_none_{s}", card["circuitless"]["spearman"][s])
@@ -972,6 +1089,12 @@ def scorecard_values() -> dict:
     margins = [sorted((x[0] for x in r["stats"]["precision_at_k"].values() if x[0] is not None), reverse=True)
                for r in rows if r["leader"]["precision_at_k"] == "product_norm"]
     out["th_pk_size_min_margin"] = min(m[0] - m[1] for m in margins)
+    # top-1: in how many settings path size, and the SVD bound, has the highest estimate (a tie counts for both)
+    def top1_best(r, score):
+        vals = [x[0] for x in r["stats"]["top1"].values() if x[0] is not None]
+        return r["stats"]["top1"][score][0] is not None and r["stats"]["top1"][score][0] >= max(vals) - 1e-12
+    out["th_top1_size_best"] = sum(top1_best(r, "product_norm") for r in rows)
+    out["th_top1_svd_best"] = sum(top1_best(r, "svd_bound") for r in rows)
     # the confounds, from the zoo: the perturbation's size alone, and the pairs outside the circuit
     conf = zoo_confounds()
     for g, tag, size in (("mean-circuit", "mean", "size_mean"), ("resample-circuit", "resample", "size_resample"),
@@ -988,14 +1111,22 @@ def scorecard_values() -> dict:
     # path size's interval beside it (the article: size alone's interval overlaps it)
     _, out["cf_mean_product_norm_lo"], out["cf_mean_product_norm_hi"] = \
         conf["cards"]["mean-circuit"]["stats"]["spearman"]["product_norm"]
-    # edge attribution patching against resample path patching, beside path size
+    # edge attribution patching against resample path patching, beside path size: averaged over the ground
+    # truth's batches, and from one batch (the cost-matched variant), each with its batches drawn with the
+    # ground truth's; the paired differences over the same draws (the article compares by them, not by overlap)
     rc = conf["cards"]["resample-circuit"]
-    _triple(out, "eap_rho", rc["stats"]["spearman"]["eap"])
-    _triple(out, "eap_product_norm_rho", rc["stats"]["spearman"]["product_norm"])
-    # the paired difference, over the same draws (the article compares them by it, not by overlap)
-    _triple(out, "eap_minus_size", difference(rc, "eap", "product_norm", "spearman")[:3])
-    out["eap_minus_size_p"] = difference(rc, "eap", "product_norm", "spearman")[3]
-    _triple(out, "eap_minus_size_no_table", difference(conf["eap_no_table"], "eap", "product_norm", "spearman")[:3])
+    eb, nt = conf["eap_beside"], conf["eap_no_table"]
+    _triple(out, "eap_rho", eb["all"])
+    _triple(out, "eap_one_rho", eb["one"])
+    _triple(out, "eap_product_norm_rho", eb["against"])
+    _triple(out, "eap_minus_size", eb["all_minus"][:3])
+    out["eap_minus_size_p"] = eb["all_minus"][3]
+    _triple(out, "eap_one_minus_size", eb["one_minus"][:3])
+    out["eap_one_minus_size_p"] = eb["one_minus"][3]
+    _triple(out, "eap_minus_size_no_table", nt["all_minus"][:3])
+    out["eap_n_models"] = rc["n_models"]
+    # the path of largest exact effect scored below zero: on one batch, and on the mean of the batches
+    out["eap_wrong_sign_one"], out["eap_wrong_sign_all"] = len(conf["eap_wrong_sign_one"]), len(conf["eap_wrong_sign_all"])
     # how far the first order is from the full patch: per model with a circuit, the largest exact effect over
     # the largest EAP score in its task's mode, on the same (first) evaluation batch
     ratios = conf["eap_ratios"]
