@@ -419,14 +419,6 @@ def test_lookup_models_attend_to_the_right_entry():
     assert all(mechanisms.read(ZOO, n)["label"] == "entry lookup" for n in names)
 
 
-@pytest.mark.parametrize("name", marked(
-    [f"table-none-attn-2l-s{i}" for i in range(5)], {"table-none-attn-2l-s1", "table-none-attn-2l-s2"},
-    "on the plateau after the curriculum: no head on the right cell (at most 0.05), circuit loss 1.33 and 1.32 "
-    "nats (docs/decisions/0004-zoo-mechanisms.md, section 8)"))
-def test_each_table_model_looks_the_entry_up(name):
-    assert mechanisms.read(ZOO, name)["label"] == "entry lookup", mechanisms.read(ZOO, name)["evidence"]
-
-
 def test_table_models_that_solve_it_attend_to_the_right_entry():
     """The table (``headspace.tasks``' ``table``), measured on all 20 evaluation batches: the three models that
     solve it (s0, s3, s4; circuit loss under 0.01 nats) look the entry up, with one first-layer head on the
@@ -477,12 +469,25 @@ def test_words_models_use_an_induction_mechanism():
     assert all(mechanisms.read(ZOO, n)["label"].endswith("induction") for n in names)
 
 
-@pytest.mark.parametrize("name", marked(
-    [f"reptext-none-attn-2l-s{i}" for i in range(5)], {"reptext-none-attn-2l-s1", "reptext-none-attn-2l-s3"},
-    "the K path stays under 0.1 nats on the 20 evaluation batches (s1 0.070 [0.058, 0.083], s3 0.096 [0.081, "
-    "0.111]; docs/decisions/0004-zoo-mechanisms.md, section 7)"))
-def test_each_reptext_model_uses_induction(name):
-    assert mechanisms.read(ZOO, name)["label"] == "previous-token induction", mechanisms.read(ZOO, name)["evidence"]
+#: The families whose designed mechanism forms in some seeds only: (family, the label its design names,
+#: the seeds it does not form in, why). One test a model, the others strict expected failures.
+DESIGNED_LABELS = [
+    ("table-none-attn-2l", "entry lookup", {1, 2},
+     "on the plateau after the curriculum: no head on the right cell (at most 0.05), circuit loss 1.33 and 1.32 "
+     "nats (docs/decisions/0004-zoo-mechanisms.md, section 8)"),
+    ("reptext-none-attn-2l", "previous-token induction", {1, 3},
+     "the K path stays under 0.1 nats on the 20 evaluation batches (s1 0.070 [0.058, 0.083], s3 0.096 [0.081, "
+     "0.111]; docs/decisions/0004-zoo-mechanisms.md, section 7)"),
+]
+
+
+@pytest.mark.parametrize("name, label", [
+    pytest.param(f"{fam}-s{i}", label, marks=[pytest.mark.xfail(strict=True, reason=why)] if i in fails else [],
+                 id=f"{fam}-s{i}")
+    for fam, label, fails, why in DESIGNED_LABELS for i in range(5)])
+def test_each_model_of_a_partly_formed_family_has_its_designed_label(name, label):
+    rec = mechanisms.read(ZOO, name)
+    assert rec["label"] == label, rec["evidence"]
 
 
 def test_reptext_models_grow_induction_heads_and_three_use_them():
