@@ -64,7 +64,10 @@ def first_visit(playwright, profile, url):
 
 
 def live_render(page):
-    """A moved control re-renders through Python."""
+    """A moved control re-renders through Python. The move waits for the page's Python: a figure is
+    "ready" from the build's answers before, and a move then asks the build for its answer (a
+    network request the first visit had no reason to make, so not in the worker's cache)."""
+    page.wait_for_function("() => window.headspace.marks.pageLive", timeout=BOOT_MS)
     fig = page.locator("figure.demo").first
     count = int(fig.get_attribute("data-render-count"))
     set_control(fig, "theta", 10)
