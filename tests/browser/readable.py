@@ -86,8 +86,10 @@ HIDE_TEXT = ".hs-hide-text [data-role='plot'] text { visibility: hidden !importa
 OVERFLOW = """() => {
   const main = document.querySelector('main');
   const column = Math.min(innerWidth, main.getBoundingClientRect().right);
-  // A figure may be wider than the text column (it is, on a laptop), never wider than the screen.
-  const limitOf = el => (el.closest('figure.demo') ? innerWidth : column) + 1;
+  // A figure may be wider than the text column (it is, on a laptop), never wider than the screen,
+  // and what is in it stays inside its box.
+  const limitOf = el => { const fig = el.closest('figure.demo');
+    return (fig ? Math.min(innerWidth, fig.getBoundingClientRect().right) : column) + 1; };
   const scrolls = el => { const cs = getComputedStyle(el); return /(auto|scroll)/.test(cs.overflowX) && el.scrollWidth > el.clientWidth; };
   const bad = [];
   for (const el of main.querySelectorAll('*')) {
