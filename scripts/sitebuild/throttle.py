@@ -112,11 +112,22 @@ class Link:
         """About 10 ms of the link (between 1 kB and 64 kB): the unit of sharing."""
         return int(min(65536, max(1024, self.rate / 100)))
 
-    def send(self, n: int) -> None:
-        now = time.monotonic()
+    def reserve(self, n: int, now: float) -> tuple[float, float]:
+        """The slot ``(start, end)`` of ``n`` bytes asked for at ``now`` (time.monotonic()): after every
+        slot reserved before, or up to ``slack`` in the past. The schedule alone, no waiting (tested
+        with a clock of the test's own: a busy machine's late threads cannot change it).
+
+        >>> link = Link(1000, slack=0.02)
+        >>> link.reserve(10, now=5.0), link.reserve(10, now=5.0)      # back to back: 10 ms each
+        ((4.98, 4.99), (4.99, 5.0))
+        """
         with self._lock:
             start = max(self._free_at, now - self.slack)
             self._free_at = end = start + n / self.rate
+        return start, end
+
+    def send(self, n: int) -> None:
+        _, end = self.reserve(n, time.monotonic())
         delay = end - time.monotonic()
         if delay > 0:
             time.sleep(delay)
