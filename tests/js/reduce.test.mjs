@@ -207,6 +207,17 @@ test("values ahead are asked for when idle, not while a call is in flight, then 
   assert.ok(!again.types.includes("ahead"));
 });
 
+test("before Python, a control reached for has the build's nearest answers fetched; once live, Python's", () => {
+  const idle = { type: "idle", usable: true, hasValues: true, params: START, width: 330 };
+  let out = run(fresh(), { type: "reach", control: "theta" }, idle);
+  assert.deepEqual(out.effects.at(-1), { type: "prefetch", control: "theta" });
+  assert.ok(!out.types.includes("ahead"));
+  out = run(fresh(), { type: "reach", control: "theta" }, { ...idle, usable: false }); // disabled: nothing
+  assert.ok(!out.types.includes("prefetch"));
+  out = run(live(), { type: "reach", control: "theta" }, idle);
+  assert.ok(!out.types.includes("prefetch") && out.types.includes("ahead"));
+});
+
 test("a resize to another drawing width asks Python again for what it drew", () => {
   const { state } = run(live(), move({ theta: 40 }), reply({ theta: 40 }, result()));
   assert.deepEqual(run(state, { type: "resize", width: 330 }).types, []);

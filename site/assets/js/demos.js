@@ -78,6 +78,7 @@ const EFFECTS = {
     python.ahead(width, answers.aheadItems(view, view.controls[control], width));
   },
   ask: (view) => move(view),
+  prefetch: (view, { control }) => whenIdle(() => answers.prefetchNearest(view, view.controls[control])),
   plot: (view) => draw.plot(view, draw.prerendered(view)),
 };
 

@@ -1,7 +1,7 @@
 // Answers a figure is drawn from without waiting: Python's (each call's kept, and the values of the
 // control reached for asked ahead), and the build's (scripts/sitebuild/answers.py).
 
-import { ANSWER_CHARS, same } from "./page.js";
+import { ANSWER_CHARS, same, saveData } from "./page.js";
 import { readParams, typed } from "../state.js";
 import { answerKey } from "./reduce.js";
 
@@ -88,6 +88,37 @@ export function buildAnswerURL(view, params) {
   return index < 0 ? null : { url: `${folder}${moved[0]}/${index}.json`, name: moved[0] };
 }
 
+// A reader who reaches for a control before Python is live will most likely move it a step or two:
+// the build's answers for the values nearest its own are fetched (and parsed), one at a time and
+// only while no answer a move asked for is on its way, so that such a move waits for no network
+// and a move's own fetch never shares a phone's slow link with more than one of them. A few only
+// (an answer is about 30 kB, and Python's runtime shares the link too); under the data saver none.
+const PREFETCH_VALUES = 4;
+
+/** Fetch the build's answers for the PREFETCH_VALUES values of ``control`` nearest its current one. */
+export async function prefetchNearest(view, control) {
+  if (saveData || !control || control.disabled || !control.hasAttribute("data-answered")) return;
+  const grid = answerGrid(control), name = control.getAttribute("name"), params = readParams(view.fig);
+  const at = nearestIndex(grid, params[name]);
+  if (at < 0) return;
+  const order = grid.map((_, i) => i).filter((i) => i !== at).sort((a, b) => Math.abs(a - at) - Math.abs(b - at) || a - b);
+  for (const i of order.slice(0, PREFETCH_VALUES)) {
+    const where = buildAnswerURL(view, { ...params, [name]: grid[i] });
+    if (!where) continue;
+    while (movesFetching.size) await Promise.allSettled([...movesFetching]);
+    await fetchBuildAnswer(where.url, "low").catch(() => {}); // (kept once, as a move's own fetch is)
+  }
+}
+
+// The place on the grid of ``value`` (or, for a number between the grid's values, of the nearest).
+function nearestIndex(grid, value) {
+  const exact = grid.findIndex((v) => same(v, value));
+  if (exact >= 0 || typeof value !== "number") return exact;
+  let best = -1;
+  grid.forEach((v, i) => { if (typeof v === "number" && (best < 0 || Math.abs(v - value) < Math.abs(grid[best] - value))) best = i; });
+  return best;
+}
+
 /** The values of a control the build answered, in the order of their files (Python's grid). */
 const grids = new WeakMap();
 export function answerGrid(control) {
@@ -131,14 +162,19 @@ export function nearestAnswer(view, params, width, moved, onScreen = null) {
 
 // Fetched answers, kept by address (a promise each), so a drag back and forth asks once.
 const fetched = new Map();
-export function fetchBuildAnswer(url) {
+const movesFetching = new Set(); // the answers moves asked for, on their way (prefetches wait for them)
+export function fetchBuildAnswer(url, priority = "high") {
   if (!fetched.has(url)) {
-    const answer = fetch(url, { priority: "high" }).then((r) => {
+    const answer = fetch(url, { priority }).then((r) => {
       if (!r.ok) throw new Error(`${url} answered ${r.status}`);
       return r.json();
     });
     answer.catch(() => fetched.delete(url)); // asked again next time
     fetched.set(url, answer);
+    if (priority === "high") {
+      movesFetching.add(answer);
+      answer.finally(() => movesFetching.delete(answer)).catch(() => {});
+    }
   }
   return fetched.get(url);
 }

@@ -280,9 +280,11 @@ const EVENTS = {
   /** The reader reached for ``control`` (a pointer over the figure, focus, a move). */
   reach: (s, { control }, fx) => reach(s, fx, control),
   /** The page is idle: the values of the control reached for are asked for (if ``usable``: there and
-   * enabled, and ``hasValues``); while a call is on its way, once the figure is drawn. */
+   * enabled, and ``hasValues``); while a call is on its way, once the figure is drawn. Before Python
+   * is live, the build's answers nearest its value are fetched instead. */
   idle(s, { usable, hasValues, params, width }, fx) {
     s.aheadSoon = false;
+    if (usable && s.python !== "live") fx.push({ type: "prefetch", control: s.reach }); // the build's, nearest first
     if (!usable || s.python !== "live") return;
     s.aheadWanted = Boolean(s.inFlight || s.queued);
     if (s.aheadWanted) return;
