@@ -137,7 +137,7 @@ def warm_second_article(playwright, base) -> dict:
 # move Python does not draw within reduce.js's CATCH_UP_MS is first drawn from the nearest answer
 # the page has (a stand-in: data-catch-count): ``nears`` holds each move's time to that drawing's
 # frame, or null where Python's came first.
-CONTROL_JS = """async ([index, name, moves, pauseMs = 0, from = 'python']) => {
+CONTROL_JS = """async ([index, name, moves, pauseMs = 0, from = 'python', seed = 12345]) => {
     const FRAME_MS = 1000 / 60;
     const fig = document.querySelectorAll('figure.demo')[index];
     const controls = [...fig.querySelectorAll('.demo-controls [name]')];
@@ -151,7 +151,6 @@ CONTROL_JS = """async ([index, name, moves, pauseMs = 0, from = 'python']) => {
     const target = cell || el;
     const startValue = kind === 'checkbox' ? el.checked : target.value;
     const grid = from === 'build' && el.dataset.answered ? JSON.parse(el.dataset.answered) : null;
-    let seed = 12345;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const step = (i) => {
         if (kind === 'range' && grid) {
@@ -424,17 +423,21 @@ def gallery_controls(page, names: list[str], only=None, python: bool = True):
         yield i, name, page.evaluate(CONTROLS_JS, i)
 
 
-def move_control(page, i: int, c: dict, moves: int, python: bool = True, pauses: bool = False) -> dict:
+def move_control(page, i: int, c: dict, moves: int, python: bool = True, pauses: bool = False,
+                 seed: int = 12345) -> dict:
     """One control (``c``, from CONTROLS_JS) of figure ``i`` moved ``moves`` times: ``move_stats``,
-    or why it was not measured."""
+    or why it was not measured. ``seed``: of a token box's new sequences (a --vs round passes its
+    own, so a round types new sequences, not the last round's again from the page's answers)."""
     if c["disabled"]:
         return {"kind": c["kind"], "skipped": "inactive at the starting settings"}
     if not python and not c["answered"]:
         return {"kind": c["kind"], "skipped": "not answered by the build: waits for Python"}
-    r = page.evaluate(CONTROL_JS, [i, c["name"], moves, 0, "python" if python else "build"])
+    r = page.evaluate(CONTROL_JS, [i, c["name"], moves, 0, "python" if python else "build", seed])
     if "error" in r or not r["times"]:
         return {"kind": c["kind"], "error": r.get("error", "no move timed")}
     stats = {**move_stats(r), "times": [round(t, 2) for t in r["times"]],
+             "split": [{k: round(d[k], 2) for k in ("roundTripMs", "pythonMs") if d and d.get(k) is not None}
+                       for d in r["draws"]],
              "nears": [None if n is None else round(n, 2) for n in r.get("nears") or []]}
     if pauses:
         # Moves a reader makes after looking at the figure for a moment: whatever the page does
@@ -524,8 +527,12 @@ def _merge_runs(runs: list[dict]) -> dict:
         return runs[0] if runs else {"skipped": "absent on this side"}
     times = [t for r in done for t in r["times"]]
     nears = [n for r in done for n in (r.get("nears") or [None] * len(r["times"]))]
+    split = [d for r in done for d in r.get("split", [])]
     return {"kind": done[0].get("kind"), "moves": len(times), "p50_ms": round(pct(times, 50), 2),
-            "p95_ms": round(pct(times, 95), 2), "max_ms": round(max(times), 2), **first_drawings(times, nears)}
+            "p95_ms": round(pct(times, 95), 2), "max_ms": round(max(times), 2), **first_drawings(times, nears),
+            # where Python's moves went (median ms): the worker's round trip, and Python's share of it
+            **{k + "_p50_ms": round(pct([d[k] for d in split if k in d], 50), 2)
+               for k in ("roundTripMs", "pythonMs") if any(k in d for d in split)}}
 
 
 def vs_controls(browser, sides: dict, moves: int, only=None, cpu_slowdown: float = 1, device: dict | None = None) -> dict:
@@ -551,7 +558,8 @@ def vs_controls(browser, sides: dict, moves: int, only=None, cpu_slowdown: float
                 for side in (("before", "after") if k // VS_ROUND % 2 == 0 else ("after", "before")):
                     index, control = where[side]
                     if control is not None:
-                        runs[side].append(move_control(opened[side][1], index, control, min(VS_ROUND, moves - k)))
+                        runs[side].append(move_control(opened[side][1], index, control, min(VS_ROUND, moves - k),
+                                                       seed=12345 + k))
             for side in runs:
                 sliders[side].setdefault(name, {})[c["name"]] = _merge_runs(runs[side])
     for context, _, _ in opened.values():
@@ -563,8 +571,10 @@ def vs_controls(browser, sides: dict, moves: int, only=None, cpu_slowdown: float
                 stood = "".join(f"  {side} {r['stand_ins']}/{r['moves']} stood in first, first drawing p50"
                                 f" {r['first_p50_ms']:.1f} p95 {r['first_p95_ms']:.1f}"
                                 for side, r in (("before", b), ("after", a)) if r.get("stand_ins"))
+                trip = "".join(f"  {what} p50 {b[k]:5.1f} -> {a[k]:5.1f}" for what, k in
+                               (("trip", "roundTripMs_p50_ms"), ("py", "pythonMs_p50_ms")) if k in a and k in b)
                 print(f"{label} {demo:26s} {control:16s} p50 {b['p50_ms']:6.1f} -> {a['p50_ms']:6.1f} ms"
-                      f"  p95 {b['p95_ms']:6.1f} -> {a['p95_ms']:6.1f} ms" + stood)
+                      f"  p95 {b['p95_ms']:6.1f} -> {a['p95_ms']:6.1f} ms" + trip + stood)
             else:
                 print(f"{label} {demo:26s} {control:16s} not measured on both sides"
                       f" (before: {b.get('error') or b.get('skipped')}; after: {a.get('error') or a.get('skipped') or 'measured'})")
