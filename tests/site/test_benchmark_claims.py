@@ -653,29 +653,86 @@ def test_configuration_by_configuration(v):
     assert (v["pc_n_td_above"], v["pc_n_td_below"]) == (1, 2)
     assert v["pc_table_none_attn_2l_diff"] < -0.3 and 0 < v["pc_table_none_attn_2l_diff_hi"] < 0.05   # "just past zero"
     assert v["pc_n_size_leads"] < v["pc_n_configs"]
-    # "These are 8 tests; with Holm over them ... 1 and 2 remain, the weakest at adjusted p x": the review
-    # (sceptic4) found each of the three more than 5 standard errors from zero
+    # "These 9 tests are their own family, outside the scorecard's: with Holm over them alone, 1 and 2 remain,
+    # the weakest at adjusted p x": the review (sceptic4) found each of the three more than 5 standard errors
+    # from zero
     assert (v["pc_n_td_above_holm"], v["pc_n_td_below_holm"]) == (1, 2)
-    assert v["pc_largest_p_holm_kept"] < ALPHA / 10
-    # "every seed of each agrees in sign": the p of a configuration of 3 seeds rests on few distinct draws, so
-    # the sentence gives the seeds' own differences as the evidence (each seed over the mean of its batches)
-    assert v["pc_n_held_seeds_agree"] == v["pc_n_td_above_holm"] + v["pc_n_td_below_holm"]
-    assert v["pc_held_min_seeds"] == min(v[f"{k}_n"] for k in (rec, *rev))
+    assert v["pc_largest_p_holm_kept"] < ALPHA
+    # "each seed also has its own interval, over its own evaluation batches, and in N of the N seeds of the
+    # configurations whose interval excludes zero it excludes zero on the same side. The seeds' differences run
+    # from a to b on recall, ...": the seeds of recall and both reverse-copy configurations
+    assert v["pc_seed_n_side"] == v["pc_seed_n"] == sum(v[f"{k}_n"] for k in (rec, *rev))
+    assert 0 < v[f"{rec}_seed_near"] <= v[f"{rec}_seed_far"]
+    for k in rev:
+        assert v[f"{k}_seed_far"] <= v[f"{k}_seed_near"] < 0, k
 
 
 @pytest.mark.slow
-def test_the_held_configurations_every_seed_agrees():
-    """Results, configuration by configuration: "every seed of each agrees in sign", recomputed from the zoo:
-    the token diagonal's Spearman minus path size's, per seed with a circuit, on recall (above zero) and on
-    both reverse-copy configurations (below)."""
+def test_the_held_configurations_every_seed_excludes_zero():
+    """Results, configuration by configuration: "each seed also has its own interval, over its own evaluation
+    batches, and in N of the N seeds of the configurations whose interval excludes zero it excludes zero on the
+    same side", recomputed from the zoo: the token diagonal's Spearman minus path size's, per seed with a
+    circuit, with its percentile interval over its 20 batches, on recall (above zero) and on both reverse-copy
+    configurations (below). The nearest end is 0.14 (recall, seed 0) from zero, against batch noise of a few
+    hundredths (the review's own bootstrap, sceptic6, gave the same)."""
     from headspace import scorecard
-    from sitebuild.values.benchmark import _zoo, seed_differences
+    from sitebuild.values.benchmark import _zoo, seed_intervals
     data = scorecard.zoo_data(_zoo())
     card = scorecard.scorecard(data, resamples=2)
     for family, sign in (("recall-none-attn-2l", 1), ("reverse-rms-attn-2l", -1), ("reverse-ln-mlp-2l", -1)):
         models = [n for n, f in zip(data.names, data.families) if f == family and n in card["models"]]
-        d = seed_differences(data, models)
-        assert len(d) >= 3 and all(x * sign > 0 for x in d), (family, d)
+        ivs = seed_intervals(data, models)
+        assert len(ivs) >= 3 and all((iv.lo if sign > 0 else -iv.hi) > 0.1 for iv in ivs), (family, ivs)
+
+
+def test_the_multiplicity_policy_as_applied(report, v):
+    """How the numbers are made: "Three sets of tests stand outside that family, and the text says so where each
+    appears: the differences within single configurations, corrected by Holm over their own 9; the cards with the
+    circuit decided by the path alone, each corrected over its own N; and edge attribution beside path size and
+    the change of the Frobenius score's gap with the mode, not corrected at all". The path-alone cards carry
+    their own family; the scorecard's family is every card of ``scorecards`` and no other."""
+    family = report["scorecards"]["mean-circuit|task"]["holm_family"]
+    assert family["cards"] == list(report["scorecards"]) and family["n_comparisons"] == v["sc_n_family"]
+    for key, card in report["circuit_by_path"].items():
+        assert card["n_comparisons"] == v["pa_n_comparisons"] < v["sc_n_family"], key
+        assert card.get("holm_family", {}).get("cards") != family["cards"], key
+    assert v["pc_n_configs"] < v["sc_n_family"]
+
+
+def test_why_the_task_mode_stays_the_main_table(report, v):
+    """Results: "The two differ for N of the M models with a circuit, all reverse copy: a V path of the
+    threshold's size counts them in, but their recorded mechanism runs through Q. ... The verdict is the same in
+    the mechanism's mode: ... no difference from a size score survives Holm". Recorded labels and modes, no
+    bootstrap, except the verdict (test_the_mechanism_mode checks it)."""
+    from headspace.benchmark import zoo_models
+    from headspace.tasks import MODE_OF_TASK
+    entries = zoo_models(ROOT / "zoo")
+    card, mech = report["scorecards"]["mean-circuit|task"], report["scorecards"]["mean-circuit|mechanism"]
+    other = [n for n in card["models"] if mech["model_modes"][n] != MODE_OF_TASK[entries[n]["task"]]]
+    assert len(other) == v["sc_task_n_mech_other"] > 0 and v["sc_n_formed"] == len(card["models"])
+    assert all(entries[n]["task"] == "reverse" and mech["model_modes"][n] == "Q" for n in other), other
+    assert all(card["model_modes"][n] == "V" for n in other)
+    assert v["sc_mech_smallest_p"] >= ALPHA
+
+
+def test_the_newest_families_came_after_the_first_review():
+    """A ground truth that discounts generic damage: "the zoo too was chosen after looking: both families joined it
+    after the first review of this benchmark had seen its results". Both are outside the first zoo, and decision
+    0004 records each as added for issue 47, the first review."""
+    from sitebuild.values.benchmark import _FIRST_ZOO, NEWEST
+    text = (ROOT / "docs" / "decisions" / "0004-zoo-mechanisms.md").read_text(encoding="utf-8")
+    sections = text.split("\n### ")
+    for family in NEWEST:
+        assert family not in _FIRST_ZOO
+        task = family.split("-")[0]
+        assert any(f"`{task}" in sec.splitlines()[0] and "issue 47" in sec for sec in sections[1:]), family
+
+
+def test_path_size_first_on_both_halves(v):
+    """What to use, rule 2: "by Spearman path size came first on both halves in only N of M splits": the splits
+    where each half chooses path size (a count of point estimates, no bootstrap)."""
+    assert 0 < v["sp_rho_size_first_both"] <= v["sp_rho_both_ways"]
+    assert v["sp_rho_size_first_both"] < v["sp_n_splits"]
 
 
 def test_ground_truth_agreement_with_and_without_a_circuit(v):

@@ -595,6 +595,26 @@ def excess_subspace_without(families=NEWEST, seed: int = 0) -> dict:
                 if (x[0], x[1], x[2]) == ("subspace", "0", "partial_product_norm"))
 
 
+def excess_subspace_configurations(score: str = "subspace") -> dict:
+    """The subspace score's partial beyond path size on the excess ground truth (each task's mode), configuration by
+    configuration (``configurations.by_configuration``: the mean over the configuration's models with a circuit):
+    in how many configurations it is above zero (``sc_excess_subspace_n_positive`` of ``_n_configs``), the range
+    of the configuration means, and the one-sided sign test over configurations (``_sign_p``: the chance of at
+    least that many above zero if each were as likely below). Why: with 9 configurations the sign test cannot go
+    below 2^-9, about 0.002, the most that 9 units can show without assuming a normal tail; it is the evidence for
+    the direction, which the Holm family over every card cannot reach."""
+    from math import comb
+    from headspace import configurations, controlled, scorecard
+    zoo = _zoo()
+    data = scorecard.zoo_data(zoo, None, {controlled.CONTROLLED: controlled.read_zoo(zoo)[controlled.CONTROLLED]})
+    rows = configurations.by_configuration(data, controlled.CONTROLLED, "task", scores=[score])
+    means = [r["stats"]["partial_product_norm"][score][0] for r in rows]
+    n, k = len(means), sum(m > 0 for m in means)
+    return {"sc_excess_subspace_n_configs": n, "sc_excess_subspace_n_positive": k,
+            "sc_excess_subspace_config_min": min(means), "sc_excess_subspace_config_max": max(means),
+            "sc_excess_subspace_sign_p": sum(comb(n, j) for j in range(k, n + 1)) / 2 ** n}
+
+
 @functools.lru_cache(maxsize=1)
 def without_reptext_excess() -> dict:
     """The excess card's partials beyond path size without the repetitive-text family, ``{score: [estimate,
@@ -771,6 +791,11 @@ def split_values(data) -> dict:
         others = [(n, c) for n, c in s["chosen_counts"].items() if n != "product_norm"]
         if others:
             out[f"{k}_other_chosen"], out[f"{k}_other_chosen_n"] = name(others[0][0]), others[0][1]
+        # the splits where path size is first on both halves (each half chooses it): "path size came first on
+        # both halves in N splits" says this, not ``both_ways``, which counts any score that carries over
+        out[f"{k}_size_first_both"] = sum(len(r["directions"]) == 2 and all(d["chosen"] == "product_norm"
+                                                                           for d in r["directions"])
+                                          for r in s["splits"])
     return out
 
 
@@ -781,20 +806,6 @@ CONFIG_PAIR = ("token_diagonal", "product_norm")
 def configuration_tag(family: str) -> str:
     """A configuration's name as a value key: ``recall-none-attn-2l`` -> ``recall_none_attn_2l``."""
     return family.replace("-", "_")
-
-
-def seed_differences(data, models, pair=None, ground_truth: str = "mean-circuit") -> list:
-    """Per model of ``models`` (names in ``data``), the Spearman of ``pair[0]`` minus that of ``pair[1]``
-    (default ``CONFIG_PAIR``) against the mean of its batches of ``ground_truth``, in its task's mode."""
-    from headspace import stats
-    a, b = CONFIG_PAIR if pair is None else pair
-    out = []
-    for n in models:
-        i = data.names.index(n)
-        mode = "QKV".index(data.task_mode[i])
-        g = data.ground_truths[ground_truth][i].mean(0)[mode]
-        out.append(stats.spearman(data.scores[a][i][mode], g) - stats.spearman(data.scores[b][i][mode], g))
-    return out
 
 
 def configuration_values(data) -> dict:
@@ -819,22 +830,56 @@ def configuration_values(data) -> dict:
     out["pc_n_td_above"] = sum(d[1] > 0 for d in diffs)
     out["pc_n_td_below"] = sum(d[2] < 0 for d in diffs)
     out["pc_n_size_leads"] = sum(r["leader"]["spearman"] == "product_norm" for r in rows)
-    # the same counts after Holm over the configurations: each difference's p by the normal approximation from
-    # its (widened) interval, as the scorecard's p-values come from the widened spread
-    from statistics import NormalDist
-    from headspace import scorecard, stats
-    q = NormalDist().inv_cdf(1 - (1 - scorecard.LEVEL) / 2)
-    p = [2 * NormalDist().cdf(-abs(d[0]) / ((d[2] - d[1]) / (2 * q))) for d in diffs]
+    # the same counts after Holm over the configurations alone (their own family of pc_n_configs tests, not the
+    # scorecard's): each difference's p as the configuration's own scorecard computes it (stats.p_value, over
+    # its seeds), the card drawn as by_configuration draws it
+    from headspace import stats
+    p = [configuration_p(data, r["configuration"]) for r in rows]
     adjusted = stats.holm(p)
     out["pc_n_td_above_holm"] = sum(bool(d[0] > 0 and a < ALPHA) for d, a in zip(diffs, adjusted))
     out["pc_n_td_below_holm"] = sum(bool(d[0] < 0 and a < ALPHA) for d, a in zip(diffs, adjusted))
     out["pc_largest_p_holm_kept"] = max((float(a) for a in adjusted if a < ALPHA), default=None)
-    # those configurations rest on a few seeds each (a normal approximation over few distinct draws): how many
-    # of them have every seed's own difference (over the mean of its batches) on the configuration's side
-    held = [(r, d) for r, d, a in zip(rows, diffs, adjusted) if a < ALPHA]
-    out["pc_n_held_seeds_agree"] = sum(all(np.sign(x) == np.sign(d[0]) for x in seed_differences(data, r["models"]))
-                                       for r, d in held)
-    out["pc_held_min_seeds"] = min((r["n_models"] for r, _ in held), default=0)
+    out["pc_smallest_p_holm"] = float(np.min(adjusted))
+    # a configuration's p rests on 3 to 5 seeds; each seed has its own evidence, over its own evaluation
+    # batches. Over the configurations whose interval excludes zero: per seed, the difference with its
+    # percentile interval over its batches (seed_intervals); how many seeds in all, how many have an interval
+    # on their configuration's side of zero, and per configuration the range of the seeds' estimates
+    sided = [(r, d) for r, d in zip(rows, diffs) if d[1] > 0 or d[2] < 0]
+    out["pc_seed_n"], out["pc_seed_n_side"] = 0, 0
+    for r, d in sided:
+        ivs = seed_intervals(data, r["models"])
+        out["pc_seed_n"] += len(ivs)
+        out["pc_seed_n_side"] += sum(bool(iv.lo > 0 if d[0] > 0 else iv.hi < 0) for iv in ivs)
+        k = f"pc_{configuration_tag(r['configuration'])}"
+        est = sorted((iv.estimate for iv in ivs), key=abs)
+        out[f"{k}_seed_near"], out[f"{k}_seed_far"] = est[0], est[-1]
+    return out
+
+
+def configuration_p(data, family: str, ground_truth: str = "mean-circuit", pair=CONFIG_PAIR) -> float:
+    """The p of ``pair[0]`` minus ``pair[1]`` on Spearman within one configuration, as that configuration's
+    own scorecard computes it (``scorecard.scorecard`` on the family's models, the draws of
+    ``configurations.by_configuration``): the interval beside it in the table and this p come from the same
+    draws and the same reference (``stats.p_value``)."""
+    from headspace import scorecard
+    keep = [i for i, f in enumerate(data.families) if f == family]
+    card = scorecard.scorecard(data.subset(keep), ground_truth, "task")
+    return float(next(c[6] for c in card["comparisons"] if (c[0], c[1], c[2]) == (*pair, "spearman")))
+
+
+def seed_intervals(data, models, pair=None, ground_truth: str = "mean-circuit") -> list:
+    """Per model of ``models`` (names in ``data``): the Spearman of ``pair[0]`` minus that of ``pair[1]``
+    (default ``CONFIG_PAIR``) against the mean of its batches of ``ground_truth``, in its task's mode, with its
+    paired percentile interval over a bootstrap of its evaluation batches (``stats.spearman_difference``).
+    Why: the evidence of one seed on its own, which a configuration's p over 3 to 5 seeds cannot give."""
+    from headspace import stats
+    a, b = CONFIG_PAIR if pair is None else pair
+    out = []
+    for n in models:
+        i = data.names.index(n)
+        mode = "QKV".index(data.task_mode[i])
+        out.append(stats.spearman_difference(data.scores[a][i][mode], data.scores[b][i][mode],
+                                             data.ground_truths[ground_truth][i][:, mode]))
     return out
 
 
@@ -990,6 +1035,9 @@ def scorecard_values() -> dict:
     out["sc_mech_n_formed"] = mech["n_models"]
     out["sc_mech_n_moved"] = sum(m != task_mode[n] for n, m in mech["model_modes"].items() if n in mech["models"])
     out["sc_mech_n_not_largest"] = sum(mech["model_modes"][n] != largest["model_modes"][n] for n in mech["models"])
+    # the main card's models with a circuit whose recorded mechanism runs through another mode than their task's
+    # (read in the task's mode all the same: the article says why, and that the mechanism's card agrees)
+    out["sc_task_n_mech_other"] = sum(mech["model_modes"][n] != task_mode[n] for n in card["models"])
     _triple(out, "sc_gap_mechanism", difference(mech, "frobenius", "product_norm", "spearman")[:3])
     # how the gap changes with the mode, paired: one bootstrap draws every mode's gap at once
     # (headspace.scorecard.mode_gaps), the change from the task's mode taken draw by draw
@@ -1036,6 +1084,8 @@ def scorecard_values() -> dict:
     _triple(out, "sc_excess_subspace_partial_pn_no_newest", (both["difference"], both["lo"], both["hi"]))
     out["sc_excess_subspace_p_no_newest"] = float(both["p_holm"])
     out["sc_excess_subspace_n_seeds"] = len(VERDICT_SEEDS)
+    # configuration by configuration: the sign of its mean, and the sign test over the configurations
+    out.update(excess_subspace_configurations())
     for label in ("with", "without"):
         ps = seeds[label]
         out[f"sc_excess_subspace_p_{label}_min"], out[f"sc_excess_subspace_p_{label}_max"] = min(ps), max(ps)
@@ -1108,9 +1158,8 @@ def scorecard_values() -> dict:
     _triple(out, "cf_size_minus_pn", difference(conf["cards"]["mean-circuit"], "size_mean", "product_norm", "spearman")[:3])
     # the pairs outside the circuit alone: how well path size and the Frobenius score order them
     out.update(outside_order_values(conf["data"], conf["cards"]["mean-circuit"]))
-    # path size's interval beside it (the article: size alone's interval overlaps it)
-    _, out["cf_mean_product_norm_lo"], out["cf_mean_product_norm_hi"] = \
-        conf["cards"]["mean-circuit"]["stats"]["spearman"]["product_norm"]
+    # path size's estimate and interval beside it (the article: size alone's interval overlaps it)
+    _triple(out, "cf_mean_product_norm", conf["cards"]["mean-circuit"]["stats"]["spearman"]["product_norm"])
     # edge attribution patching against resample path patching, beside path size: averaged over the ground
     # truth's batches, and from one batch (the cost-matched variant), each with its batches drawn with the
     # ground truth's; the paired differences over the same draws (the article compares by them, not by overlap)
