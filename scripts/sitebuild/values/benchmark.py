@@ -525,17 +525,18 @@ def power_values(card: dict) -> dict:
     (``sc_alpha_per``, 0.05 over the family), the strongest difference of a score from a size score by its
     unadjusted p (``sc_strongest_*``: names, the difference with its interval, ``sc_strongest_p``), and the
     Spearman difference from a size score that would reach that threshold half the time
-    (``sc_detectable_rho``: the threshold's normal quantile times the median standard error of those
-    differences, read off their intervals as the p-values are, by the normal approximation)."""
-    from statistics import NormalDist
-    from headspace import scorecard
+    (``sc_detectable_rho``: the threshold's quantile times the median standard error of those
+    differences, read off their intervals as the p-values are, by Student's t with n - 1 degrees of
+    freedom, n the card's configurations: ``stats.p_value``, ``stats.expanded_interval``)."""
+    from headspace import scorecard, stats
     m = card["holm_family"]["n_comparisons"]
+    df = card["bootstrap"]["n"] - 1
     f = card["comparison_fields"]
     rows = [dict(zip(f, c)) for c in card["comparisons"]]
     sized = [r for r in rows if r["against"] != "0" and r["statistic"] in COMPARED and r["p"] is not None]
     best = min(sized, key=lambda r: r["p"])
-    z = NormalDist().inv_cdf(1 - ALPHA / m / 2)
-    q = NormalDist().inv_cdf(1 - (1 - card.get("level", scorecard.LEVEL)) / 2)
+    z = stats.t_quantile(1 - ALPHA / m, df)
+    q = stats.t_quantile(card.get("level", scorecard.LEVEL), df)
     se = [(r["hi"] - r["lo"]) / (2 * q) for r in sized if r["statistic"] == "spearman"]
     out = {"sc_alpha_per": ALPHA / m, "sc_strongest_score": name(best["score"]),
            "sc_strongest_against": name(best["against"]), "sc_strongest_statistic": STATISTIC_WORDS[best["statistic"]],
