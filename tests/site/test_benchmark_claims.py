@@ -13,36 +13,29 @@ tests/unit/test_scorecard.py, checks the report is what zoo/ gives with those dr
 an interval's end or an adjusted p near its edge could go the other way under another bootstrap seed, though
 the data are the same; the article words such verdicts as estimates, not findings, and says where they are
 narrow. The verdicts asserted within 10% of the interval's width of their edge (bootstrap seed 0), and the
-Holm-adjusted p-values within a factor of 5 of 0.05, are:
+Holm-adjusted p-values within a factor of 5 of 0.05, are (p and intervals by Student's t with n - 1 degrees
+of freedom since the sixth review, decision 0005):
 
-- ``test_nothing_is_shown_beyond_path_size``: the partials beyond path size of the subspace score, lower end
-  0.017 of a width 0.35 (5%), and of the SVD component, 0.026 of 0.25 (11%): "only just" above zero, "within a
-  few hundredths of zero" (decision 0005, bootstrap seeds: these ends move by about 0.01 from seed to seed);
-- ``test_the_mode_shrinks_the_gap``: the gap in the largest path's mode, upper end -0.0055 of a width 0.17
-  (3%): "the second by less than the bootstrap's own noise";
-- ``test_the_mechanism_mode``: the gap in the mechanism's mode, upper end +0.0072 of a width 0.18 (4%):
-  "an interval whose upper end sits at zero, just past it" (within ``EDGE``);
-- ``test_size_orders_the_pairs_outside_the_circuit``: path size's Spearman on the pairs outside the circuit,
-  lower end 0.088 against the asserted 0.05, 0.038 of a width 0.37 (10%);
-- ``test_beyond_path_size_only_the_subspace_score_on_the_excess_card``: the subspace score beyond path size
-  on the excess card, adjusted p 0.0013 (task's mode), 0.0031 (mechanism's) and 0.018 (largest path's);
-- ``test_the_excess_finding_over_seeds_and_families``: the same, task's mode, adjusted p 0.0013 to 0.0054 over
-  bootstrap seeds 0-4 with every family, 0.015 to 0.031 without the repetitive text, 0.13 (seed 0) without it
-  and the table lookup;
-- ``test_the_paired_change_of_the_gap``: the change of the gap from the task's mode, lower ends -0.0050
-  (largest path's mode) and -0.0056 (mechanism's) of widths 0.26 and 0.27 (2%): "reaches just past zero";
+- ``test_nothing_is_shown_beyond_path_size``: the SVD component's partial beyond path size, lower end 0.004 of
+  a width 0.29 (1.4%), counted in "N intervals exclude zero" (the count is a value; no name rests on it);
+- ``test_the_mode_shrinks_the_gap``: the gap in the task's mode, upper end -0.032 of a width 0.35 (9%): "an
+  interval that excludes zero"; in the largest path's mode +0.0098 of 0.20 (5%): "reaches just past it";
+- ``test_the_paired_change_of_the_gap``: the change of the gap from the task's mode, lower ends -0.020
+  (largest path's mode) and -0.023 (mechanism's) of widths 0.31 and 0.32 (7%): "reaches past zero";
+- ``test_configuration_by_configuration``: the reverse-copy models with LayerNorm, token diagonal minus path
+  size, upper end -0.019 of a width 1.05 (2%): counted among the intervals below zero before the correction;
+  recall's adjusted p over the 9 configurations, 0.039, within a factor of 5 of 0.05;
+- ``test_beyond_head_sizes_the_estimates_are_positive_and_none_holds``: the one survivor of the family, the token
+  score beyond head sizes on resample ablation, adjusted p 0.035; the main card's smallest, 0.080;
 - ``test_the_labels_set_aside``: the subspace score beyond path size with the circuit by path alone, in the
-  largest path's mode, adjusted p 0.014 over every comparison of the report and both sensitivity cards;
-- ``test_configuration_by_configuration``: the table lookup's token diagonal minus path size, upper end +0.028
-  of a width 1.08 (2.5%): "reaches just past zero";
-- ``test_edge_attribution_beside_path_size``: edge attribution from the first batch alone minus path size, upper
-  end +0.008 of a width 0.58 (1.4%): "an interval whose upper end sits at zero" (within ``EDGE``).
+  largest path's mode, adjusted p 0.13 in its card's own family;
+- ``test_edge_attribution_beside_path_size``: edge attribution from the first batch alone minus path size (see
+  the test for its ends under the new intervals).
 
 A failure of one of these after a new bootstrap seed or a new zoo means the sentence quoted in the test's
 docstring must be rewritten as the new draws say (an end that crossed zero: "reaches past zero" or "excludes
 zero"; a p that crossed 0.05: "holds" or "does not hold after Holm"), not that the build is wrong. The
-other interval assertions sit at least 10% of their interval's width from their edge
-(``test_the_mode_shrinks_the_gap``'s task-mode end: 12.6%; the paired change of the gap: see its test).
+other interval assertions sit at least 10% of their interval's width from their edge.
 """
 
 from __future__ import annotations
@@ -104,45 +97,43 @@ def test_path_size_has_the_highest_spearman_estimate(report):
         assert max(stats[stat], key=lambda s: stats[stat][s][0]) == "product_norm", stat
 
 
-def test_beyond_head_sizes_the_estimates_are_positive_and_most_hold(report, v):
-    """Results: "Partialling out head sizes leaves a positive correlation for every one of the N scores
-    that are not sizes ... after Holm M of them stay above zero: every one but the token diagonal, whose
-    interval is by far the widest (lo to hi): it excludes zero, but not once the whole family is corrected
-    for"; summary and introduction: "most normalised scores carry something beyond the sizes of the two
-    heads"; What to use: "M of the N scores that are not sizes pass the first test after Holm"."""
+def test_beyond_head_sizes_the_estimates_are_positive_and_none_holds(report, v):
+    """Results: "Partialling out head sizes leaves a positive correlation for every one of the N scores that are not
+    sizes ..., and M of their intervals exclude zero. After Holm over the whole family, 0 of them stay above zero
+    (0 in the mechanism's mode); the smallest adjusted p is q. In the whole report one comparison survives, the
+    token score's correlation beyond head sizes against resample ablation (adjusted p x), on a ground truth and in
+    a mode where no other score's does"; the introduction: "the number that survives it is 1"; What to use: "0 pass
+    the first test ... in each task's mode and in the others". The survivor's adjusted p, 0.035 (bootstrap seed 0),
+    is within a factor of 5 of 0.05 (module docstring)."""
     card = report["scorecards"]["mean-circuit|task"]
     normalised = [s for s in card["scores"] if s not in ("norm_product", "product_norm")]
     assert all(card["stats"]["partial_norm_product"][s][0] > 0 for s in normalised)
     partial = {r["score"]: r for r in rows(card) if r["statistic"] == "partial_norm_product"}
-    held = [s for s in normalised if holds(partial[s])]
-    assert sorted(set(normalised) - set(held)) == ["token_diagonal"], held    # "every one but the token diagonal"
-    assert v["sc_partial_np_dropped_score"] == "token diagonal"
-    assert len(held) == v["sc_n_partial_np_holds"] > len(normalised) / 2
-    st = card["stats"]["partial_norm_product"]
-    width = sorted((st[s][2] - st[s][1] for s in normalised), reverse=True)
-    assert max(normalised, key=lambda s: st[s][2] - st[s][1]) == "token_diagonal"
-    assert width[0] > 1.4 * width[1]                                  # "by far the widest"
-    assert partial["token_diagonal"]["lo"] > 0                        # "it excludes zero"
+    assert v["sc_partial_np_n_excludes_0"] == sum(partial[s]["lo"] > 0 for s in normalised)
+    assert v["sc_n_partial_np_holds"] == sum(holds(partial[s]) for s in normalised) == 0
+    assert v["sc_partial_np_smallest_p_holm"] == min(partial[s]["p_holm"] for s in normalised) >= ALPHA
+    survivors = [(k, r) for k, c in report["scorecards"].items() for r in rows(c) if holds(r)]
+    assert v["sc_n_survive_all"] == len(survivors) == 1
+    key, r = survivors[0]
+    assert (key, r["score"], r["against"], r["statistic"]) == ("resample-circuit|task", "token", "0", "partial_norm_product")
+    assert v["sc_survivor_p_holm"] == r["p_holm"]
+    for k in ("mean-circuit|largest", "mean-circuit|mechanism"):
+        assert not [x for x in rows(report["scorecards"][k]) if x["statistic"] == "partial_norm_product" and holds(x)], k
 
 
 def test_nothing_is_shown_beyond_path_size(report, v):
-    """Results: "Beyond path size, the number of scores whose partial correlation stays above zero after
-    Holm is 0. Before the correction 3 intervals exclude zero: the token diagonal's ..., the token score's and,
-    only just, the SVD component score's; 1 more, the subspace score's (...), sits at zero: another bootstrap
-    seed moves its end by as much as its distance from zero"; summary: "none is shown to carry anything beyond
-    the size of the path"; What to use: "none passes the second". "Sits at zero": its lower end within
-    ``EDGE`` (0.01, a seed's move: decision 0005) of zero; the review's own bootstrap put it at -0.009."""
+    """Results: "Beyond *path* size the number that stays above zero after Holm is 0 (0 in the mechanism's mode).
+    Before the correction N intervals exclude zero, the token diagonal's the farthest from it"; What to use:
+    "0 ... the second". The count before the correction is the build's (an end near zero, the SVD component's at
+    0.004, may cross under another bootstrap seed; the sentence prints the count, not the names)."""
     card = report["scorecards"]["mean-circuit|task"]
     assert not [r for r in rows(card) if r["statistic"] == "partial_product_norm" and holds(r)]
     assert v["sc_n_partial_pn_holds"] == 0
     st = card["stats"]["partial_product_norm"]
-    assert sorted(s for s, iv in st.items() if iv[1] is not None and iv[1] > 0) == [
-        "projection_kernel", "subspace", "svd_component", "token", "token_diagonal"]   # the subspace score with its twin
-    # "and, only just, the SVD component score's and the subspace score's: the last two end within a few
-    # hundredths of zero, and another bootstrap seed moves an end by about one" (EDGE)
-    for s in ("svd_component", "subspace"):
-        assert EDGE < v[f"sc_{s}_partial_product_norm_lo"] < 0.05, s
-    assert v["sc_n_partial_pn_excludes_0"] == 4
+    from sitebuild.values.benchmark import CARD_ROWS
+    above = [s for s in CARD_ROWS if s not in ("norm_product", "product_norm") and st[s][1] > 0]
+    assert v["sc_n_partial_pn_excludes_0"] == len(above) and "token_diagonal" in above
+    assert max(above, key=lambda s: st[s][1]) == "token_diagonal"          # "the farthest from it"
 
 
 def test_the_power_of_the_family(report, v):
@@ -222,29 +213,26 @@ def test_controlled_ground_truth_leaves_no_difference_from_size(report, v):
 
 
 def test_the_mode_shrinks_the_gap(report, v):
-    """The mode: "N of the S scored models change mode (K of those with a circuit there), among them M of the reverse-copy models, whose largest path runs
-    through Q"; the reverse-copy figure's caption: "Set mode to Q, where M of the N carry their largest
-    path"; the gap "shrinks from X to Y: both intervals exclude zero, the second by less than the bootstrap's own
-    noise (its upper end within 0.01 of zero). Neither gap
-    survives once the comparisons are corrected for (Holm, above); the two intervals overlap widely. So the
-    shrinking is an estimate, not a
-    finding"."""
+    """The mode: "N of the S scored models change mode (K of those with a circuit there), among them M of the
+    reverse-copy models, whose largest path runs through Q"; the reverse-copy figure's caption: "Set mode to Q, where
+    M of the N carry their largest path"; the gap "shrinks from X (lo to hi), an interval that excludes zero, to Y
+    (lo to hi), one that reaches just past it; neither gap survives Holm". The task's upper end, -0.032 of a width
+    0.35 (9%), and the largest path's, +0.0098 of 0.20 (5%), are near their edge (module docstring)."""
     modes = report["scorecards"]["mean-circuit|largest"]["model_modes"]
     moved = [n for n, m in modes.items() if n.startswith("reverse") and m != "V"]
     assert moved and all(modes[n] == "Q" for n in moved), {n: modes[n] for n in moved}
     assert v["sc_n_reverse_moved"] == len(moved)
-    # "N of the M scored models change mode (K of those with a circuit there)"
     card = report["scorecards"]["mean-circuit|largest"]
     task = report["scorecards"]["mean-circuit|task"]["model_modes"]
     all_moved = [n for n, m in modes.items() if m != task[n]]
     assert (v["sc_n_moved_mode"], v["sc_n_scored"]) == (len(all_moved), len(modes))
     assert v["sc_n_moved_mode_formed"] == sum(n in card["models"] for n in all_moved) < v["sc_n_moved_mode"]
-    assert v["sc_gap_task_hi"] < 0 and -0.01 < v["sc_gap_largest_hi"] < 0  # "both exclude zero, the second by less than ..."
-    assert overlap(v, "sc_gap_task", "sc_gap_largest")                 # "the two intervals overlap widely"
+    assert v["sc_gap_task_hi"] < 0 < v["sc_gap_largest_hi"] < 0.02       # "excludes zero ... reaches just past it"
+    assert v["sc_gap_largest"] > v["sc_gap_task"]                         # "shrinks" (estimates, the zoo's own)
     for card in ("mean-circuit|task", "mean-circuit|largest"):
         row = next(r for r in rows(report["scorecards"][card])
                    if (r["score"], r["against"], r["statistic"]) == ("frobenius", "product_norm", "spearman"))
-        assert not holds(row), card                                    # "neither gap survives ... corrected for"
+        assert not holds(row), card                                    # "neither gap survives Holm"
 
 
 def test_held_out_rules(report, v):
@@ -409,21 +397,33 @@ def test_no_difference_from_size_survives_anywhere(report, v):
             if r["against"] != "0" and r["statistic"] in COMPARED and holds(r)]
     assert v["sc_n_held_anywhere"] == len(held) == 0, held
     # "within single configurations one is": the exceptions are the per-configuration ones that survive Holm
-    assert (v["pc_n_td_above_holm"], v["pc_n_td_below_holm"]) == (1, 2)     # recall; both reverse-copy ones
+    assert (v["pc_n_td_above_holm"], v["pc_n_td_below_holm"]) == (1, 1)     # recall; reverse copy with RMSNorm
 
 
-def test_beyond_path_size_only_the_subspace_score_on_the_excess_card(report, v):
-    """A ground truth that discounts generic damage: "on this ground truth, and on no other while the labels decide
-    which models have a circuit, one score's partial beyond *path* size survives the correction: the subspace
-    score's (and its twin's), ... in each task's mode, ... in the mechanism's and ... in the largest path's";
-    What to use: "none passes the second on the main ground truth (on the excess one the subspace score
-    does ...)"; introduction: "the one score that is, against another ground truth, ..."."""
-    held = sorted((key, r["score"]) for key, c in report["scorecards"].items() for r in rows(c)
-                  if r["statistic"] == "partial_product_norm" and r["score"] != "norm_product" and holds(r))
-    assert held == [(f"excess-circuit|{m}", s) for m in ("largest", "mechanism", "task")
-                    for s in ("projection_kernel", "subspace")], held
+def test_beyond_path_size_the_excess_card_shows_a_direction_not_a_finding(report, v):
+    """A ground truth that discounts generic damage: "Beyond *path* size, the subspace score (with its twin) has the
+    largest estimate: ... in each task's mode, ... in the mechanism's and ... in the largest path's. Its direction is
+    consistent: the mean over each configuration's models is above zero in 9 of the 9 configurations (from a to b).
+    A sign test puts that at p = 0.002, the smallest p that so many configurations can give ..., and Student's t at
+    p before the correction. Both are far above the bar of 5.4e-5: after Holm its p is 1"; the introduction: "the
+    subspace score's is positive in every one of the 9 configurations". No partial beyond path size holds on any
+    card. The configuration means are the zoo's own (no bootstrap); the smallest, 0.056, is a point estimate."""
+    held = [(key, r["score"]) for key, c in report["scorecards"].items() for r in rows(c)
+            if r["statistic"] == "partial_product_norm" and holds(r)]
+    assert held == [], held
+    card = report["scorecards"]["excess-circuit|task"]
+    st = card["stats"]["partial_product_norm"]
+    normalised = [s for s in card["scores"] if s not in ("norm_product", "product_norm")]
+    assert max(normalised, key=lambda s: st[s][0]) in ("subspace", "projection_kernel")   # "the largest estimate"
     for k in ("sc_excess_subspace_partial_pn", "sc_excess_mech_subspace_partial_pn", "sc_excess_largest_subspace_partial_pn"):
-        assert v[f"{k}_lo"] > 0.1, k                                   # clear of zero, not at its edge
+        assert v[f"{k}_lo"] > 0.05, k
+    assert v["sc_excess_subspace_n_positive"] == v["sc_excess_subspace_n_configs"] == v["sc_n_configs"]
+    assert v["sc_excess_subspace_config_min"] > 0
+    assert v["sc_excess_subspace_sign_p"] == pytest.approx(0.5 ** v["sc_n_configs"])   # "the smallest ... can give"
+    row = next(r for r in rows(card) if (r["score"], r["against"], r["statistic"]) == ("subspace", "0", "partial_product_norm"))
+    assert (v["sc_excess_subspace_p"], v["sc_excess_subspace_p_holm"]) == (row["p"], row["p_holm"])
+    assert v["sc_excess_subspace_sign_p"] > 10 * v["sc_alpha_per"] and v["sc_excess_subspace_p"] > 10 * v["sc_alpha_per"]
+    assert row["p_holm"] >= ALPHA
 
 
 def test_the_mechanism_mode(report, v):
@@ -446,8 +446,8 @@ def test_the_mechanism_mode(report, v):
     differ = [n for n in mech["models"] if mech["model_modes"][n] != largest["model_modes"][n]]
     assert len(differ) == v["sc_mech_n_not_largest"] == 1
     assert differ[0].startswith("reverse-ln-mlp") and (mech["model_modes"][differ[0]], largest["model_modes"][differ[0]]) == ("Q", "V")
-    # "an interval whose upper end sits at zero, as the largest path's does on the other side"
-    assert 0 < v["sc_gap_mechanism_hi"] < EDGE and -EDGE < v["sc_gap_largest_hi"] < 0 and v["sc_gap_mechanism_lo"] < -EDGE
+    # "an interval that reaches past zero, as the largest path's does"
+    assert 0 < v["sc_gap_mechanism_hi"] and 0 < v["sc_gap_largest_hi"] and v["sc_gap_mechanism_lo"] < -EDGE
     # How the numbers are made, and the headline counts in brackets: the mechanism's mode moves only reverse-copy
     # models (above), has K models in J configurations, no difference from a size score holds, path size has the
     # highest Spearman estimate, and no partial beyond path size holds (the heading "none is shown to")
@@ -461,16 +461,14 @@ def test_the_mechanism_mode(report, v):
     for card, n in ((mech, v["sc_mech_n_partial_np_holds"]), (largest, None)):
         held = [r for r in rows(card) if r["statistic"] == "partial_norm_product" and r["score"] in normalised and holds(r)]
         assert n is None or len(held) == n
-        assert len(held) < v["sc_n_partial_np_holds"]                  # "fewer in the largest path's and the mechanism's"
+        assert len(held) == v["sc_n_partial_np_holds"] == 0              # "in each task's mode and in the others"
 
 
 @pytest.mark.slow
 def test_what_rests_on_the_repetitive_text_family():
-    """The excess ground truth: the subspace score's partial beyond path size: "Without the 3 repetitive-text models
-    ... the estimate barely moves, ..., and it still survives at every seed" (here at bootstrap seed 0, the shipped
-    report's; the spread over seeds: ``test_the_excess_finding_over_seeds_and_families``); and without that family
-    still no difference from a size score survives Holm on any card. The nine cards recomputed without the family
-    (a few minutes)."""
+    """The excess ground truth: the subspace score's partial beyond path size: "without the 3 repetitive-text models
+    ... it barely moves"; and without that family still no difference from a size score, and no partial beyond path
+    size, survives Holm on any card. The nine cards recomputed without the family (a few minutes)."""
     from headspace import controlled, scorecard
     zoo = ROOT / "zoo"
     data = scorecard.zoo_data(zoo, None, {controlled.CONTROLLED: controlled.read_zoo(zoo)[controlled.CONTROLLED]})
@@ -480,36 +478,22 @@ def test_what_rests_on_the_repetitive_text_family():
     with_family = {r["score"]: r for r in rows(scorecard.read_report()["scorecards"]["excess-circuit|task"])
                    if r["statistic"] == "partial_product_norm"}
     without = {r["score"]: r for r in rows(cards["excess-circuit|task"]) if r["statistic"] == "partial_product_norm"}
-    assert holds(with_family["subspace"]) and holds(without["subspace"])
+    assert not holds(with_family["subspace"]) and not holds(without["subspace"])
     assert abs(without["subspace"]["difference"] - with_family["subspace"]["difference"]) < 0.05   # "barely moves"
     assert not [r for c in cards.values() for r in rows(c) if r["against"] != "0" and r["statistic"] in COMPARED
                 and holds(r)]
 
 
-def test_the_excess_finding_over_seeds_and_families(report, v):
-    """A ground truth that discounts generic damage: "Over 5 bootstrap seeds its adjusted p in each task's mode runs
-    from a to b. Without the 3 repetitive-text models, whose circuit is itself in doubt (measured where the reader
-    reads, only 1 keeps it), the estimate barely moves, x (lo to hi), and it still survives at every seed, at c to
-    d, the upper end not far under the bar. So on this ground truth the subspace score is shown to carry something ... The showing rests on the zoo's
-    breadth, though, not on a larger effect: take away the table-lookup family as well, and the estimate is still
-    y (lo to hi), but its adjusted p is q"; the introduction and summary: against that ground truth the subspace
-    score "is" shown to. Seed 0's p is the shipped report's (rounded there to four figures). The p-values: with
-    both families 0.0013 to 0.0054 over seeds 0-4, more than 9 times under 0.05; without the repetitive text
-    0.015 to 0.031, within a factor of 2 of 0.05 (another seed could take one over it); without both 0.13 at seed
-    0 (the task's mode; the mechanism's 0.083, the largest path's 0.44). Before the table joined, the same
-    computation gave 0.016 to 0.042 with the repetitive text and 0.087 to 0.126 without (decision 0005)."""
+def test_the_excess_estimate_without_the_newest_families(report, v):
+    """A ground truth that discounts generic damage: "The estimate rests on breadth, not on a few models: without the
+    3 repetitive-text models, whose circuit is in doubt (above), it barely moves, x (lo to hi), and without the
+    table-lookup family as well it stays y (lo to hi). Both families joined the zoo after the first review of this
+    benchmark had seen its results" (that last: test_the_newest_families_came_after_the_first_review). Estimates
+    are the zoo's own (no bootstrap)."""
     sub = v["sc_excess_subspace_partial_pn"], v["sc_excess_subspace_partial_pn_noreptext"]
     assert abs(sub[0] - sub[1]) < 0.05                                           # "barely moves"
-    assert abs(sub[0] - v["sc_excess_subspace_partial_pn_no_newest"]) < 0.05     # "the estimate is still ..."
-    card = report["scorecards"]["excess-circuit|task"]
-    row = next(r for r in rows(card) if (r["score"], r["against"], r["statistic"]) == ("subspace", "0", "partial_product_norm"))
-    assert v["sc_excess_subspace_p_with_min"] <= row["p_holm"] * (1 + 1e-3)      # seed 0 among them
-    assert row["p_holm"] <= v["sc_excess_subspace_p_with_max"]
-    assert v["sc_excess_subspace_n_seeds"] == 5
-    assert v["sc_excess_subspace_p_with_max"] < ALPHA and v["sc_excess_subspace_p_without_max"] < ALPHA  # "at every seed"
-    assert v["sc_excess_subspace_p_without_max"] > ALPHA / 5                    # "not far under the bar"
-    assert v["sc_excess_subspace_p_no_newest"] >= ALPHA                                             # "but its adjusted p is"
-    assert v["reptext_keys_circuits"] < v["mech_reptext_prev"]
+    assert abs(sub[0] - v["sc_excess_subspace_partial_pn_no_newest"]) < 0.05     # "it stays"
+    assert v["reptext_keys_circuits"] < v["mech_reptext_prev"]                   # "whose circuit is in doubt"
 
 
 def test_the_mechanisms_the_zoo_section_names(v):
@@ -651,14 +635,25 @@ def test_configuration_by_configuration(v):
     for k in rev:
         assert v[f"{k}_diff"] < -0.3 and v[f"{k}_diff_hi"] < -0.2, k
     assert (v["pc_n_td_above"], v["pc_n_td_below"]) == (1, 2)
-    assert v["pc_table_none_attn_2l_diff"] < -0.3 and 0 < v["pc_table_none_attn_2l_diff_hi"] < 0.05   # "just past zero"
+    assert v["pc_table_none_attn_2l_diff"] < -0.3 and v["pc_table_none_attn_2l_diff_hi"] > 0.2
     assert v["pc_n_size_leads"] < v["pc_n_configs"]
     # "These 9 tests are their own family, outside the scorecard's: with Holm over them alone, 1 and 2 remain,
     # the weakest at adjusted p x": the review (sceptic4) found each of the three more than 5 standard errors
     # from zero
-    assert (v["pc_n_td_above_holm"], v["pc_n_td_below_holm"]) == (1, 2)
+    assert (v["pc_n_td_above_holm"], v["pc_n_td_below_holm"]) == (1, 1)
     assert v["pc_largest_p_holm_kept"] < ALPHA
-    # "each seed also has its own interval, over its own evaluation batches, and in N of the N seeds of the
+    # "... recall and the reverse-copy models with RMSNorm ...; the reverse-copy configuration with LayerNorm, whose
+    # interval ends at h over 3 seeds, does not": its interval excludes zero before the correction, not after
+    from headspace import configurations, scorecard
+    from headspace.stats import holm
+    from sitebuild.values.benchmark import CONFIG_PAIR, _zoo, configuration_p
+    data = scorecard.zoo_data(_zoo())
+    configs = [r["configuration"] for r in configurations.by_configuration(data, pairs=[CONFIG_PAIR], resamples=2)]
+    assert len(configs) == v["pc_n_configs"]
+    adjusted = dict(zip(configs, holm([configuration_p(data, f) for f in configs])))
+    kept = sorted(f for f, a in adjusted.items() if a < ALPHA)
+    assert kept == ["recall-none-attn-2l", "reverse-rms-attn-2l"], adjusted
+    assert v["pc_reverse_ln_mlp_2l_diff_hi"] < 0 and v["pc_reverse_ln_mlp_2l_n"] == 3    # "each seed also has its own interval, over its own evaluation batches, and in N of the N seeds of the
     # configurations whose interval excludes zero it excludes zero on the same side. The seeds' differences run
     # from a to b on recall, ...": the seeds of recall and both reverse-copy configurations
     assert v["pc_seed_n_side"] == v["pc_seed_n"] == sum(v[f"{k}_n"] for k in (rec, *rev))
@@ -839,20 +834,19 @@ def test_the_paired_change_of_the_gap(report, v):
         k = f"sc_gap_change_{mode}"
         assert [v[k], v[f"{k}_lo"], v[f"{k}_hi"]] == [d, lo, hi]
         assert d > 0                                                   # "smaller than in the task's mode"
-        assert -0.02 < lo < 0 < hi and p > ALPHA, (mode, lo, hi, p)    # "reaches just past zero"
+        assert -0.05 < lo < 0 < hi and p > ALPHA, (mode, lo, hi, p)    # "reaches past zero"
 
 
 def test_the_labels_set_aside(report, v):
     """The models without a circuit, "With the labels set aside": with the path alone deciding, N models in M
     configurations have a circuit, K more: "the lookup models, word-level models and reverse-copy models with
     LayerNorm labelled none formed"; within each card's own family "the number of differences from a size
-    score that survive Holm is 0, and J scores hold beyond head sizes, as on the main card, and 0 beyond path
-    size. One verdict does move: read in the mode of each model's largest path ..., L scores hold beyond path
-    size, the subspace score at ..., which survives even with every comparison of the report counted"; the
-    introduction: "unless the models whose labels name no circuit are let in"; What to use: "and on the main
-    one with the models the labels set apart let in". What the sensitivity shows, whichever way: the counts
-    are asserted as they are. The subspace score's p adjusted over every comparison is 0.016 (bootstrap seed 0),
-    within a factor of 5 of 0.05 (module docstring)."""
+    score that survive Holm is 0, and J scores hold beyond head sizes and 0 beyond path size. More hold beyond head
+    sizes here than on the main card because the family is smaller and the configurations more ... Read in the mode
+    of each model's largest path ..., 0 scores hold beyond path size; the subspace score comes closest ... So on the
+    main ground truth nothing beyond path size is shown, whichever models count as having a circuit". What the
+    sensitivity shows, whichever way: the counts are asserted as they are. The subspace score's p in its own
+    family is 0.13 (bootstrap seed 0), within a factor of 5 of 0.05 (module docstring)."""
     from headspace.benchmark import zoo_models
     entries = zoo_models(ROOT / "zoo")
     main, path = report["scorecards"]["mean-circuit|task"], report["circuit_by_path"]["mean-circuit|task"]
@@ -873,7 +867,15 @@ def test_the_labels_set_aside(report, v):
     beyond = lambda c, st: sorted(r["score"] for r in rows(c) if r["statistic"] == st and r["score"] in normalised and holds(r))  # noqa: E731
     assert len(beyond(path, "partial_norm_product")) == v["pa_n_partial_np_holds"] == v["sc_n_partial_np_holds"]
     assert beyond(path, "partial_product_norm") == [] and v["pa_n_partial_pn_holds"] == 0
+    # "More hold beyond head sizes here than on the main card because the family is smaller and the configurations
+    # more": the path-alone card's own family against the report's
+    assert v["pa_n_partial_np_holds"] > v["sc_n_partial_np_holds"]
+    assert v["pa_n_comparisons"] < v["sc_n_family"] and v["pa_n_configs"] > v["sc_n_configs"]
+    # "Read in the mode of each model's largest path ..., 0 scores hold beyond path size; the subspace score comes
+    # closest, at x (lo to hi), adjusted p q in its card's family and r with every comparison of the report counted"
     held = beyond(largest, "partial_product_norm")
-    assert len(held) == v["pa_largest_n_partial_pn_holds"] > 0 and "subspace" in held
-    assert beyond(report["scorecards"]["mean-circuit|largest"], "partial_product_norm") == []   # "does move"
-    assert v["pa_largest_subspace_partial_pn_lo"] > 0 and v["pa_largest_subspace_p_all"] < ALPHA
+    assert len(held) == v["pa_largest_n_partial_pn_holds"] == 0
+    pn = {r["score"]: r for r in rows(largest) if r["statistic"] == "partial_product_norm" and r["score"] in normalised}
+    assert min(pn, key=lambda s: pn[s]["p"]) in ("subspace", "projection_kernel")   # "comes closest"
+    assert v["pa_largest_subspace_p_holm"] == pn["subspace"]["p_holm"] >= ALPHA
+    assert v["pa_largest_subspace_p_all"] >= v["pa_largest_subspace_p_holm"]
