@@ -29,8 +29,8 @@ of freedom since the sixth review, decision 0005):
   score beyond head sizes on resample ablation, adjusted p 0.035; the main card's smallest, 0.080;
 - ``test_the_labels_set_aside``: the subspace score beyond path size with the circuit by path alone, in the
   largest path's mode, adjusted p 0.13 in its card's own family;
-- ``test_edge_attribution_beside_path_size``: edge attribution from the first batch alone minus path size (see
-  the test for its ends under the new intervals).
+- ``test_edge_attribution_beside_path_size``: edge attribution from the first batch alone minus path size, upper
+  end +0.061 of a width 0.69 (9%): "reaches past zero"; its p, 0.064, within a factor of 5 of 0.05.
 
 A failure of one of these after a new bootstrap seed or a new zoo means the sentence quoted in the test's
 docstring must be rewritten as the new draws say (an end that crossed zero: "reaches past zero" or "excludes
@@ -331,19 +331,21 @@ def test_edge_attribution_beside_path_size(report, v):
     pairs at X (lo to hi), beside path size's Y (lo to hi); the paired difference, edge attribution minus path
     size, is d (lo to hi, p = q before any correction): no difference is shown, either way, with or without the
     table-lookup models (d' (lo' to hi')). From the first batch alone, the cost-matched variant, it ranks pairs
-    at X1 (lo1 to hi1), the difference d1 (lo1 to hi1, p = q1), whose upper end sits at zero ... a p of that size
-    would not survive there". Every interval here draws edge attribution's batches together with the ground
-    truth's (``batch_score_beside``), so its own batch noise is in it. The averaged difference's interval covers
-    zero with room on both sides (its ends more than a tenth of its width from zero, bootstrap seed 0: -0.31 and
-    +0.19 of a width 0.50); the one-batch difference's upper end is within ``EDGE`` of zero (+0.008 of a width
-    0.58, bootstrap seed 0), which another seed could move across: the sentence says "sits at zero"."""
+    at X1 (lo1 to hi1), the difference d1 (lo1 to hi1, p = q1), an interval that reaches past zero. Neither is in
+    the family Holm corrects, and neither p would come near its bar. Edge attribution is not shown to differ from
+    path size, on the ground truth's own batches or from one batch; from one batch its estimate is the lower".
+    Every interval here draws edge attribution's batches together with the ground truth's
+    (``batch_score_beside``), so its own batch noise is in it. The averaged difference's interval covers zero with
+    room on both sides (bootstrap seed 0, Student's t: -0.36 and +0.23 of a width 0.59); the one-batch
+    difference's upper end, +0.061 of a width 0.69 (9%), is near its edge (module docstring)."""
     for key in ("eap_minus_size", "eap_minus_size_no_table"):
         width = v[f"{key}_hi"] - v[f"{key}_lo"]
         assert v[f"{key}_lo"] < -0.1 * width and v[f"{key}_hi"] > 0.1 * width, key   # "no difference is shown"
     assert v["eap_minus_size_p"] > ALPHA
-    assert abs(v["eap_one_minus_size_hi"]) < EDGE                          # "whose upper end sits at zero"
-    assert v["eap_one_minus_size_lo"] < v["eap_one_minus_size"] < 0
-    assert v["eap_one_minus_size_p"] > v["sc_alpha_per"]                  # "would not survive there"
+    assert 0 < v["eap_one_minus_size_hi"]                                 # "an interval that reaches past zero"
+    assert v["eap_one_minus_size_lo"] < v["eap_one_minus_size"] < 0       # "its estimate is the lower"
+    assert v["eap_one_minus_size_p"] > ALPHA                              # "not shown to differ"
+    assert min(v["eap_one_minus_size_p"], v["eap_minus_size_p"]) > 100 * v["sc_alpha_per"]   # "neither p would come near its bar"
     # path size's numbers are the resample card's own: the same batch draws, the same models
     card = report["scorecards"]["resample-circuit|task"]
     assert v["eap_n_models"] == card["n_models"]
