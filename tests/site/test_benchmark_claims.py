@@ -134,6 +134,8 @@ def test_nothing_is_shown_beyond_path_size(report, v):
     above = [s for s in CARD_ROWS if s not in ("norm_product", "product_norm") and st[s][1] > 0]
     assert v["sc_n_partial_pn_excludes_0"] == len(above) and "token_diagonal" in above
     assert max(above, key=lambda s: st[s][1]) == "token_diagonal"          # "the farthest from it"
+    # What to use: "The estimates beyond size are positive": beyond path size too, every score that is not a size
+    assert all(st[s][0] > 0 for s in CARD_ROWS if s not in ("norm_product", "product_norm"))
 
 
 def test_the_power_of_the_family(report, v):
@@ -620,22 +622,22 @@ def test_lookup_and_text_models_are_reported_apart(report, v):
 
 def test_configuration_by_configuration(v):
     """Results, configuration by configuration: "The difference lies above zero in 1 configuration, recall,
-    the one task that forces V-composition, and below zero in 2, the two reverse-copy
-    configurations; the table lookup's, at d, has an interval that reaches just past zero, to h, so another draw
-    could count it below"; What to use: "path size is as good as anything here on average over these 9
+    the one task that forces V-composition, and below zero in 2, the two reverse-copy configurations. These 9
+    tests are their own family ...: with Holm over them alone, 1 above and 1 below remain, recall and the
+    reverse-copy models with RMSNorm ...; the reverse-copy configuration with LayerNorm, whose interval ends at h
+    over 3 seeds, does not"; What to use: "path size is as good as anything here on average over these 9
     configurations, but not on recall, where the token diagonal ranks pairs better by ...". Point estimates
     are the models' own (no bootstrap), so the signs are asserted on them with a margin; the interval ends
     are bootstrap draws, so each is asserted only where it is more than 0.2 from zero (a bootstrap seed
     moves an end by a few hundredths). The counts of intervals above and below zero are bootstrap-dependent
-    at the margin: of the six intervals that cover zero, the end nearest it is the table lookup's upper end,
-    0.028 of a width 1.08 (2.5%, bootstrap seed 0), which the article names as near the edge; the next is the
-    three-layer induction models' upper end, 0.059."""
+    at the margin: the reverse-copy configuration with LayerNorm ends at -0.019 of a width 1.05 (2%, bootstrap
+    seed 0, Student's t over its 3 seeds), which the article gives with its number."""
     assert v["pc_n_configs"] == v["sc_n_configs"]
     rec, rev = "pc_recall_none_attn_2l", ("pc_reverse_rms_attn_2l", "pc_reverse_ln_mlp_2l")
     assert v[f"{rec}_diff"] > 0.3 and v[f"{rec}_diff_lo"] > 0.2
     assert v[f"{rec}_leader"] == "token diagonal"
     for k in rev:
-        assert v[f"{k}_diff"] < -0.3 and v[f"{k}_diff_hi"] < -0.2, k
+        assert v[f"{k}_diff"] < -0.3 and v[f"{k}_diff_hi"] < 0, k
     assert (v["pc_n_td_above"], v["pc_n_td_below"]) == (1, 2)
     assert v["pc_table_none_attn_2l_diff"] < -0.3 and v["pc_table_none_attn_2l_diff_hi"] > 0.2
     assert v["pc_n_size_leads"] < v["pc_n_configs"]
@@ -867,7 +869,7 @@ def test_the_labels_set_aside(report, v):
     assert v["pa_n_held"] == 0
     normalised = [s for s in path["scores"] if s not in ("norm_product", "product_norm")]
     beyond = lambda c, st: sorted(r["score"] for r in rows(c) if r["statistic"] == st and r["score"] in normalised and holds(r))  # noqa: E731
-    assert len(beyond(path, "partial_norm_product")) == v["pa_n_partial_np_holds"] == v["sc_n_partial_np_holds"]
+    assert len(beyond(path, "partial_norm_product")) == v["pa_n_partial_np_holds"]
     assert beyond(path, "partial_product_norm") == [] and v["pa_n_partial_pn_holds"] == 0
     # "More hold beyond head sizes here than on the main card because the family is smaller and the configurations
     # more": the path-alone card's own family against the report's
