@@ -773,9 +773,10 @@ def split_values(data) -> dict:
             out[f"{k}_other_chosen"], out[f"{k}_other_chosen_n"] = name(others[0][0]), others[0][1]
         # the splits where path size is first on both halves (each half chooses it): "path size came first on
         # both halves in N splits" says this, not ``both_ways``, which counts any score that carries over
-        out[f"{k}_size_first_both"] = sum(len(r["directions"]) == 2 and all(d["chosen"] == "product_norm"
-                                                                           for d in r["directions"])
-                                          for r in s["splits"])
+        if stat == "spearman":
+            out[f"{k}_size_first_both"] = sum(len(r["directions"]) == 2 and all(d["chosen"] == "product_norm"
+                                                                               for d in r["directions"])
+                                              for r in s["splits"])
     return out
 
 
@@ -819,7 +820,6 @@ def configuration_values(data) -> dict:
     out["pc_n_td_above_holm"] = sum(bool(d[0] > 0 and a < ALPHA) for d, a in zip(diffs, adjusted))
     out["pc_n_td_below_holm"] = sum(bool(d[0] < 0 and a < ALPHA) for d, a in zip(diffs, adjusted))
     out["pc_largest_p_holm_kept"] = max((float(a) for a in adjusted if a < ALPHA), default=None)
-    out["pc_smallest_p_holm"] = float(np.min(adjusted))
     # a configuration's p rests on 3 to 5 seeds; each seed has its own evidence, over its own evaluation
     # batches. Over the configurations whose interval excludes zero: per seed, the difference with its
     # percentile interval over its batches (seed_intervals); how many seeds in all, how many have an interval
