@@ -13,36 +13,29 @@ tests/unit/test_scorecard.py, checks the report is what zoo/ gives with those dr
 an interval's end or an adjusted p near its edge could go the other way under another bootstrap seed, though
 the data are the same; the article words such verdicts as estimates, not findings, and says where they are
 narrow. The verdicts asserted within 10% of the interval's width of their edge (bootstrap seed 0), and the
-Holm-adjusted p-values within a factor of 5 of 0.05, are:
+Holm-adjusted p-values within a factor of 5 of 0.05, are (p and intervals by Student's t with n - 1 degrees
+of freedom since the sixth review, decision 0005):
 
-- ``test_nothing_is_shown_beyond_path_size``: the partials beyond path size of the subspace score, lower end
-  0.017 of a width 0.35 (5%), and of the SVD component, 0.026 of 0.25 (11%): "only just" above zero, "within a
-  few hundredths of zero" (decision 0005, bootstrap seeds: these ends move by about 0.01 from seed to seed);
-- ``test_the_mode_shrinks_the_gap``: the gap in the largest path's mode, upper end -0.0055 of a width 0.17
-  (3%): "the second by less than the bootstrap's own noise";
-- ``test_the_mechanism_mode``: the gap in the mechanism's mode, upper end +0.0072 of a width 0.18 (4%):
-  "an interval whose upper end sits at zero, just past it" (within ``EDGE``);
-- ``test_size_orders_the_pairs_outside_the_circuit``: path size's Spearman on the pairs outside the circuit,
-  lower end 0.088 against the asserted 0.05, 0.038 of a width 0.37 (10%);
-- ``test_beyond_path_size_only_the_subspace_score_on_the_excess_card``: the subspace score beyond path size
-  on the excess card, adjusted p 0.0013 (task's mode), 0.0031 (mechanism's) and 0.018 (largest path's);
-- ``test_the_excess_finding_over_seeds_and_families``: the same, task's mode, adjusted p 0.0013 to 0.0054 over
-  bootstrap seeds 0-4 with every family, 0.015 to 0.031 without the repetitive text, 0.13 (seed 0) without it
-  and the table lookup;
-- ``test_the_paired_change_of_the_gap``: the change of the gap from the task's mode, lower ends -0.0050
-  (largest path's mode) and -0.0056 (mechanism's) of widths 0.26 and 0.27 (2%): "reaches just past zero";
+- ``test_nothing_is_shown_beyond_path_size``: the SVD component's partial beyond path size, lower end 0.004 of
+  a width 0.29 (1.4%), counted in "N intervals exclude zero" (the count is a value; no name rests on it);
+- ``test_the_mode_shrinks_the_gap``: the gap in the task's mode, upper end -0.032 of a width 0.35 (9%): "an
+  interval that excludes zero"; in the largest path's mode +0.0098 of 0.20 (5%): "reaches just past it";
+- ``test_the_paired_change_of_the_gap``: the change of the gap from the task's mode, lower ends -0.020
+  (largest path's mode) and -0.023 (mechanism's) of widths 0.31 and 0.32 (7%): "reaches past zero";
+- ``test_configuration_by_configuration``: the reverse-copy models with LayerNorm, token diagonal minus path
+  size, upper end -0.019 of a width 1.05 (2%): counted among the intervals below zero before the correction;
+  recall's adjusted p over the 9 configurations, 0.039, within a factor of 5 of 0.05;
+- ``test_beyond_head_sizes_the_estimates_are_positive_and_none_holds``: the one survivor of the family, the token
+  score beyond head sizes on resample ablation, adjusted p 0.035; the main card's smallest, 0.080;
 - ``test_the_labels_set_aside``: the subspace score beyond path size with the circuit by path alone, in the
-  largest path's mode, adjusted p 0.014 over every comparison of the report and both sensitivity cards;
-- ``test_configuration_by_configuration``: the table lookup's token diagonal minus path size, upper end +0.028
-  of a width 1.08 (2.5%): "reaches just past zero";
+  largest path's mode, adjusted p 0.13 in its card's own family;
 - ``test_edge_attribution_beside_path_size``: edge attribution from the first batch alone minus path size, upper
-  end +0.008 of a width 0.58 (1.4%): "an interval whose upper end sits at zero" (within ``EDGE``).
+  end +0.061 of a width 0.69 (9%): "reaches past zero"; its p, 0.064, within a factor of 5 of 0.05.
 
 A failure of one of these after a new bootstrap seed or a new zoo means the sentence quoted in the test's
 docstring must be rewritten as the new draws say (an end that crossed zero: "reaches past zero" or "excludes
 zero"; a p that crossed 0.05: "holds" or "does not hold after Holm"), not that the build is wrong. The
-other interval assertions sit at least 10% of their interval's width from their edge
-(``test_the_mode_shrinks_the_gap``'s task-mode end: 12.6%; the paired change of the gap: see its test).
+other interval assertions sit at least 10% of their interval's width from their edge.
 """
 
 from __future__ import annotations
@@ -104,45 +97,45 @@ def test_path_size_has_the_highest_spearman_estimate(report):
         assert max(stats[stat], key=lambda s: stats[stat][s][0]) == "product_norm", stat
 
 
-def test_beyond_head_sizes_the_estimates_are_positive_and_most_hold(report, v):
-    """Results: "Partialling out head sizes leaves a positive correlation for every one of the N scores
-    that are not sizes ... after Holm M of them stay above zero: every one but the token diagonal, whose
-    interval is by far the widest (lo to hi): it excludes zero, but not once the whole family is corrected
-    for"; summary and introduction: "most normalised scores carry something beyond the sizes of the two
-    heads"; What to use: "M of the N scores that are not sizes pass the first test after Holm"."""
+def test_beyond_head_sizes_the_estimates_are_positive_and_none_holds(report, v):
+    """Results: "Partialling out head sizes leaves a positive correlation for every one of the N scores that are not
+    sizes ..., and M of their intervals exclude zero. After Holm over the whole family, 0 of them stay above zero
+    (0 in the mechanism's mode); the smallest adjusted p is q. In the whole report one comparison survives, the
+    token score's correlation beyond head sizes against resample ablation (adjusted p x), on a ground truth and in
+    a mode where no other score's does"; the introduction: "the number that survives it is 1"; What to use: "0 pass
+    the first test ... in each task's mode and in the others". The survivor's adjusted p, 0.035 (bootstrap seed 0),
+    is within a factor of 5 of 0.05 (module docstring)."""
     card = report["scorecards"]["mean-circuit|task"]
     normalised = [s for s in card["scores"] if s not in ("norm_product", "product_norm")]
     assert all(card["stats"]["partial_norm_product"][s][0] > 0 for s in normalised)
     partial = {r["score"]: r for r in rows(card) if r["statistic"] == "partial_norm_product"}
-    held = [s for s in normalised if holds(partial[s])]
-    assert sorted(set(normalised) - set(held)) == ["token_diagonal"], held    # "every one but the token diagonal"
-    assert v["sc_partial_np_dropped_score"] == "token diagonal"
-    assert len(held) == v["sc_n_partial_np_holds"] > len(normalised) / 2
-    st = card["stats"]["partial_norm_product"]
-    width = sorted((st[s][2] - st[s][1] for s in normalised), reverse=True)
-    assert max(normalised, key=lambda s: st[s][2] - st[s][1]) == "token_diagonal"
-    assert width[0] > 1.4 * width[1]                                  # "by far the widest"
-    assert partial["token_diagonal"]["lo"] > 0                        # "it excludes zero"
+    assert v["sc_partial_np_n_excludes_0"] == sum(partial[s]["lo"] > 0 for s in normalised)
+    assert v["sc_n_partial_np_holds"] == sum(holds(partial[s]) for s in normalised) == 0
+    assert v["sc_partial_np_smallest_p_holm"] == min(partial[s]["p_holm"] for s in normalised) >= ALPHA
+    survivors = [(k, r) for k, c in report["scorecards"].items() for r in rows(c) if holds(r)]
+    assert v["sc_n_survive_all"] == len(survivors) == 1
+    key, r = survivors[0]
+    assert (key, r["score"], r["against"], r["statistic"]) == ("resample-circuit|task", "token", "0", "partial_norm_product")
+    assert v["sc_survivor_p_holm"] == r["p_holm"]
+    for k in ("mean-circuit|largest", "mean-circuit|mechanism"):
+        assert not [x for x in rows(report["scorecards"][k]) if x["statistic"] == "partial_norm_product" and holds(x)], k
 
 
 def test_nothing_is_shown_beyond_path_size(report, v):
-    """Results: "Beyond path size, the number of scores whose partial correlation stays above zero after
-    Holm is 0. Before the correction 3 intervals exclude zero: the token diagonal's ..., the token score's and,
-    only just, the SVD component score's; 1 more, the subspace score's (...), sits at zero: another bootstrap
-    seed moves its end by as much as its distance from zero"; summary: "none is shown to carry anything beyond
-    the size of the path"; What to use: "none passes the second". "Sits at zero": its lower end within
-    ``EDGE`` (0.01, a seed's move: decision 0005) of zero; the review's own bootstrap put it at -0.009."""
+    """Results: "Beyond *path* size the number that stays above zero after Holm is 0 (0 in the mechanism's mode).
+    Before the correction N intervals exclude zero, the token diagonal's the farthest from it"; What to use:
+    "0 ... the second". The count before the correction is the build's (an end near zero, the SVD component's at
+    0.004, may cross under another bootstrap seed; the sentence prints the count, not the names)."""
     card = report["scorecards"]["mean-circuit|task"]
     assert not [r for r in rows(card) if r["statistic"] == "partial_product_norm" and holds(r)]
     assert v["sc_n_partial_pn_holds"] == 0
     st = card["stats"]["partial_product_norm"]
-    assert sorted(s for s, iv in st.items() if iv[1] is not None and iv[1] > 0) == [
-        "projection_kernel", "subspace", "svd_component", "token", "token_diagonal"]   # the subspace score with its twin
-    # "and, only just, the SVD component score's and the subspace score's: the last two end within a few
-    # hundredths of zero, and another bootstrap seed moves an end by about one" (EDGE)
-    for s in ("svd_component", "subspace"):
-        assert EDGE < v[f"sc_{s}_partial_product_norm_lo"] < 0.05, s
-    assert v["sc_n_partial_pn_excludes_0"] == 4
+    from sitebuild.values.benchmark import CARD_ROWS
+    above = [s for s in CARD_ROWS if s not in ("norm_product", "product_norm") and st[s][1] > 0]
+    assert v["sc_n_partial_pn_excludes_0"] == len(above) and "token_diagonal" in above
+    assert max(above, key=lambda s: st[s][1]) == "token_diagonal"          # "the farthest from it"
+    # What to use: "The estimates beyond size are positive": beyond path size too, every score that is not a size
+    assert all(st[s][0] > 0 for s in CARD_ROWS if s not in ("norm_product", "product_norm"))
 
 
 def test_the_power_of_the_family(report, v):
@@ -160,7 +153,7 @@ def test_the_power_of_the_family(report, v):
     assert (v["sc_strongest"], v["sc_strongest_lo"], v["sc_strongest_hi"]) == (best["difference"], best["lo"], best["hi"])
     rho = [abs(r["difference"]) for r in sized if r["statistic"] == "spearman"]
     assert v["sc_detectable_rho"] > max(rho)
-    assert 0.2 < v["sc_detectable_rho"] < 0.6                         # "about D": a sizeable fraction of the scale
+    assert 0.2 < v["sc_detectable_rho"] < 0.8                         # "about D": a sizeable fraction of the scale
 
 
 def test_shortlisting_intervals_overlap(report, v):
@@ -222,29 +215,26 @@ def test_controlled_ground_truth_leaves_no_difference_from_size(report, v):
 
 
 def test_the_mode_shrinks_the_gap(report, v):
-    """The mode: "N of the S scored models change mode (K of those with a circuit there), among them M of the reverse-copy models, whose largest path runs
-    through Q"; the reverse-copy figure's caption: "Set mode to Q, where M of the N carry their largest
-    path"; the gap "shrinks from X to Y: both intervals exclude zero, the second by less than the bootstrap's own
-    noise (its upper end within 0.01 of zero). Neither gap
-    survives once the comparisons are corrected for (Holm, above); the two intervals overlap widely. So the
-    shrinking is an estimate, not a
-    finding"."""
+    """The mode: "N of the S scored models change mode (K of those with a circuit there), among them M of the
+    reverse-copy models, whose largest path runs through Q"; the reverse-copy figure's caption: "Set mode to Q, where
+    M of the N carry their largest path"; the gap "shrinks from X (lo to hi), an interval that excludes zero, to Y
+    (lo to hi), one that reaches just past it; neither gap survives Holm". The task's upper end, -0.032 of a width
+    0.35 (9%), and the largest path's, +0.0098 of 0.20 (5%), are near their edge (module docstring)."""
     modes = report["scorecards"]["mean-circuit|largest"]["model_modes"]
     moved = [n for n, m in modes.items() if n.startswith("reverse") and m != "V"]
     assert moved and all(modes[n] == "Q" for n in moved), {n: modes[n] for n in moved}
     assert v["sc_n_reverse_moved"] == len(moved)
-    # "N of the M scored models change mode (K of those with a circuit there)"
     card = report["scorecards"]["mean-circuit|largest"]
     task = report["scorecards"]["mean-circuit|task"]["model_modes"]
     all_moved = [n for n, m in modes.items() if m != task[n]]
     assert (v["sc_n_moved_mode"], v["sc_n_scored"]) == (len(all_moved), len(modes))
     assert v["sc_n_moved_mode_formed"] == sum(n in card["models"] for n in all_moved) < v["sc_n_moved_mode"]
-    assert v["sc_gap_task_hi"] < 0 and -0.01 < v["sc_gap_largest_hi"] < 0  # "both exclude zero, the second by less than ..."
-    assert overlap(v, "sc_gap_task", "sc_gap_largest")                 # "the two intervals overlap widely"
+    assert v["sc_gap_task_hi"] < 0 < v["sc_gap_largest_hi"] < 0.02       # "excludes zero ... reaches just past it"
+    assert v["sc_gap_largest"] > v["sc_gap_task"]                         # "shrinks" (estimates, the zoo's own)
     for card in ("mean-circuit|task", "mean-circuit|largest"):
         row = next(r for r in rows(report["scorecards"][card])
                    if (r["score"], r["against"], r["statistic"]) == ("frobenius", "product_norm", "spearman"))
-        assert not holds(row), card                                    # "neither gap survives ... corrected for"
+        assert not holds(row), card                                    # "neither gap survives Holm"
 
 
 def test_held_out_rules(report, v):
@@ -343,19 +333,21 @@ def test_edge_attribution_beside_path_size(report, v):
     pairs at X (lo to hi), beside path size's Y (lo to hi); the paired difference, edge attribution minus path
     size, is d (lo to hi, p = q before any correction): no difference is shown, either way, with or without the
     table-lookup models (d' (lo' to hi')). From the first batch alone, the cost-matched variant, it ranks pairs
-    at X1 (lo1 to hi1), the difference d1 (lo1 to hi1, p = q1), whose upper end sits at zero ... a p of that size
-    would not survive there". Every interval here draws edge attribution's batches together with the ground
-    truth's (``batch_score_beside``), so its own batch noise is in it. The averaged difference's interval covers
-    zero with room on both sides (its ends more than a tenth of its width from zero, bootstrap seed 0: -0.31 and
-    +0.19 of a width 0.50); the one-batch difference's upper end is within ``EDGE`` of zero (+0.008 of a width
-    0.58, bootstrap seed 0), which another seed could move across: the sentence says "sits at zero"."""
+    at X1 (lo1 to hi1), the difference d1 (lo1 to hi1, p = q1), an interval that reaches past zero. Neither is in
+    the family Holm corrects, and neither p would come near its bar. Edge attribution is not shown to differ from
+    path size, on the ground truth's own batches or from one batch; from one batch its estimate is the lower".
+    Every interval here draws edge attribution's batches together with the ground truth's
+    (``batch_score_beside``), so its own batch noise is in it. The averaged difference's interval covers zero with
+    room on both sides (bootstrap seed 0, Student's t: -0.36 and +0.23 of a width 0.59); the one-batch
+    difference's upper end, +0.061 of a width 0.69 (9%), is near its edge (module docstring)."""
     for key in ("eap_minus_size", "eap_minus_size_no_table"):
         width = v[f"{key}_hi"] - v[f"{key}_lo"]
         assert v[f"{key}_lo"] < -0.1 * width and v[f"{key}_hi"] > 0.1 * width, key   # "no difference is shown"
     assert v["eap_minus_size_p"] > ALPHA
-    assert abs(v["eap_one_minus_size_hi"]) < EDGE                          # "whose upper end sits at zero"
-    assert v["eap_one_minus_size_lo"] < v["eap_one_minus_size"] < 0
-    assert v["eap_one_minus_size_p"] > v["sc_alpha_per"]                  # "would not survive there"
+    assert 0 < v["eap_one_minus_size_hi"]                                 # "an interval that reaches past zero"
+    assert v["eap_one_minus_size_lo"] < v["eap_one_minus_size"] < 0       # "its estimate is the lower"
+    assert v["eap_one_minus_size_p"] > ALPHA                              # "not shown to differ"
+    assert min(v["eap_one_minus_size_p"], v["eap_minus_size_p"]) > 100 * v["sc_alpha_per"]   # "neither p would come near its bar"
     # path size's numbers are the resample card's own: the same batch draws, the same models
     card = report["scorecards"]["resample-circuit|task"]
     assert v["eap_n_models"] == card["n_models"]
@@ -409,21 +401,33 @@ def test_no_difference_from_size_survives_anywhere(report, v):
             if r["against"] != "0" and r["statistic"] in COMPARED and holds(r)]
     assert v["sc_n_held_anywhere"] == len(held) == 0, held
     # "within single configurations one is": the exceptions are the per-configuration ones that survive Holm
-    assert (v["pc_n_td_above_holm"], v["pc_n_td_below_holm"]) == (1, 2)     # recall; both reverse-copy ones
+    assert (v["pc_n_td_above_holm"], v["pc_n_td_below_holm"]) == (1, 1)     # recall; reverse copy with RMSNorm
 
 
-def test_beyond_path_size_only_the_subspace_score_on_the_excess_card(report, v):
-    """A ground truth that discounts generic damage: "on this ground truth, and on no other while the labels decide
-    which models have a circuit, one score's partial beyond *path* size survives the correction: the subspace
-    score's (and its twin's), ... in each task's mode, ... in the mechanism's and ... in the largest path's";
-    What to use: "none passes the second on the main ground truth (on the excess one the subspace score
-    does ...)"; introduction: "the one score that is, against another ground truth, ..."."""
-    held = sorted((key, r["score"]) for key, c in report["scorecards"].items() for r in rows(c)
-                  if r["statistic"] == "partial_product_norm" and r["score"] != "norm_product" and holds(r))
-    assert held == [(f"excess-circuit|{m}", s) for m in ("largest", "mechanism", "task")
-                    for s in ("projection_kernel", "subspace")], held
+def test_beyond_path_size_the_excess_card_shows_a_direction_not_a_finding(report, v):
+    """A ground truth that discounts generic damage: "Beyond *path* size, the subspace score (with its twin) has the
+    largest estimate: ... in each task's mode, ... in the mechanism's and ... in the largest path's. Its direction is
+    consistent: the mean over each configuration's models is above zero in 9 of the 9 configurations (from a to b).
+    A sign test puts that at p = 0.002, the smallest p that so many configurations can give ..., and Student's t at
+    p before the correction. Both are far above the bar of 5.4e-5: after Holm its p is 1"; the introduction: "the
+    subspace score's is positive in every one of the 9 configurations". No partial beyond path size holds on any
+    card. The configuration means are the zoo's own (no bootstrap); the smallest, 0.056, is a point estimate."""
+    held = [(key, r["score"]) for key, c in report["scorecards"].items() for r in rows(c)
+            if r["statistic"] == "partial_product_norm" and holds(r)]
+    assert held == [], held
+    card = report["scorecards"]["excess-circuit|task"]
+    st = card["stats"]["partial_product_norm"]
+    normalised = [s for s in card["scores"] if s not in ("norm_product", "product_norm")]
+    assert max(normalised, key=lambda s: st[s][0]) in ("subspace", "projection_kernel")   # "the largest estimate"
     for k in ("sc_excess_subspace_partial_pn", "sc_excess_mech_subspace_partial_pn", "sc_excess_largest_subspace_partial_pn"):
-        assert v[f"{k}_lo"] > 0.1, k                                   # clear of zero, not at its edge
+        assert v[f"{k}_lo"] > 0.05, k
+    assert v["sc_excess_subspace_n_positive"] == v["sc_excess_subspace_n_configs"] == v["sc_n_configs"]
+    assert v["sc_excess_subspace_config_min"] > 0
+    assert v["sc_excess_subspace_sign_p"] == pytest.approx(0.5 ** v["sc_n_configs"])   # "the smallest ... can give"
+    row = next(r for r in rows(card) if (r["score"], r["against"], r["statistic"]) == ("subspace", "0", "partial_product_norm"))
+    assert (v["sc_excess_subspace_p"], v["sc_excess_subspace_p_holm"]) == (row["p"], row["p_holm"])
+    assert v["sc_excess_subspace_sign_p"] > 10 * v["sc_alpha_per"] and v["sc_excess_subspace_p"] > 10 * v["sc_alpha_per"]
+    assert row["p_holm"] >= ALPHA
 
 
 def test_the_mechanism_mode(report, v):
@@ -446,8 +450,8 @@ def test_the_mechanism_mode(report, v):
     differ = [n for n in mech["models"] if mech["model_modes"][n] != largest["model_modes"][n]]
     assert len(differ) == v["sc_mech_n_not_largest"] == 1
     assert differ[0].startswith("reverse-ln-mlp") and (mech["model_modes"][differ[0]], largest["model_modes"][differ[0]]) == ("Q", "V")
-    # "an interval whose upper end sits at zero, as the largest path's does on the other side"
-    assert 0 < v["sc_gap_mechanism_hi"] < EDGE and -EDGE < v["sc_gap_largest_hi"] < 0 and v["sc_gap_mechanism_lo"] < -EDGE
+    # "an interval that reaches past zero, as the largest path's does"
+    assert 0 < v["sc_gap_mechanism_hi"] and 0 < v["sc_gap_largest_hi"] and v["sc_gap_mechanism_lo"] < -EDGE
     # How the numbers are made, and the headline counts in brackets: the mechanism's mode moves only reverse-copy
     # models (above), has K models in J configurations, no difference from a size score holds, path size has the
     # highest Spearman estimate, and no partial beyond path size holds (the heading "none is shown to")
@@ -461,16 +465,14 @@ def test_the_mechanism_mode(report, v):
     for card, n in ((mech, v["sc_mech_n_partial_np_holds"]), (largest, None)):
         held = [r for r in rows(card) if r["statistic"] == "partial_norm_product" and r["score"] in normalised and holds(r)]
         assert n is None or len(held) == n
-        assert len(held) < v["sc_n_partial_np_holds"]                  # "fewer in the largest path's and the mechanism's"
+        assert len(held) == v["sc_n_partial_np_holds"] == 0              # "in each task's mode and in the others"
 
 
 @pytest.mark.slow
 def test_what_rests_on_the_repetitive_text_family():
-    """The excess ground truth: the subspace score's partial beyond path size: "Without the 3 repetitive-text models
-    ... the estimate barely moves, ..., and it still survives at every seed" (here at bootstrap seed 0, the shipped
-    report's; the spread over seeds: ``test_the_excess_finding_over_seeds_and_families``); and without that family
-    still no difference from a size score survives Holm on any card. The nine cards recomputed without the family
-    (a few minutes)."""
+    """The excess ground truth: the subspace score's partial beyond path size: "without the 3 repetitive-text models
+    ... it barely moves"; and without that family still no difference from a size score, and no partial beyond path
+    size, survives Holm on any card. The nine cards recomputed without the family (a few minutes)."""
     from headspace import controlled, scorecard
     zoo = ROOT / "zoo"
     data = scorecard.zoo_data(zoo, None, {controlled.CONTROLLED: controlled.read_zoo(zoo)[controlled.CONTROLLED]})
@@ -480,36 +482,22 @@ def test_what_rests_on_the_repetitive_text_family():
     with_family = {r["score"]: r for r in rows(scorecard.read_report()["scorecards"]["excess-circuit|task"])
                    if r["statistic"] == "partial_product_norm"}
     without = {r["score"]: r for r in rows(cards["excess-circuit|task"]) if r["statistic"] == "partial_product_norm"}
-    assert holds(with_family["subspace"]) and holds(without["subspace"])
+    assert not holds(with_family["subspace"]) and not holds(without["subspace"])
     assert abs(without["subspace"]["difference"] - with_family["subspace"]["difference"]) < 0.05   # "barely moves"
     assert not [r for c in cards.values() for r in rows(c) if r["against"] != "0" and r["statistic"] in COMPARED
                 and holds(r)]
 
 
-def test_the_excess_finding_over_seeds_and_families(report, v):
-    """A ground truth that discounts generic damage: "Over 5 bootstrap seeds its adjusted p in each task's mode runs
-    from a to b. Without the 3 repetitive-text models, whose circuit is itself in doubt (measured where the reader
-    reads, only 1 keeps it), the estimate barely moves, x (lo to hi), and it still survives at every seed, at c to
-    d, the upper end not far under the bar. So on this ground truth the subspace score is shown to carry something ... The showing rests on the zoo's
-    breadth, though, not on a larger effect: take away the table-lookup family as well, and the estimate is still
-    y (lo to hi), but its adjusted p is q"; the introduction and summary: against that ground truth the subspace
-    score "is" shown to. Seed 0's p is the shipped report's (rounded there to four figures). The p-values: with
-    both families 0.0013 to 0.0054 over seeds 0-4, more than 9 times under 0.05; without the repetitive text
-    0.015 to 0.031, within a factor of 2 of 0.05 (another seed could take one over it); without both 0.13 at seed
-    0 (the task's mode; the mechanism's 0.083, the largest path's 0.44). Before the table joined, the same
-    computation gave 0.016 to 0.042 with the repetitive text and 0.087 to 0.126 without (decision 0005)."""
+def test_the_excess_estimate_without_the_newest_families(report, v):
+    """A ground truth that discounts generic damage: "The estimate rests on breadth, not on a few models: without the
+    3 repetitive-text models, whose circuit is in doubt (above), it barely moves, x (lo to hi), and without the
+    table-lookup family as well it stays y (lo to hi). Both families joined the zoo after the first review of this
+    benchmark had seen its results" (that last: test_the_newest_families_came_after_the_first_review). Estimates
+    are the zoo's own (no bootstrap)."""
     sub = v["sc_excess_subspace_partial_pn"], v["sc_excess_subspace_partial_pn_noreptext"]
     assert abs(sub[0] - sub[1]) < 0.05                                           # "barely moves"
-    assert abs(sub[0] - v["sc_excess_subspace_partial_pn_no_newest"]) < 0.05     # "the estimate is still ..."
-    card = report["scorecards"]["excess-circuit|task"]
-    row = next(r for r in rows(card) if (r["score"], r["against"], r["statistic"]) == ("subspace", "0", "partial_product_norm"))
-    assert v["sc_excess_subspace_p_with_min"] <= row["p_holm"] * (1 + 1e-3)      # seed 0 among them
-    assert row["p_holm"] <= v["sc_excess_subspace_p_with_max"]
-    assert v["sc_excess_subspace_n_seeds"] == 5
-    assert v["sc_excess_subspace_p_with_max"] < ALPHA and v["sc_excess_subspace_p_without_max"] < ALPHA  # "at every seed"
-    assert v["sc_excess_subspace_p_without_max"] > ALPHA / 5                    # "not far under the bar"
-    assert v["sc_excess_subspace_p_no_newest"] >= ALPHA                                             # "but its adjusted p is"
-    assert v["reptext_keys_circuits"] < v["mech_reptext_prev"]
+    assert abs(sub[0] - v["sc_excess_subspace_partial_pn_no_newest"]) < 0.05     # "it stays"
+    assert v["reptext_keys_circuits"] < v["mech_reptext_prev"]                   # "whose circuit is in doubt"
 
 
 def test_the_mechanisms_the_zoo_section_names(v):
@@ -634,48 +622,116 @@ def test_lookup_and_text_models_are_reported_apart(report, v):
 
 def test_configuration_by_configuration(v):
     """Results, configuration by configuration: "The difference lies above zero in 1 configuration, recall,
-    the one task that forces V-composition, and below zero in 2, the two reverse-copy
-    configurations; the table lookup's, at d, has an interval that reaches just past zero, to h, so another draw
-    could count it below"; What to use: "path size is as good as anything here on average over these 9
+    the one task that forces V-composition, and below zero in 2, the two reverse-copy configurations. These 9
+    tests are their own family ...: with Holm over them alone, 1 above and 1 below remain, recall and the
+    reverse-copy models with RMSNorm ...; the reverse-copy configuration with LayerNorm, whose interval ends at h
+    over 3 seeds, does not"; What to use: "path size is as good as anything here on average over these 9
     configurations, but not on recall, where the token diagonal ranks pairs better by ...". Point estimates
     are the models' own (no bootstrap), so the signs are asserted on them with a margin; the interval ends
     are bootstrap draws, so each is asserted only where it is more than 0.2 from zero (a bootstrap seed
     moves an end by a few hundredths). The counts of intervals above and below zero are bootstrap-dependent
-    at the margin: of the six intervals that cover zero, the end nearest it is the table lookup's upper end,
-    0.028 of a width 1.08 (2.5%, bootstrap seed 0), which the article names as near the edge; the next is the
-    three-layer induction models' upper end, 0.059."""
+    at the margin: the reverse-copy configuration with LayerNorm ends at -0.019 of a width 1.05 (2%, bootstrap
+    seed 0, Student's t over its 3 seeds), which the article gives with its number."""
     assert v["pc_n_configs"] == v["sc_n_configs"]
     rec, rev = "pc_recall_none_attn_2l", ("pc_reverse_rms_attn_2l", "pc_reverse_ln_mlp_2l")
     assert v[f"{rec}_diff"] > 0.3 and v[f"{rec}_diff_lo"] > 0.2
     assert v[f"{rec}_leader"] == "token diagonal"
     for k in rev:
-        assert v[f"{k}_diff"] < -0.3 and v[f"{k}_diff_hi"] < -0.2, k
+        assert v[f"{k}_diff"] < -0.3 and v[f"{k}_diff_hi"] < 0, k
     assert (v["pc_n_td_above"], v["pc_n_td_below"]) == (1, 2)
-    assert v["pc_table_none_attn_2l_diff"] < -0.3 and 0 < v["pc_table_none_attn_2l_diff_hi"] < 0.05   # "just past zero"
+    assert v["pc_table_none_attn_2l_diff"] < -0.3 and v["pc_table_none_attn_2l_diff_hi"] > 0.2
     assert v["pc_n_size_leads"] < v["pc_n_configs"]
-    # "These are 8 tests; with Holm over them ... 1 and 2 remain, the weakest at adjusted p x": the review
-    # (sceptic4) found each of the three more than 5 standard errors from zero
-    assert (v["pc_n_td_above_holm"], v["pc_n_td_below_holm"]) == (1, 2)
-    assert v["pc_largest_p_holm_kept"] < ALPHA / 10
-    # "every seed of each agrees in sign": the p of a configuration of 3 seeds rests on few distinct draws, so
-    # the sentence gives the seeds' own differences as the evidence (each seed over the mean of its batches)
-    assert v["pc_n_held_seeds_agree"] == v["pc_n_td_above_holm"] + v["pc_n_td_below_holm"]
-    assert v["pc_held_min_seeds"] == min(v[f"{k}_n"] for k in (rec, *rev))
+    # "These 9 tests are their own family, outside the scorecard's: with Holm over them alone, 1 and 2 remain,
+    # the weakest at adjusted p x": the review (sceptic4) found each of the three more than 5 standard errors
+    # from zero
+    assert (v["pc_n_td_above_holm"], v["pc_n_td_below_holm"]) == (1, 1)
+    assert v["pc_largest_p_holm_kept"] < ALPHA
+    # "... recall and the reverse-copy models with RMSNorm ...; the reverse-copy configuration with LayerNorm, whose
+    # interval ends at h over 3 seeds, does not": its interval excludes zero before the correction, not after
+    from headspace import configurations, scorecard
+    from headspace.stats import holm
+    from sitebuild.values.benchmark import CONFIG_PAIR, _zoo, configuration_p
+    data = scorecard.zoo_data(_zoo())
+    configs = [r["configuration"] for r in configurations.by_configuration(data, pairs=[CONFIG_PAIR], resamples=2)]
+    assert len(configs) == v["pc_n_configs"]
+    adjusted = dict(zip(configs, holm([configuration_p(data, f) for f in configs])))
+    kept = sorted(f for f, a in adjusted.items() if a < ALPHA)
+    assert kept == ["recall-none-attn-2l", "reverse-rms-attn-2l"], adjusted
+    assert v["pc_reverse_ln_mlp_2l_diff_hi"] < 0 and v["pc_reverse_ln_mlp_2l_n"] == 3    # "each seed also has its own interval, over its own evaluation batches, and in N of the N seeds of the
+    # configurations whose interval excludes zero it excludes zero on the same side. The seeds' differences run
+    # from a to b on recall, ...": the seeds of recall and both reverse-copy configurations
+    assert v["pc_seed_n_side"] == v["pc_seed_n"] == sum(v[f"{k}_n"] for k in (rec, *rev))
+    assert 0 < v[f"{rec}_seed_near"] <= v[f"{rec}_seed_far"]
+    for k in rev:
+        assert v[f"{k}_seed_far"] <= v[f"{k}_seed_near"] < 0, k
 
 
 @pytest.mark.slow
-def test_the_held_configurations_every_seed_agrees():
-    """Results, configuration by configuration: "every seed of each agrees in sign", recomputed from the zoo:
-    the token diagonal's Spearman minus path size's, per seed with a circuit, on recall (above zero) and on
-    both reverse-copy configurations (below)."""
+def test_the_held_configurations_every_seed_excludes_zero():
+    """Results, configuration by configuration: "each seed also has its own interval, over its own evaluation
+    batches, and in N of the N seeds of the configurations whose interval excludes zero it excludes zero on the
+    same side", recomputed from the zoo: the token diagonal's Spearman minus path size's, per seed with a
+    circuit, with its percentile interval over its 20 batches, on recall (above zero) and on both reverse-copy
+    configurations (below). The nearest end is 0.14 (recall, seed 0) from zero, against batch noise of a few
+    hundredths (the review's own bootstrap, sceptic6, gave the same)."""
     from headspace import scorecard
-    from sitebuild.values.benchmark import _zoo, seed_differences
+    from sitebuild.values.benchmark import _zoo, seed_intervals
     data = scorecard.zoo_data(_zoo())
     card = scorecard.scorecard(data, resamples=2)
     for family, sign in (("recall-none-attn-2l", 1), ("reverse-rms-attn-2l", -1), ("reverse-ln-mlp-2l", -1)):
         models = [n for n, f in zip(data.names, data.families) if f == family and n in card["models"]]
-        d = seed_differences(data, models)
-        assert len(d) >= 3 and all(x * sign > 0 for x in d), (family, d)
+        ivs = seed_intervals(data, models)
+        assert len(ivs) >= 3 and all((iv.lo if sign > 0 else -iv.hi) > 0.1 for iv in ivs), (family, ivs)
+
+
+def test_the_multiplicity_policy_as_applied(report, v):
+    """How the numbers are made: "Three sets of tests stand outside that family, and the text says so where each
+    appears: the differences within single configurations, corrected by Holm over their own 9; the cards with the
+    circuit decided by the path alone, each corrected over its own N; and edge attribution beside path size and
+    the change of the Frobenius score's gap with the mode, not corrected at all". The path-alone cards carry
+    their own family; the scorecard's family is every card of ``scorecards`` and no other."""
+    family = report["scorecards"]["mean-circuit|task"]["holm_family"]
+    assert family["cards"] == list(report["scorecards"]) and family["n_comparisons"] == v["sc_n_family"]
+    for key, card in report["circuit_by_path"].items():
+        assert card["n_comparisons"] == v["pa_n_comparisons"] < v["sc_n_family"], key
+        assert card.get("holm_family", {}).get("cards") != family["cards"], key
+    assert v["pc_n_configs"] < v["sc_n_family"]
+
+
+def test_why_the_task_mode_stays_the_main_table(report, v):
+    """Results: "The two differ for N of the M models with a circuit, all reverse copy: a V path of the
+    threshold's size counts them in, but their recorded mechanism runs through Q. ... The verdict is the same in
+    the mechanism's mode: ... no difference from a size score survives Holm". Recorded labels and modes, no
+    bootstrap, except the verdict (test_the_mechanism_mode checks it)."""
+    from headspace.benchmark import zoo_models
+    from headspace.tasks import MODE_OF_TASK
+    entries = zoo_models(ROOT / "zoo")
+    card, mech = report["scorecards"]["mean-circuit|task"], report["scorecards"]["mean-circuit|mechanism"]
+    other = [n for n in card["models"] if mech["model_modes"][n] != MODE_OF_TASK[entries[n]["task"]]]
+    assert len(other) == v["sc_task_n_mech_other"] > 0 and v["sc_n_formed"] == len(card["models"])
+    assert all(entries[n]["task"] == "reverse" and mech["model_modes"][n] == "Q" for n in other), other
+    assert all(card["model_modes"][n] == "V" for n in other)
+    assert v["sc_mech_smallest_p"] >= ALPHA
+
+
+def test_the_newest_families_came_after_the_first_review():
+    """A ground truth that discounts generic damage: "the zoo too was chosen after looking: both families joined it
+    after the first review of this benchmark had seen its results". Both are outside the first zoo, and decision
+    0004 records each as added for issue 47, the first review."""
+    from sitebuild.values.benchmark import _FIRST_ZOO, NEWEST
+    text = (ROOT / "docs" / "decisions" / "0004-zoo-mechanisms.md").read_text(encoding="utf-8")
+    sections = text.split("\n### ")
+    for family in NEWEST:
+        assert family not in _FIRST_ZOO
+        task = family.split("-")[0]
+        assert any(f"`{task}" in sec.splitlines()[0] and "issue 47" in sec for sec in sections[1:]), family
+
+
+def test_path_size_first_on_both_halves(v):
+    """What to use, rule 2: "by Spearman path size came first on both halves in only N of M splits": the splits
+    where each half chooses path size (a count of point estimates, no bootstrap)."""
+    assert 0 < v["sp_rho_size_first_both"] <= v["sp_rho_both_ways"]
+    assert v["sp_rho_size_first_both"] < v["sp_n_splits"]
 
 
 def test_ground_truth_agreement_with_and_without_a_circuit(v):
@@ -782,20 +838,19 @@ def test_the_paired_change_of_the_gap(report, v):
         k = f"sc_gap_change_{mode}"
         assert [v[k], v[f"{k}_lo"], v[f"{k}_hi"]] == [d, lo, hi]
         assert d > 0                                                   # "smaller than in the task's mode"
-        assert -0.02 < lo < 0 < hi and p > ALPHA, (mode, lo, hi, p)    # "reaches just past zero"
+        assert -0.05 < lo < 0 < hi and p > ALPHA, (mode, lo, hi, p)    # "reaches past zero"
 
 
 def test_the_labels_set_aside(report, v):
     """The models without a circuit, "With the labels set aside": with the path alone deciding, N models in M
     configurations have a circuit, K more: "the lookup models, word-level models and reverse-copy models with
     LayerNorm labelled none formed"; within each card's own family "the number of differences from a size
-    score that survive Holm is 0, and J scores hold beyond head sizes, as on the main card, and 0 beyond path
-    size. One verdict does move: read in the mode of each model's largest path ..., L scores hold beyond path
-    size, the subspace score at ..., which survives even with every comparison of the report counted"; the
-    introduction: "unless the models whose labels name no circuit are let in"; What to use: "and on the main
-    one with the models the labels set apart let in". What the sensitivity shows, whichever way: the counts
-    are asserted as they are. The subspace score's p adjusted over every comparison is 0.016 (bootstrap seed 0),
-    within a factor of 5 of 0.05 (module docstring)."""
+    score that survive Holm is 0, and J scores hold beyond head sizes and 0 beyond path size. More hold beyond head
+    sizes here than on the main card because the family is smaller and the configurations more ... Read in the mode
+    of each model's largest path ..., 0 scores hold beyond path size; the subspace score comes closest ... So on the
+    main ground truth nothing beyond path size is shown, whichever models count as having a circuit". What the
+    sensitivity shows, whichever way: the counts are asserted as they are. The subspace score's p in its own
+    family is 0.13 (bootstrap seed 0), within a factor of 5 of 0.05 (module docstring)."""
     from headspace.benchmark import zoo_models
     entries = zoo_models(ROOT / "zoo")
     main, path = report["scorecards"]["mean-circuit|task"], report["circuit_by_path"]["mean-circuit|task"]
@@ -814,9 +869,17 @@ def test_the_labels_set_aside(report, v):
     assert v["pa_n_held"] == 0
     normalised = [s for s in path["scores"] if s not in ("norm_product", "product_norm")]
     beyond = lambda c, st: sorted(r["score"] for r in rows(c) if r["statistic"] == st and r["score"] in normalised and holds(r))  # noqa: E731
-    assert len(beyond(path, "partial_norm_product")) == v["pa_n_partial_np_holds"] == v["sc_n_partial_np_holds"]
+    assert len(beyond(path, "partial_norm_product")) == v["pa_n_partial_np_holds"]
     assert beyond(path, "partial_product_norm") == [] and v["pa_n_partial_pn_holds"] == 0
+    # "More hold beyond head sizes here than on the main card because the family is smaller and the configurations
+    # more": the path-alone card's own family against the report's
+    assert v["pa_n_partial_np_holds"] > v["sc_n_partial_np_holds"]
+    assert v["pa_n_comparisons"] < v["sc_n_family"] and v["pa_n_configs"] > v["sc_n_configs"]
+    # "Read in the mode of each model's largest path ..., 0 scores hold beyond path size; the subspace score comes
+    # closest, at x (lo to hi), adjusted p q in its card's family and r with every comparison of the report counted"
     held = beyond(largest, "partial_product_norm")
-    assert len(held) == v["pa_largest_n_partial_pn_holds"] > 0 and "subspace" in held
-    assert beyond(report["scorecards"]["mean-circuit|largest"], "partial_product_norm") == []   # "does move"
-    assert v["pa_largest_subspace_partial_pn_lo"] > 0 and v["pa_largest_subspace_p_all"] < ALPHA
+    assert len(held) == v["pa_largest_n_partial_pn_holds"] == 0
+    pn = {r["score"]: r for r in rows(largest) if r["statistic"] == "partial_product_norm" and r["score"] in normalised}
+    assert min(pn, key=lambda s: pn[s]["p"]) in ("subspace", "projection_kernel")   # "comes closest"
+    assert v["pa_largest_subspace_p_holm"] == pn["subspace"]["p_holm"] >= ALPHA
+    assert v["pa_largest_subspace_p_all"] >= v["pa_largest_subspace_p_holm"]

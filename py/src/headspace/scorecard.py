@@ -29,14 +29,15 @@ circuit formed, with replacement, as many as there are, then within each its mod
 then each drawn model's evaluation batches (the ground truth recomputed on them); the models without a
 circuit are drawn apart in the same way for their own table. So every draw holds the same number
 ``n`` of configurations, all with a circuit, and ``n`` is the one the interval is widened with:
-the percentile interval widened by ``sqrt(n / (n - 1))`` (``stats.expanded_interval``), which undoes
-the bootstrap's ``(n - 1) / n`` shrinkage of the variance at the top level (eight configurations give
-6,435 distinct draws); resampling seeds and batches as well makes it, if anything, wider than that.
+the percentile interval widened by ``sqrt(n / (n - 1))``, which undoes the bootstrap's ``(n - 1) / n``
+shrinkage of the variance at the top level, and by Student's quantile over the normal's for a spread
+estimated from ``n`` units (``stats.expanded_interval``; at 95%, 2.31 / 1.96 for nine configurations);
+resampling seeds and batches as well makes it, if anything, wider than that.
 With one configuration the top level is its seeds (``n`` seeds), with one model its batches. The card
 records the unit and ``n`` (``bootstrap``). Comparisons: every score against each size score on each
-statistic, and every partial Spearman against 0; their p-values (``stats.p_value``: the normal
-approximation from the bootstrap's standard error, widened by the same factor, so never exactly 0 and
-not bounded below by ``1 / (resamples + 1)``) are Holm-adjusted (``stats.holm``) within the
+statistic, and every partial Spearman against 0; their p-values (``stats.p_value``: Student's t with
+``n - 1`` degrees of freedom on the bootstrap's standard error, widened by the same factor, so never
+exactly 0 and not bounded below by ``1 / (resamples + 1)``) are Holm-adjusted (``stats.holm``) within the
 scorecard, and, in the report (``zoo_report``), over every scorecard's comparisons at once
 (``holm_family``): the report is what a text draws its findings from. Holm runs on the unrounded
 p-values; only the report's written p-values are rounded (``P_DIGITS`` significant digits).
@@ -106,9 +107,9 @@ COMPARISON_FIELDS = ("score", "against", "statistic", "difference", "lo", "hi", 
 #: Significant digits of the p-values the report writes (Holm runs on the unrounded ones).
 P_DIGITS = 4
 #: How a comparison's p is computed, as the card states it.
-P_METHOD = ("two-sided normal approximation: |difference - null| over the bootstrap draws' standard deviation "
-            "widened by sqrt(n/(n-1)), n the resampled units (stats.p_value); never 0, and not bounded below by "
-            "1/(resamples+1), which a count of draws would be")
+P_METHOD = ("two-sided Student's t with n-1 degrees of freedom: |difference - null| over the bootstrap draws' "
+            "standard deviation widened by sqrt(n/(n-1)), n the resampled units (stats.p_value); never 0, and not "
+            "bounded below by 1/(resamples+1), which a count of draws would be")
 #: Each statistic's range, to which a widened interval is clipped.
 RANGE = {"spearman": (-1, 1), "partial_norm_product": (-1, 1), "partial_product_norm": (-1, 1), "auroc": (0, 1),
          "top1": (0, 1), "precision_at_k": (0, 1)}

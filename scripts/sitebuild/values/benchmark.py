@@ -510,6 +510,9 @@ def path_alone_values(rep: dict, card: dict) -> dict:
     out["pa_largest_n_partial_pn_holds"] = n_holding(largest, "partial_product_norm")
     _triple(out, "pa_largest_subspace_partial_pn", largest["stats"]["partial_product_norm"]["subspace"])
     f = card["comparison_fields"]
+    out["pa_largest_subspace_p_holm"] = next(r["p_holm"] for r in (dict(zip(f, c)) for c in largest["comparisons"])
+                                             if (r["score"], r["against"], r["statistic"]) ==
+                                             ("subspace", "0", "partial_product_norm"))
     cards = [*rep["scorecards"].values(), path, largest]
     rows = [dict(zip(f, c)) for c_ in cards for c in c_["comparisons"]]
     adjusted = stats.holm(np.array([np.nan if r["p"] is None else r["p"] for r in rows], dtype=float))
@@ -525,17 +528,18 @@ def power_values(card: dict) -> dict:
     (``sc_alpha_per``, 0.05 over the family), the strongest difference of a score from a size score by its
     unadjusted p (``sc_strongest_*``: names, the difference with its interval, ``sc_strongest_p``), and the
     Spearman difference from a size score that would reach that threshold half the time
-    (``sc_detectable_rho``: the threshold's normal quantile times the median standard error of those
-    differences, read off their intervals as the p-values are, by the normal approximation)."""
-    from statistics import NormalDist
-    from headspace import scorecard
+    (``sc_detectable_rho``: the threshold's quantile times the median standard error of those
+    differences, read off their intervals as the p-values are, by Student's t with n - 1 degrees of
+    freedom, n the card's configurations: ``stats.p_value``, ``stats.expanded_interval``)."""
+    from headspace import scorecard, stats
     m = card["holm_family"]["n_comparisons"]
+    df = card["bootstrap"]["n"] - 1
     f = card["comparison_fields"]
     rows = [dict(zip(f, c)) for c in card["comparisons"]]
     sized = [r for r in rows if r["against"] != "0" and r["statistic"] in COMPARED and r["p"] is not None]
     best = min(sized, key=lambda r: r["p"])
-    z = NormalDist().inv_cdf(1 - ALPHA / m / 2)
-    q = NormalDist().inv_cdf(1 - (1 - card.get("level", scorecard.LEVEL)) / 2)
+    z = stats.t_quantile(1 - ALPHA / m, df)
+    q = stats.t_quantile(card.get("level", scorecard.LEVEL), df)
     se = [(r["hi"] - r["lo"]) / (2 * q) for r in sized if r["statistic"] == "spearman"]
     out = {"sc_alpha_per": ALPHA / m, "sc_strongest_score": name(best["score"]),
            "sc_strongest_against": name(best["against"]), "sc_strongest_statistic": STATISTIC_WORDS[best["statistic"]],
@@ -544,39 +548,15 @@ def power_values(card: dict) -> dict:
     return out
 
 
+#: A ground truth as the prose names it.
+GROUND_TRUTH_WORDS = {"mean-circuit": "mean ablation", "resample-circuit": "resample ablation",
+                      "excess-circuit": "the excess ground truth"}
 #: A statistic as the prose names it.
 STATISTIC_WORDS = {"spearman": "Spearman", "auroc": "AUROC", "top1": "top-1 hit", "precision_at_k": "precision@k"}
 
 
-#: The bootstrap seeds over which the article gives the spread of the excess card's one verdict beyond path size.
-VERDICT_SEEDS = range(5)
-
-
-def excess_subspace_over_seeds(seeds=VERDICT_SEEDS) -> dict:
-    """The subspace score's partial beyond path size on the excess card, with its p adjusted by Holm over every
-    card of the report (``scorecard.holm_family``, as the shipped report), recomputed at each bootstrap
-    ``seed``, with and without the repetitive-text family: ``{"with": [p_holm per seed], "without": [...]}``.
-    Why: whether it survives Holm turned on the draw (the review, sceptic4), so the article gives the range
-    (about 50 s per seed and family at load 4 on two cores)."""
-    from headspace import controlled, scorecard
-    zoo = _zoo()
-    data = scorecard.zoo_data(zoo, None, {controlled.CONTROLLED: controlled.read_zoo(zoo)[controlled.CONTROLLED]})
-    sub = data.subset([i for i, f in enumerate(data.families) if f != "reptext-none-attn-2l"])
-    out = {}
-    for label, d in (("with", data), ("without", sub)):
-        out[label] = []
-        for seed in seeds:
-            cards = scorecard.holm_family({f"{g}|{m}": scorecard.scorecard(d, g, m, seed=seed)
-                                           for g in scorecard.REPORT_GROUND_TRUTHS for m in scorecard.REPORT_MODES})
-            c = cards[f"{controlled.CONTROLLED}|task"]
-            row = next(dict(zip(c["comparison_fields"], x)) for x in c["comparisons"]
-                       if (x[0], x[1], x[2]) == ("subspace", "0", "partial_product_norm"))
-            out[label].append(float(row["p_holm"]))
-    return out
-
-
-#: The two newest families, on which the excess card's verdict beyond path size rests (the article: without both,
-#: it does not survive Holm).
+#: The two newest families, added after the first review: the article gives the excess card's estimate beyond path
+#: size without them.
 NEWEST = ("reptext-none-attn-2l", "table-none-attn-2l")
 
 
@@ -593,6 +573,26 @@ def excess_subspace_without(families=NEWEST, seed: int = 0) -> dict:
     c = cards[f"{controlled.CONTROLLED}|task"]
     return next(dict(zip(c["comparison_fields"], x)) for x in c["comparisons"]
                 if (x[0], x[1], x[2]) == ("subspace", "0", "partial_product_norm"))
+
+
+def excess_subspace_configurations(score: str = "subspace") -> dict:
+    """The subspace score's partial beyond path size on the excess ground truth (each task's mode), configuration by
+    configuration (``configurations.by_configuration``: the mean over the configuration's models with a circuit):
+    in how many configurations it is above zero (``sc_excess_subspace_n_positive`` of ``_n_configs``), the range
+    of the configuration means, and the one-sided sign test over configurations (``_sign_p``: the chance of at
+    least that many above zero if each were as likely below). Why: with 9 configurations the sign test cannot go
+    below 2^-9, about 0.002, the most that 9 units can show without assuming a normal tail; it is the evidence for
+    the direction, which the Holm family over every card cannot reach."""
+    from math import comb
+    from headspace import configurations, controlled, scorecard
+    zoo = _zoo()
+    data = scorecard.zoo_data(zoo, None, {controlled.CONTROLLED: controlled.read_zoo(zoo)[controlled.CONTROLLED]})
+    rows = configurations.by_configuration(data, controlled.CONTROLLED, "task", scores=[score])
+    means = [r["stats"]["partial_product_norm"][score][0] for r in rows]
+    n, k = len(means), sum(m > 0 for m in means)
+    return {"sc_excess_subspace_n_configs": n, "sc_excess_subspace_n_positive": k,
+            "sc_excess_subspace_config_min": min(means), "sc_excess_subspace_config_max": max(means),
+            "sc_excess_subspace_sign_p": sum(comb(n, j) for j in range(k, n + 1)) / 2 ** n}
 
 
 @functools.lru_cache(maxsize=1)
@@ -771,6 +771,12 @@ def split_values(data) -> dict:
         others = [(n, c) for n, c in s["chosen_counts"].items() if n != "product_norm"]
         if others:
             out[f"{k}_other_chosen"], out[f"{k}_other_chosen_n"] = name(others[0][0]), others[0][1]
+        # the splits where path size is first on both halves (each half chooses it): "path size came first on
+        # both halves in N splits" says this, not ``both_ways``, which counts any score that carries over
+        if stat == "spearman":
+            out[f"{k}_size_first_both"] = sum(len(r["directions"]) == 2 and all(d["chosen"] == "product_norm"
+                                                                               for d in r["directions"])
+                                              for r in s["splits"])
     return out
 
 
@@ -781,20 +787,6 @@ CONFIG_PAIR = ("token_diagonal", "product_norm")
 def configuration_tag(family: str) -> str:
     """A configuration's name as a value key: ``recall-none-attn-2l`` -> ``recall_none_attn_2l``."""
     return family.replace("-", "_")
-
-
-def seed_differences(data, models, pair=None, ground_truth: str = "mean-circuit") -> list:
-    """Per model of ``models`` (names in ``data``), the Spearman of ``pair[0]`` minus that of ``pair[1]``
-    (default ``CONFIG_PAIR``) against the mean of its batches of ``ground_truth``, in its task's mode."""
-    from headspace import stats
-    a, b = CONFIG_PAIR if pair is None else pair
-    out = []
-    for n in models:
-        i = data.names.index(n)
-        mode = "QKV".index(data.task_mode[i])
-        g = data.ground_truths[ground_truth][i].mean(0)[mode]
-        out.append(stats.spearman(data.scores[a][i][mode], g) - stats.spearman(data.scores[b][i][mode], g))
-    return out
 
 
 def configuration_values(data) -> dict:
@@ -819,22 +811,55 @@ def configuration_values(data) -> dict:
     out["pc_n_td_above"] = sum(d[1] > 0 for d in diffs)
     out["pc_n_td_below"] = sum(d[2] < 0 for d in diffs)
     out["pc_n_size_leads"] = sum(r["leader"]["spearman"] == "product_norm" for r in rows)
-    # the same counts after Holm over the configurations: each difference's p by the normal approximation from
-    # its (widened) interval, as the scorecard's p-values come from the widened spread
-    from statistics import NormalDist
-    from headspace import scorecard, stats
-    q = NormalDist().inv_cdf(1 - (1 - scorecard.LEVEL) / 2)
-    p = [2 * NormalDist().cdf(-abs(d[0]) / ((d[2] - d[1]) / (2 * q))) for d in diffs]
+    # the same counts after Holm over the configurations alone (their own family of pc_n_configs tests, not the
+    # scorecard's): each difference's p as the configuration's own scorecard computes it (stats.p_value, over
+    # its seeds), the card drawn as by_configuration draws it
+    from headspace import stats
+    p = [configuration_p(data, r["configuration"]) for r in rows]
     adjusted = stats.holm(p)
     out["pc_n_td_above_holm"] = sum(bool(d[0] > 0 and a < ALPHA) for d, a in zip(diffs, adjusted))
     out["pc_n_td_below_holm"] = sum(bool(d[0] < 0 and a < ALPHA) for d, a in zip(diffs, adjusted))
     out["pc_largest_p_holm_kept"] = max((float(a) for a in adjusted if a < ALPHA), default=None)
-    # those configurations rest on a few seeds each (a normal approximation over few distinct draws): how many
-    # of them have every seed's own difference (over the mean of its batches) on the configuration's side
-    held = [(r, d) for r, d, a in zip(rows, diffs, adjusted) if a < ALPHA]
-    out["pc_n_held_seeds_agree"] = sum(all(np.sign(x) == np.sign(d[0]) for x in seed_differences(data, r["models"]))
-                                       for r, d in held)
-    out["pc_held_min_seeds"] = min((r["n_models"] for r, _ in held), default=0)
+    # a configuration's p rests on 3 to 5 seeds; each seed has its own evidence, over its own evaluation
+    # batches. Over the configurations whose interval excludes zero: per seed, the difference with its
+    # percentile interval over its batches (seed_intervals); how many seeds in all, how many have an interval
+    # on their configuration's side of zero, and per configuration the range of the seeds' estimates
+    sided = [(r, d) for r, d in zip(rows, diffs) if d[1] > 0 or d[2] < 0]
+    out["pc_seed_n"], out["pc_seed_n_side"] = 0, 0
+    for r, d in sided:
+        ivs = seed_intervals(data, r["models"])
+        out["pc_seed_n"] += len(ivs)
+        out["pc_seed_n_side"] += sum(bool(iv.lo > 0 if d[0] > 0 else iv.hi < 0) for iv in ivs)
+        k = f"pc_{configuration_tag(r['configuration'])}"
+        est = sorted((iv.estimate for iv in ivs), key=abs)
+        out[f"{k}_seed_near"], out[f"{k}_seed_far"] = est[0], est[-1]
+    return out
+
+
+def configuration_p(data, family: str, ground_truth: str = "mean-circuit", pair=CONFIG_PAIR) -> float:
+    """The p of ``pair[0]`` minus ``pair[1]`` on Spearman within one configuration, as that configuration's
+    own scorecard computes it (``scorecard.scorecard`` on the family's models, the draws of
+    ``configurations.by_configuration``): the interval beside it in the table and this p come from the same
+    draws and the same reference (``stats.p_value``)."""
+    from headspace import scorecard
+    keep = [i for i, f in enumerate(data.families) if f == family]
+    card = scorecard.scorecard(data.subset(keep), ground_truth, "task")
+    return float(next(c[6] for c in card["comparisons"] if (c[0], c[1], c[2]) == (*pair, "spearman")))
+
+
+def seed_intervals(data, models, pair=None, ground_truth: str = "mean-circuit") -> list:
+    """Per model of ``models`` (names in ``data``): the Spearman of ``pair[0]`` minus that of ``pair[1]``
+    (default ``CONFIG_PAIR``) against the mean of its batches of ``ground_truth``, in its task's mode, with its
+    paired percentile interval over a bootstrap of its evaluation batches (``stats.spearman_difference``).
+    Why: the evidence of one seed on its own, which a configuration's p over 3 to 5 seeds cannot give."""
+    from headspace import stats
+    a, b = CONFIG_PAIR if pair is None else pair
+    out = []
+    for n in models:
+        i = data.names.index(n)
+        mode = "QKV".index(data.task_mode[i])
+        out.append(stats.spearman_difference(data.scores[a][i][mode], data.scores[b][i][mode],
+                                             data.ground_truths[ground_truth][i][:, mode]))
     return out
 
 
@@ -941,6 +966,30 @@ def scorecard_values() -> dict:
     if len(held) == 1:
         out["sc_partial_np_holder"] = name(held[0])
         _triple(out, "sc_partial_np_held", card["stats"]["partial_norm_product"][held[0]])
+    # beyond head sizes before any correction (intervals that exclude zero) and the smallest adjusted p among them
+    out["sc_partial_np_n_excludes_0"] = sum(card["stats"]["partial_norm_product"][s][1] > 0 for s in normalised)
+    f = card["comparison_fields"]
+    np_rows = [dict(zip(f, c)) for c in card["comparisons"] if c[1] == "0" and c[2] == "partial_norm_product"
+               and c[0] in normalised]
+    out["sc_partial_np_smallest_p_holm"] = min(r["p_holm"] for r in np_rows)
+    # every comparison of the family that survives Holm, over every card (named when exactly one)
+    survivors = [(key, dict(zip(f, c))) for key, c_ in rep["scorecards"].items() for c in c_["comparisons"]
+                 if c[7] is not None and c[7] < ALPHA]
+    out["sc_n_survive_all"] = len(survivors)
+    if len(survivors) == 1:
+        key, r = survivors[0]
+        out["sc_survivor_score"] = name(r["score"])
+        out["sc_survivor_what"] = {"partial_norm_product": "beyond head sizes", "partial_product_norm":
+                                   "beyond path size"}.get(r["statistic"], STATISTIC_WORDS.get(r["statistic"], r["statistic"]))
+        out["sc_survivor_ground_truth"] = GROUND_TRUTH_WORDS[key.split("|")[0]]
+        out["sc_survivor_p_holm"] = r["p_holm"]
+    # the bar in standard errors: the t (n - 1 degrees of freedom, n the configurations) whose two-sided tail is
+    # 0.05 over the family, the smallest p's bar under Holm, and the normal's for the same tail
+    from statistics import NormalDist
+    from headspace import stats
+    bar = ALPHA / card["holm_family"]["n_comparisons"]
+    out["sc_bar_t"] = stats.t_quantile(1 - bar, card["bootstrap"]["n"] - 1)
+    out["sc_bar_z"] = NormalDist().inv_cdf(1 - bar / 2)
     # before any correction: how many scores' partial beyond path size has an interval that excludes zero (the
     # claim tests check how near zero the nearest ends are: tests/site/test_benchmark_claims.py)
     ends = [min(abs(lo), abs(hi)) for s in CARD_ROWS if s not in scorecard.SIZE_SCORES
@@ -990,6 +1039,9 @@ def scorecard_values() -> dict:
     out["sc_mech_n_formed"] = mech["n_models"]
     out["sc_mech_n_moved"] = sum(m != task_mode[n] for n, m in mech["model_modes"].items() if n in mech["models"])
     out["sc_mech_n_not_largest"] = sum(mech["model_modes"][n] != largest["model_modes"][n] for n in mech["models"])
+    # the main card's models with a circuit whose recorded mechanism runs through another mode than their task's
+    # (read in the task's mode all the same: the article says why, and that the mechanism's card agrees)
+    out["sc_task_n_mech_other"] = sum(mech["model_modes"][n] != task_mode[n] for n in card["models"])
     _triple(out, "sc_gap_mechanism", difference(mech, "frobenius", "product_norm", "spearman")[:3])
     # how the gap changes with the mode, paired: one bootstrap draws every mode's gap at once
     # (headspace.scorecard.mode_gaps), the change from the task's mode taken draw by draw
@@ -1024,21 +1076,19 @@ def scorecard_values() -> dict:
         _triple(out, f"sc_excess_{s}", excess["stats"]["spearman"][s])
     _triple(out, "sc_excess_frobenius_partial", excess["stats"]["partial_norm_product"]["frobenius"])
     out["sc_excess_smallest_p"] = smallest_p(excess)
-    # beyond path size on the excess card: the subspace score holds after Holm (the article: only here, and only
-    # with the repetitive-text family; tests/site/test_benchmark_claims.py)
+    # beyond path size on the excess card: the subspace score's partial, the largest estimate, with its p before
+    # and after Holm over the family (the article: consistent in direction, not shown after the correction)
     _triple(out, "sc_excess_subspace_partial_pn", excess["stats"]["partial_product_norm"]["subspace"])
+    row = next(dict(zip(excess["comparison_fields"], c)) for c in excess["comparisons"]
+               if (c[0], c[1], c[2]) == ("subspace", "0", "partial_product_norm"))
+    out["sc_excess_subspace_p"], out["sc_excess_subspace_p_holm"] = row["p"], row["p_holm"]
     # the same without the repetitive-text family (the estimate barely moves; only the interval widens)
     _triple(out, "sc_excess_subspace_partial_pn_noreptext", without_reptext_excess()["subspace"])
-    # and its Holm-adjusted p over five bootstrap seeds, with and without that family: the verdict turns on the draw
-    seeds = excess_subspace_over_seeds()
     # without both of the two newest families (the repetitive text and the table lookup), at seed 0
     both = excess_subspace_without()
     _triple(out, "sc_excess_subspace_partial_pn_no_newest", (both["difference"], both["lo"], both["hi"]))
-    out["sc_excess_subspace_p_no_newest"] = float(both["p_holm"])
-    out["sc_excess_subspace_n_seeds"] = len(VERDICT_SEEDS)
-    for label in ("with", "without"):
-        ps = seeds[label]
-        out[f"sc_excess_subspace_p_{label}_min"], out[f"sc_excess_subspace_p_{label}_max"] = min(ps), max(ps)
+    # configuration by configuration: the sign of its mean, and the sign test over the configurations
+    out.update(excess_subspace_configurations())
     # the same in the mode each model's recorded mechanism names and in its largest path's, where it holds too
     _triple(out, "sc_excess_mech_subspace_partial_pn",
             rep["scorecards"][f"{CONTROLLED}|mechanism"]["stats"]["partial_product_norm"]["subspace"])
@@ -1108,9 +1158,8 @@ def scorecard_values() -> dict:
     _triple(out, "cf_size_minus_pn", difference(conf["cards"]["mean-circuit"], "size_mean", "product_norm", "spearman")[:3])
     # the pairs outside the circuit alone: how well path size and the Frobenius score order them
     out.update(outside_order_values(conf["data"], conf["cards"]["mean-circuit"]))
-    # path size's interval beside it (the article: size alone's interval overlaps it)
-    _, out["cf_mean_product_norm_lo"], out["cf_mean_product_norm_hi"] = \
-        conf["cards"]["mean-circuit"]["stats"]["spearman"]["product_norm"]
+    # path size's estimate and interval beside it (the article: size alone's interval overlaps it)
+    _triple(out, "cf_mean_product_norm", conf["cards"]["mean-circuit"]["stats"]["spearman"]["product_norm"])
     # edge attribution patching against resample path patching, beside path size: averaged over the ground
     # truth's batches, and from one batch (the cost-matched variant), each with its batches drawn with the
     # ground truth's; the paired differences over the same draws (the article compares by them, not by overlap)
