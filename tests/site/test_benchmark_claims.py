@@ -408,8 +408,8 @@ def test_beyond_path_size_the_excess_card_shows_a_direction_not_a_finding(report
     """A ground truth that discounts generic damage: "Beyond *path* size, the subspace score (with its twin) has the
     largest estimate: ... in each task's mode, ... in the mechanism's and ... in the largest path's. Its direction is
     consistent: the mean over each configuration's models is above zero in 9 of the 9 configurations (from a to b).
-    A sign test puts that at p = 0.002, the smallest p that so many configurations can give ..., and Student's t at
-    p before the correction. Both are far above the bar of 5.4e-5: after Holm its p is 1"; the introduction: "the
+    A sign test (one-sided) puts that at p = 0.002, the smallest p that so many configurations can give ..., and
+    Student's t at p before the correction. Both are above the bar of 5.4e-5: after Holm its p is 1"; the introduction: "the
     subspace score's is positive in every one of the 9 configurations". No partial beyond path size holds on any
     card. The configuration means are the zoo's own (no bootstrap); the smallest, 0.056, is a point estimate."""
     held = [(key, r["score"]) for key, c in report["scorecards"].items() for r in rows(c)
@@ -625,7 +625,7 @@ def test_configuration_by_configuration(v):
     the one task that forces V-composition, and below zero in 2, the two reverse-copy configurations. These 9
     tests are their own family ...: with Holm over them alone, 1 above and 1 below remain, recall and the
     reverse-copy models with RMSNorm ...; the reverse-copy configuration with LayerNorm, whose interval ends at h
-    over 3 seeds, does not"; What to use: "path size is as good as anything here on average over these 9
+    over 3 seeds, does not"; What to use: "no score is shown to do better than path size on average over these 9
     configurations, but not on recall, where the token diagonal ranks pairs better by ...". Point estimates
     are the models' own (no bootstrap), so the signs are asserted on them with a margin; the interval ends
     are bootstrap draws, so each is asserted only where it is more than 0.2 from zero (a bootstrap seed
@@ -871,8 +871,8 @@ def test_the_labels_set_aside(report, v):
     beyond = lambda c, st: sorted(r["score"] for r in rows(c) if r["statistic"] == st and r["score"] in normalised and holds(r))  # noqa: E731
     assert len(beyond(path, "partial_norm_product")) == v["pa_n_partial_np_holds"]
     assert beyond(path, "partial_product_norm") == [] and v["pa_n_partial_pn_holds"] == 0
-    # "More hold beyond head sizes here than on the main card because the family is smaller and the configurations
-    # more": the path-alone card's own family against the report's
+    # "More hold beyond head sizes than on the main card: over 11 configurations Student's t asks fewer standard
+    # errors than over 9, and the family is smaller; but 9 of these models are ones whose labels name no circuit"
     assert v["pa_n_partial_np_holds"] > v["sc_n_partial_np_holds"]
     assert v["pa_n_comparisons"] < v["sc_n_family"] and v["pa_n_configs"] > v["sc_n_configs"]
     # "Read in the mode of each model's largest path ..., 0 scores hold beyond path size; the subspace score comes
