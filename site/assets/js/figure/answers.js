@@ -99,7 +99,7 @@ const PREFETCH_VALUES = 4;
 export async function prefetchNearest(view, control) {
   if (saveData || !control || control.disabled || !control.hasAttribute("data-answered")) return;
   const grid = answerGrid(control), name = control.getAttribute("name"), params = readParams(view.fig);
-  const at = nearestIndex(grid, params[name]);
+  const at = nearestGridIndex(grid, params[name]);
   if (at < 0) return;
   const order = grid.map((_, i) => i).filter((i) => i !== at).sort((a, b) => Math.abs(a - at) - Math.abs(b - at) || a - b);
   for (const i of order.slice(0, PREFETCH_VALUES)) {
@@ -110,8 +110,9 @@ export async function prefetchNearest(view, control) {
   }
 }
 
-// The place on the grid of ``value`` (or, for a number between the grid's values, of the nearest).
-function nearestIndex(grid, value) {
+/** The place on ``grid`` of ``value`` (or, for a number between the grid's values, of the nearest;
+ * the first of two as near): -1 if none. */
+export function nearestGridIndex(grid, value) {
   const exact = grid.findIndex((v) => same(v, value));
   if (exact >= 0 || typeof value !== "number") return exact;
   let best = -1;

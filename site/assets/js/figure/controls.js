@@ -4,7 +4,7 @@
 
 import { readParams } from "../state.js";
 import { key } from "./page.js";
-import { answerGrid, rangeValues } from "./answers.js";
+import { answerGrid, nearestGridIndex, rangeValues } from "./answers.js";
 
 export function updateReadouts(fig) {
   for (const input of fig.querySelectorAll("[data-kind=range]")) { // Python's Param.kind
@@ -54,7 +54,7 @@ export function keepToGrid(slider, isLive) {
   slider.addEventListener("input", () => {
     if (!byHand || isLive()) return;
     const value = Number(slider.value);
-    slider.value = String(grid.reduce((best, v) => (Math.abs(v - value) < Math.abs(best - value) ? v : best), grid[0]));
+    slider.value = String(grid[nearestGridIndex(grid, value)]);
   }, { capture: true });
   slider.addEventListener("keydown", (event) => {
     const dir = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1 }[event.key];
