@@ -131,6 +131,28 @@ def test_the_builds_exact_answer_standing_in_is_written_into_pythons_drawing(pag
     assert_json_close(output_values(fig), REGISTRY[DEMO].run(params)["outputs"])
 
 
+def test_the_builds_answer_of_the_very_setting_is_drawn_without_waiting_for_the_timer(page, site_url):
+    """A live move the build answered (a seed Python has not computed, moved alone) is fetched with
+    Python's call and drawn when it comes: the timer that looks for a stand-in is set to a minute
+    here, so only that fetch can draw it while Python's reply is held."""
+    page.add_init_script("window.HEADSPACE_CATCH_UP_MS = 60000")
+    fig = _catching_up_page(page, site_url, delay_ms=3000)
+    handle = fig.element_handle()
+    start = page.evaluate("f => window.headspace.params(f)", handle)
+    renders = int(fig.get_attribute("data-render-count") or 0)
+    page.evaluate("""f => { const seed = f.querySelector('[name=seed]');
+      seed.value = '7'; seed.dispatchEvent(new Event('input', {bubbles: true})); }""", handle)
+    page.wait_for_function("f => Number(f.dataset.catchCount || 0) >= 1", arg=handle, timeout=BOOT_MS)
+    assert fig.get_attribute("data-catching-up") == "built"
+    assert int(fig.get_attribute("data-render-count")) == renders  # Python's reply is still held
+    params = {**start, "seed": 7}
+    assert page.evaluate("f => window.headspace.params(f)", handle) == params
+    assert_json_close(output_values(fig), REGISTRY[DEMO].run(params)["outputs"])
+    page.wait_for_function(f"f => !('catchingUp' in f.dataset) && Number(f.dataset.renderCount) > {renders}",
+                           arg=handle, timeout=BOOT_MS)
+    assert_json_close(output_values(fig), REGISTRY[DEMO].run(params)["outputs"])
+
+
 SPOKEN = """fig => {
   const region = fig.querySelector('[data-role=announce]');
   window.spoken = [];

@@ -312,6 +312,29 @@ test("catching up: the build's answer of this very setting stands in as exact; t
   assert.ok(!out.types.includes("draw"));
 });
 
+test("catching up: the build's answer of the very setting is asked for with the call, not after CATCH_UP_MS", () => {
+  const build = { url: "/answers/x/theta/4.json", name: "theta" };
+  let out = run(live(), move({ theta: 60 }, { build }));
+  assert.deepEqual(out.effects.slice(1), [{ type: "post", kind: "controls", params: { theta: 60 } },
+    { type: "late", key: key({ theta: 60 }) }, { type: "exact", ...build, key: key({ theta: 60 }) }]);
+  // it comes before Python's: drawn at once, said as the build's, and Python's answer ends it
+  out = run(out.state, near({ theta: 60 }, { theta: 60 }, { exact: true }));
+  assert.deepEqual(out.types, ["draw"]);
+  assert.deepEqual(out.state.catching, { key: key({ theta: 60 }), exact: true });
+  out = run(out.state, late({ theta: 60 })); // the timer finds it shown: nothing nearer to look for
+  assert.deepEqual(out.types, ["near"]);
+  assert.deepEqual(run(out.state, near({ theta: 60 }, { theta: 60 }, { exact: true })).types, []);
+  out = run(out.state, reply({ theta: 60 }, result()));
+  assert.deepEqual(out.types, ["keep", "draw"]);
+  assert.equal(out.state.catching, null);
+  // Python's came first: the build's, arriving after, is not drawn
+  out = run(live(), move({ theta: 60 }, { build }), reply({ theta: 60 }, result()), near({ theta: 60 }, { theta: 60 }, { exact: true }));
+  assert.deepEqual(out.types.slice(-2), ["keep", "draw"]);
+  assert.equal(out.state.catchCount, 0);
+  // an answer kept (asked ahead) is drawn at once: nothing fetched
+  assert.ok(!run(live(), move({ theta: 60 }, { build, kept: '{"svg":"<svg/>"}' })).types.includes("exact"));
+});
+
 test("catching up: a newer move supersedes it, is drawn without waiting for the older answer, which is kept not drawn", () => {
   const A = { theta: 40, seed: 5 }, B = { theta: 70, seed: 5 };
   let out = run(live(), move(A), late(A), near(A, { theta: 40, seed: 0 }));

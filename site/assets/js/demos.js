@@ -58,6 +58,12 @@ const EFFECTS = {
   keep: (view, { key, json }) => answers.keep(key, json),
   late: (view, { key }) => setTimeout(() => dispatch(view, { type: "late", key }), window.HEADSPACE_CATCH_UP_MS ?? CATCH_UP_MS), // (tests may lengthen it)
   near: standIn,
+  // Python live, and the build's answer for the very setting moved to: drawn unless Python's came first.
+  exact: (view, { url, name, key }) => answers.fetchBuildAnswer(url).then((answer) => {
+    if (same(answer.params[name], JSON.parse(key)[name])) {
+      dispatch(view, { type: "nearAnswer", key, shown: key, answer, exact: true, width: draw.drawingWidth(view) });
+    }
+  }, () => {}), // (Python answers anyway)
   // A link's settings Python accepted go into the controls (its texts), which are read back.
   controls: (view, { result, params, width }) => {
     writeParams(view.fig, result.controls, Object.keys(params));
@@ -124,7 +130,8 @@ function move(view, again = false) {
   const params = readParams(view.fig), key = JSON.stringify(params), width = draw.drawingWidth(view);
   const live = view.state.python === "live";
   dispatch(view, { type: "move", params, key, width, again,
-    kept: live ? answers.kept(answerKey(view.state.index, key, width)) : null, build: live ? null : answers.buildAnswerURL(view, params) });
+    kept: live ? answers.kept(answerKey(view.state.index, key, width)) : null,
+    build: live && saveData ? null : answers.buildAnswerURL(view, params) }); // (live: no extra bytes for a data saver)
 }
 
 let failure = null; // the runtime failed on this page: a figure wired later says so too

@@ -132,7 +132,8 @@ const EVENTS = {
   },
 
   /** The reader's move to ``params`` (``key``: their JSON): ``kept`` Python's answer if the page has
-   * one, ``build`` where the build's is ({url, name}); ``again``: the same setting, now answerable. */
+   * one, ``build`` where the build's is ({url, name}; before Python is live, or while it computes
+   * this setting); ``again``: the same setting, now answerable. */
   move(s, { params, key, width, kept = null, build = null, again = false }, fx) {
     s.link = s.linkProblems = null; // the reader's own move wins over a link still waiting for Python
     s.note = "";
@@ -149,6 +150,9 @@ const EVENTS = {
       if (s.life === "refused") advance(s, "ask");
       if (!s.inFlight) send(s, fx);
       fx.push({ type: "late", key }); // if Python has not drawn it by then, the nearest answer will stand in
+      // The build's answer for this very setting, if it made one, is asked for now: the same
+      // numbers Python computes (one engine), drawn if it comes first (a model or seed not computed yet).
+      if (build) fx.push({ type: "exact", ...build, key });
       return;
     }
     // Before Python is live: the build's drawing for this setting, if it made one. The setting
