@@ -68,6 +68,7 @@ def live_gallery(browser, site_url, scheme, width=1100):
     # Python's drawings only: no stand-in while Python catches up (a model switch under load can
     # take longer than CATCH_UP_MS; tests/browser/test_catching_up.py tests the stand-ins)
     page.add_init_script("window.HEADSPACE_CATCH_UP_MS = 60000")
+    page.add_init_script("window.HEADSPACE_EXACT_AFTER_MS = 60000")
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:

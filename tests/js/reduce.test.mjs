@@ -4,7 +4,7 @@
 // build answer arriving after Python went live) are played here event by event.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CATCH_UP_MS, LIVES, answerKey, dataStatus, initial, reduce } from "../../site/assets/js/figure/reduce.js";
+import { CATCH_UP_MS, EXACT_AFTER_MS, LIVES, answerKey, dataStatus, initial, reduce } from "../../site/assets/js/figure/reduce.js";
 
 const START = { theta: 30 };
 const key = (params) => JSON.stringify(params);
@@ -312,11 +312,15 @@ test("catching up: the build's answer of this very setting stands in as exact; t
   assert.ok(!out.types.includes("draw"));
 });
 
-test("catching up: the build's answer of the very setting is asked for with the call, not after CATCH_UP_MS", () => {
+test("catching up: the build's answer of the very setting is fetched a frame after the call, not CATCH_UP_MS", () => {
   const build = { url: "/answers/x/theta/4.json", name: "theta" };
+  const lateExact = (params) => ({ type: "lateExact", key: key(params), build });
+  assert.ok(EXACT_AFTER_MS > 0 && EXACT_AFTER_MS < CATCH_UP_MS);
   let out = run(live(), move({ theta: 60 }, { build }));
   assert.deepEqual(out.effects.slice(1), [{ type: "post", kind: "controls", params: { theta: 60 } },
-    { type: "late", key: key({ theta: 60 }) }, { type: "exact", ...build, key: key({ theta: 60 }) }]);
+    { type: "late", key: key({ theta: 60 }), build }]);
+  out = run(out.state, lateExact({ theta: 60 })); // a frame later, Python has not drawn it
+  assert.deepEqual(out.effects, [{ type: "exact", ...build, key: key({ theta: 60 }) }]);
   // it comes before Python's: drawn at once, said as the build's, and Python's answer ends it
   out = run(out.state, near({ theta: 60 }, { theta: 60 }, { exact: true }));
   assert.deepEqual(out.types, ["draw"]);
@@ -327,10 +331,15 @@ test("catching up: the build's answer of the very setting is asked for with the 
   out = run(out.state, reply({ theta: 60 }, result()));
   assert.deepEqual(out.types, ["keep", "draw"]);
   assert.equal(out.state.catching, null);
-  // Python's came first: the build's, arriving after, is not drawn
-  out = run(live(), move({ theta: 60 }, { build }), reply({ theta: 60 }, result()), near({ theta: 60 }, { theta: 60 }, { exact: true }));
+  // Python's came within the frame: nothing fetched; the build's, arriving after Python's, not drawn
+  out = run(live(), move({ theta: 60 }, { build }), reply({ theta: 60 }, result()), lateExact({ theta: 60 }));
   assert.deepEqual(out.types.slice(-2), ["keep", "draw"]);
+  out = run(live(), move({ theta: 60 }, { build }), lateExact({ theta: 60 }), reply({ theta: 60 }, result()),
+    near({ theta: 60 }, { theta: 60 }, { exact: true }));
+  assert.deepEqual(out.types.slice(-3), ["exact", "keep", "draw"]);
   assert.equal(out.state.catchCount, 0);
+  // the reader moved on within the frame: nothing fetched for the setting left
+  assert.deepEqual(run(live(), move({ theta: 60 }, { build }), move({ theta: 70 }), lateExact({ theta: 60 })).types.slice(-1), ["late"]);
   // an answer kept (asked ahead) is drawn at once: nothing fetched
   assert.ok(!run(live(), move({ theta: 60 }, { build, kept: '{"svg":"<svg/>"}' })).types.includes("exact"));
 });

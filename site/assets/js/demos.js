@@ -6,7 +6,7 @@ import { controlTexts, fromQuery, readParams, setControlTexts, writeParams } fro
 import { setupMenu } from "./share.js";
 import { afterPageLoad } from "./first-paint.js";
 import { demos, embedPage, marks, same, saveData } from "./figure/page.js";
-import { CATCH_UP_MS, answerKey, initial, reduce } from "./figure/reduce.js";
+import { CATCH_UP_MS, EXACT_AFTER_MS, answerKey, initial, reduce } from "./figure/reduce.js";
 import { say, show } from "./figure/status.js";
 import * as draw from "./figure/draw.js";
 import * as answers from "./figure/answers.js";
@@ -56,9 +56,12 @@ const EFFECTS = {
   retry: () => retryPython(),
   frame: (view) => requestAnimationFrame(() => dispatch(view, { type: "frame" })),
   keep: (view, { key, json }) => answers.keep(key, json),
-  late: (view, { key }) => setTimeout(() => dispatch(view, { type: "late", key }), window.HEADSPACE_CATCH_UP_MS ?? CATCH_UP_MS), // (tests may lengthen it)
+  late: (view, { key, build }) => { // (tests may lengthen either wait)
+    if (build) setTimeout(() => dispatch(view, { type: "lateExact", key, build }), window.HEADSPACE_EXACT_AFTER_MS ?? EXACT_AFTER_MS);
+    setTimeout(() => dispatch(view, { type: "late", key }), window.HEADSPACE_CATCH_UP_MS ?? CATCH_UP_MS);
+  },
   near: standIn,
-  // Python live, and the build's answer for the very setting moved to: drawn unless Python's came first.
+  // Python live and slow for this setting: the build's answer of it, drawn unless Python's came first.
   exact: (view, { url, name, key }) => answers.fetchBuildAnswer(url).then((answer) => {
     if (same(answer.params[name], JSON.parse(key)[name])) {
       dispatch(view, { type: "nearAnswer", key, shown: key, answer, exact: true, width: draw.drawingWidth(view) });

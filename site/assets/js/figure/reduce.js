@@ -22,6 +22,11 @@ export const LIVES = Object.keys(NEXT);
  * once, in place (a stand-in costs two drawings, the second not in place), and a slow one is
  * answered within it. */
 export const CATCH_UP_MS = 100;
+/** How long a live move waits before the build's answer of its very setting, where the build made
+ * one, is fetched to be drawn until Python's comes: a frame. It is the same answer (one engine), so
+ * it needs no patience, only none wasted: a move Python answers within a frame fetches and draws
+ * nothing more, and a slow one (a model or a seed not computed yet) is drawn a fetch later. */
+export const EXACT_AFTER_MS = 16;
 
 /** The key of Python's answer for figure ``index`` at the settings ``paramsKey`` (their JSON), ``width`` px wide. */
 export const answerKey = (index, paramsKey, width) => `${index}@${width}:${paramsKey}`;
@@ -149,10 +154,9 @@ const EVENTS = {
       s.missed = true; // a call: the values ahead are asked for again, nearest this one first
       if (s.life === "refused") advance(s, "ask");
       if (!s.inFlight) send(s, fx);
-      fx.push({ type: "late", key }); // if Python has not drawn it by then, the nearest answer will stand in
-      // The build's answer for this very setting, if it made one, is asked for now: the same
-      // numbers Python computes (one engine), drawn if it comes first (a model or seed not computed yet).
-      if (build) fx.push({ type: "exact", ...build, key });
+      // if Python has not drawn it a frame later, the build's answer of this very setting is fetched
+      // (if it made one); CATCH_UP_MS later, the nearest answer the page has stands in
+      fx.push({ type: "late", key, build });
       return;
     }
     // Before Python is live: the build's drawing for this setting, if it made one. The setting
@@ -203,6 +207,11 @@ const EVENTS = {
    * for the nearest answer it has. */
   late(s, { key }, fx) {
     if (waitingFor(s, key)) fx.push({ type: "near", key });
+  },
+  /** ``EXACT_AFTER_MS`` after a live move to ``key``, which the build answered (``build``: {url,
+   * name}): if Python has not drawn it yet, the build's answer is fetched (to stand in as exact). */
+  lateExact(s, { key, build }, fx) {
+    if (waitingFor(s, key)) fx.push({ type: "exact", ...build, key });
   },
   /** The nearest answer the page has for ``key`` (``answer``: an answer's drawing and outputs, or
    * null for the page's own drawing of its start), computed for the settings ``shown`` (their JSON;
