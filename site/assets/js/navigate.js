@@ -14,7 +14,9 @@
 // bench compares both), or per link with data-full-navigation.
 
 import { marks } from "./figure/page.js";
+import { skipProse } from "./prose-later.js";
 
+const LAY_OUT_BY_MS = 3000; // the new article's prose is laid out by then, Python or not
 const SKIPPED_EXTENSION = /\.(?!html?$)[a-z0-9]+$/i; // a file (a wheel, the feed, data), not a page
 const shown = () => location.pathname + location.search; // the page on show; a hash is a place in it
 
@@ -121,10 +123,14 @@ function show(doc, url, { push, scroll }) {
   onShow = shown();
   hooks.leave();
   swapHead(doc);
+  // The new article's prose away from the screen waits until its figures answer from Python (or
+  // LAY_OUT_BY_MS): its first layout is the equations', headings' and figures', not every line of maths.
+  const layOut = skipProse();
   document.querySelector("main#content").replaceWith(document.adoptNode(doc.querySelector("main#content")));
   marks.pageShown = performance.now();
   window.headspace.navigations += 1;
-  hooks.arrive(push ? null : history.state?.figures);
+  const live = hooks.arrive(push ? null : history.state?.figures);
+  if (layOut) Promise.race([live, new Promise((r) => setTimeout(r, LAY_OUT_BY_MS))]).finally(layOut);
   document.dispatchEvent(new CustomEvent("headspace:page")); // scroll-regions.js marks the new content's
   place(scroll);
   announce(document.title);
