@@ -73,3 +73,26 @@ def test_every_figure_carries_canonical_colours(name):
     for params in [{}, sample_params(demo, rng)]:
         for where, colour in _colours(demo.run(params)["figure"]):
             assert CANONICAL.fullmatch(colour), f"{name}: {where} is {colour!r}"
+
+
+@pytest.mark.parametrize("scale", [[[0, "rgba(47,111,222,0)"], [1, "rgba(47,111,222,1)"]],   # attention-explorer's
+                                   [[0, "#f7fbff"], [1, "#08306b"]],
+                                   [[0, "#000000"], [0.5, "#ff0000"], [1, "#ffffff"]]])        # two segments
+def test_heatmap_pixels_are_scale_colour_cell_by_cell(scale):
+    """The drawing's heatmap bytes (svg._cell_pixels, all cells at once, with a shorter way for a
+    one-segment scale) against scale_colour cell by cell; a missing cell (None) is transparent."""
+    import numpy as np
+    from headspace_site.figure.svg import _cell_pixels
+    rng = random.Random(11)
+    for trial in range(20):
+        rows, cols = rng.randint(1, 12), rng.randint(1, 12)
+        z = [[round(rng.gauss(0, 2), rng.choice([3, 12])) for _ in range(cols)] for _ in range(rows)]
+        if trial % 4 == 3:
+            z[rng.randrange(rows)][rng.randrange(cols)] = None
+        zmin, zmax = (-1.0, 1.0) if trial % 2 else (min(v for r in z for v in r if v is not None),
+                                                     max(v for r in z for v in r if v is not None))
+        want = [[[0, 0, 0, 0] if v is None else
+                 [round(c) for c in scale_colour(scale, (v - zmin) / ((zmax - zmin) or 1))[:3]]
+                 + [round(255 * scale_colour(scale, (v - zmin) / ((zmax - zmin) or 1))[3])] for v in row] for row in z]
+        got = _cell_pixels(z, scale, zmin, zmax)
+        assert got.dtype == np.uint8 and got.tolist() == want, trial

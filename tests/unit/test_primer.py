@@ -61,6 +61,59 @@ def test_path_terms_match_a_term_by_term_reference():
         np.testing.assert_allclose(fast[label], want, rtol=1e-10, atol=1e-10, err_msg=label)
 
 
+def _random_model(n_layers, norm, seed):
+    """A random attention-only model of the shipped shapes with ``n_layers`` layers, biases, and
+    (``norm`` "RMS") learned norm scales."""
+    from headspace.model import Model
+    rng = np.random.default_rng(seed)
+    H, M, D, V, C = 4, 64, 16, 128, 64
+    cfg = dict(load("attn-only-2l").config, n_layers=n_layers, normalization_type=norm)
+    sd = {"embed.W_E": rng.normal(size=(V, M)), "pos_embed.W_pos": 0.3 * rng.normal(size=(C, M)),
+          "unembed.W_U": rng.normal(size=(M, V)) / 8, "unembed.b_U": 0.1 * rng.normal(size=V)}
+    for l in range(n_layers):
+        for x in "QKV":
+            sd[f"blocks.{l}.attn.W_{x}"] = rng.normal(size=(H, M, D)) / 8
+            sd[f"blocks.{l}.attn.b_{x}"] = 0.1 * rng.normal(size=(H, D))
+        sd[f"blocks.{l}.attn.W_O"], sd[f"blocks.{l}.attn.b_O"] = rng.normal(size=(H, D, M)) / 4, 0.1 * rng.normal(size=M)
+        if norm:
+            sd[f"blocks.{l}.ln1.w"] = 1 + 0.1 * rng.normal(size=M)
+    if norm:
+        sd["ln_final.w"] = 1 + 0.1 * rng.normal(size=M)
+    return Model(cfg, sd)
+
+
+@pytest.mark.parametrize("n_layers", [1, 3])
+@pytest.mark.parametrize("norm", [None, "RMS"])
+def test_path_terms_sum_to_the_logits_at_any_depth(n_layers, norm):
+    """The last layer's terms are read through each head's d_head-wide maps, the others written out
+    as fields: at one layer and at three, with and without a norm, every path is there, in order,
+    and the terms add up to the logits."""
+    m = _random_model(n_layers, norm, seed=n_layers)
+    toks = np.random.default_rng(0).integers(0, 128, size=(2, 20))
+    terms = paths.path_terms(m, toks)
+    assert list(terms) == paths.path_labels(n_layers, 4)
+    logits = m.logits(toks)
+    np.testing.assert_allclose(sum(terms.values()), logits, rtol=1e-9, atol=1e-9 * np.abs(logits).max())
+
+
+def test_path_terms_of_the_last_layer_match_their_fields():
+    """A last-layer term is its head's output on the path's field, unembedded: the same numbers as
+    writing that field out (here with a norm, whose scales are held fixed)."""
+    m = _random_model(2, "RMS", seed=7).fold_norm()
+    toks = np.random.default_rng(1).integers(0, 128, size=12)
+    terms = paths.path_terms(m, toks)
+    resid0 = m.embed(toks[None])
+    scale = lambda x: 1 / np.sqrt((x * x).mean(-1, keepdims=True) + m.eps)  # noqa: E731
+    A0, _ = m.attend(0, *(m.layer_input(resid0, 0),) * 3)
+    field = (A0 @ (resid0 * scale(resid0))[:, None] @ (m.W_V[0] @ m.W_O[0]))[:, 2]  # path 0.2
+    resid1 = m.embed(toks[None]) + (A0 @ (resid0 * scale(resid0))[:, None] @ m.W_V[0] @ m.W_O[0]).sum(1) \
+        + m.b_O[0] + (m.b_V[0][:, None] @ m.W_O[0]).sum(axis=(0, 1))
+    A1, out1 = m.attend(1, *(m.layer_input(resid1, 1),) * 3)
+    final = scale(resid1 + out1.sum(1) + m.b_O[1])
+    want = ((A1 @ (field * scale(resid1))[:, None] @ m.W_V[1] @ m.W_O[1])[:, 3] * final) @ m.W_U
+    np.testing.assert_allclose(terms["0.2>1.3"], want[0], rtol=1e-9, atol=1e-12)
+
+
 def test_path_terms_refuse_bad_tokens():
     m = load("attn-only-2l")
     with pytest.raises(ValueError, match=r"tokens must be in \[0, d_vocab=128\)"):
@@ -267,6 +320,23 @@ def test_demo_terms_sum_to_the_correct_logit(name):
         assert out["ablated_loss"]["none"] == pytest.approx(
             float(cross_entropy(_shipped.weights(name, None).logits(toks), np.array(toks))[i]), rel=1e-9)
         assert set(out["ablated_loss"]) == set(out["terms"]) | {"none"}
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_demo_ablated_losses_remove_one_term_each(name):
+    """Each loss the demo prints is the model's loss at that position with that one term taken out
+    of the whole sequence's path expansion (the demo expands the sequence without its last token,
+    which no position it shows reads, and takes all 27 losses at once)."""
+    text = _shipped.default_tokens()
+    toks = np.array([int(t) for t in text.split()])
+    m = _shipped.weights(name, None)
+    terms = paths.path_terms(m, toks)
+    logits = sum(terms.values())
+    for position in (0, 11, len(toks) - 2):
+        out = run("path-expansion", model=name, position=position, tokens=text)["ablated_loss"]
+        for label, term in terms.items():
+            want = float(cross_entropy(logits - term, toks)[position])
+            assert out[label] == pytest.approx(want, rel=1e-9), (position, label)
 
 
 def test_path_ablation_over_chosen_positions_averages_to_the_whole():

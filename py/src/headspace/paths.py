@@ -59,7 +59,8 @@ def path_terms(model, tokens) -> dict[str, np.ndarray]:
     ``model`` is a ``headspace.model.Model`` (attention only; any learned norm scale is folded in
     first), ``tokens`` ``[seq]`` or ``[batch, seq]`` integer ids. Attention patterns and
     normalisation factors come from the model's forward pass on ``tokens`` and are held fixed.
-    Cost: one forward pass, then ``(1 + n_heads) ** n_layers`` residual-stream fields.
+    Cost: one forward pass, then a residual-stream field for each path that does not end in the
+    last layer; the last layer's terms are read through each head's ``d_head``-wide maps.
     """
     model = model.fold_norm()
     toks, single = model.check_tokens(tokens)
@@ -72,23 +73,42 @@ def path_terms(model, tokens) -> dict[str, np.ndarray]:
     fields: dict[tuple, np.ndarray] = {(): model.embed(toks)}
     bias = np.zeros_like(fields[()])
     resid = fields[()]
-    for l in range(L):
+    for l in range(L - 1):
         scale = _inverse_rms(resid, model.eps) if normed else 1.0       # [batch, seq, 1], held fixed
         pattern, _ = model.attend(l, *(model.layer_input(resid, l),) * 3)  # [batch, n_heads, seq, seq]
         W_OV = model.W_V[l] @ model.W_O[l]                                # [n_heads, d_model, d_model]
-        constant = model.b_O[l] + (model.b_V[l][:, None] @ model.W_O[l]).sum(axis=(0, 1))
         new = {}
         for path, field in fields.items():
             moved = pattern @ (field * scale)[:, None] @ W_OV             # [batch, n_heads, seq, d_model]
             for h in range(H):
                 new[path + ((l, h),)] = moved[:, h]
-        bias = bias + (pattern @ (bias * scale)[:, None] @ W_OV).sum(axis=1) + constant
+        bias = bias + (pattern @ (bias * scale)[:, None] @ W_OV).sum(axis=1) + _constant(model, l)
         fields.update(new)
         resid = sum(fields.values()) + bias
-    final = _inverse_rms(resid, model.eps) if normed else 1.0
-    out = {DIRECT if not path else VIRTUAL.join(f"{l}.{h}" for l, h in path): (field * final) @ model.W_U
-           for path, field in sorted(fields.items(), key=lambda kv: len(kv[0]))}
-    out = {DIRECT: out.pop(DIRECT), BIAS: (bias * final) @ model.W_U + model.b_U, **out}
+    # The last layer's paths (most of them: (1 + n_heads) ** (n_layers - 1) * n_heads) end in the
+    # unembedding, so each is read through its head's low-rank maps, W_V [d_model, d_head] then
+    # W_O W_U [d_head, d_vocab], and never written out in the residual stream: a third of the
+    # multiplications of moving d_model-wide fields through W_OV and each through W_U.
+    l = L - 1
+    scale = _inverse_rms(resid, model.eps) if normed else 1.0
+    pattern, _ = model.attend(l, *(model.layer_input(resid, l),) * 3)
+    paths = list(fields)
+    sources = np.stack([fields[p] for p in paths] + [bias])             # [path, batch, seq, d_model]
+    read = pattern @ ((sources * scale)[:, :, None] @ model.W_V[l])     # [path, batch, n_heads, seq, d_head]
+    constant = _constant(model, l)
+    final = 1.0
+    if normed:  # the last layer's output, for the final norm's scale: every head of every path at once
+        resid = resid + (read.sum(axis=0) @ model.W_O[l]).sum(axis=1) + constant
+        final = _inverse_rms(resid, model.eps)
+    last = read @ (model.W_O[l] @ model.W_U)                             # [path, batch, n_heads, seq, d_vocab]
+    if normed:
+        last *= final[:, None]
+    out = {path: (fields[path] * final) @ model.W_U for path in paths}
+    out.update({path + ((l, h),): last[k, :, h] for k, path in enumerate(paths) for h in range(H)})
+    out = {DIRECT if not path else VIRTUAL.join(f"{l}.{h}" for l, h in path): term
+           for path, term in sorted(out.items(), key=lambda kv: len(kv[0]))}
+    bias_term = ((bias + constant) * final) @ model.W_U + last[-1].sum(axis=1) + model.b_U
+    out = {DIRECT: out.pop(DIRECT), BIAS: bias_term, **out}
     return {k: v[0] for k, v in out.items()} if single else out
 
 
@@ -119,6 +139,11 @@ def ablated_losses(model, tokens, positions=None, terms=None) -> dict[str, float
     out = {"none": loss(logits)}
     out.update({label: loss(logits - term) for label, term in terms.items()})
     return out
+
+
+def _constant(model, l: int) -> np.ndarray:
+    """What layer ``l`` adds whatever it reads, [d_model]: ``b_O`` and each head's ``b_V`` through its ``W_O``."""
+    return model.b_O[l] + (model.b_V[l][:, None] @ model.W_O[l]).sum(axis=(0, 1))
 
 
 def _inverse_rms(x: np.ndarray, eps: float) -> np.ndarray:

@@ -90,8 +90,8 @@ def _figure(pattern, loss, prev, induction, toks, q, model, step) -> dict:
             ax = "" if k == 1 else str(k)
             x0 = h * (width + gap_x)
             y1 = top - l * (row_h + gap_y)
-            traces.append({
-                "type": "heatmap", "z": np.round(pattern[l, h], 3).tolist(), "xaxis": f"x{ax}", "yaxis": f"y{ax}",
+            traces.append({  # z an array: Demo.run makes it lists in one call, not row by row
+                "type": "heatmap", "z": np.round(pattern[l, h], 3), "xaxis": f"x{ax}", "yaxis": f"y{ax}",
                 "zmin": 0, "zmax": 1, "colorscale": ATTENTION_SCALE, "showscale": k == 1,
                 "colorbar": named_colorbar("weight", {0: "0", 0.5: "0.5", 1: "1"}),
                 "name": head(l, h),

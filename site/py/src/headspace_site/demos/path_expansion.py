@@ -52,7 +52,10 @@ def path_expansion(tokens: list[int], position: int, model: str, step) -> dict:
     target = int(toks[i + 1])
     contribution = {k: float(v[target]) for k, v in at_i.items()}
     logits = sum(at_i.values())
-    losses = {"none": _loss(logits, target), **{k: _loss(logits - v, target) for k, v in at_i.items()}}
+    # the loss with each term removed: every term's row at once (one logsumexp, not 27)
+    kept = logits - np.stack(list(at_i.values()))                 # [term, d_vocab]
+    loss = _losses(np.vstack([logits, kept]), target)
+    losses = dict(zip(("none", *at_i), map(float, loss)))
     prev, ind = shipped.roles(model)
     pair = f"{prev[0]}.{prev[1]}{VIRTUAL}{ind[0]}.{ind[1]}"
     extent = _extent(shipped.models_where(), model, shipped.resolve_step(model, step), tuple(tokens))
@@ -63,8 +66,9 @@ def path_expansion(tokens: list[int], position: int, model: str, step) -> dict:
 @lru_cache(maxsize=2)
 def _terms(where: str, model: str, step, tokens: tuple) -> dict:
     """``path_terms`` of the sequence, read-only: they depend on the tokens, not on the position a
-    slider moves (at most 26 x n_ctx x d_vocab floats, 1.7 MB, an entry)."""
-    terms = path_terms(shipped.weights(model, step), np.asarray(tokens))
+    slider moves (at most 26 x n_ctx x d_vocab floats, 1.7 MB, an entry). The last token is only
+    ever a target (no position the slider picks reads it), so the terms stop before it."""
+    terms = path_terms(shipped.weights(model, step), np.asarray(tokens[:-1]))
     for v in terms.values():
         v.setflags(write=False)
     return terms
@@ -75,7 +79,7 @@ def _extent(where: str, model: str, step, tokens: tuple) -> tuple:
     """``((lo, hi) of the contributions, (lo, hi) of the loss changes)`` over every position the
     slider can pick in this sequence (each range includes 0): the panels' x ranges."""
     terms = _terms(where, model, step, tokens)
-    T = np.stack(list(terms.values()))[:, :len(tokens) - 1]       # [term, position, d_vocab]
+    T = np.stack(list(terms.values()))                              # [term, position, d_vocab]
     target = np.asarray(tokens)[1:]
     at = np.arange(len(target))
     logits = T.sum(axis=0)                                          # [position, d_vocab]
@@ -95,10 +99,14 @@ def _range(lo: float, hi: float) -> list[float]:
     return [round(lo - pad, 4), round(hi + pad, 4)]
 
 
-def _loss(logits: np.ndarray, target: int) -> float:
-    """Cross-entropy (nats) of ``target`` under ``logits`` [d_vocab]."""
-    top = logits.max()
-    return float(top + np.log(np.exp(logits - top).sum()) - logits[target])
+def _losses(logits: np.ndarray, target: int) -> np.ndarray:
+    """Cross-entropy (nats) of ``target`` under each row of ``logits`` [rows, d_vocab].
+
+    >>> _losses(np.array([[0.0, 0.0], [0.0, np.log(3.0)]]), 1).round(4).tolist()
+    [0.6931, 0.2877]
+    """
+    top = logits.max(axis=1)
+    return top + np.log(np.exp(logits - top[:, None]).sum(axis=1)) - logits[:, target]
 
 
 def _color(label: str, pair: str) -> str:

@@ -423,11 +423,12 @@ def fit(figure: dict, width: int) -> dict:
         """Room the tick labels of ``a`` take across it (width for a y axis, height for an x axis)."""
         if not a.spec.get("showticklabels", True):
             return 0.0
+        if not a.vertical and a.spec.get("tickangle") not in (-90, 90):
+            return FONT + 6  # labels side by side: one line high, however wide (not measured: a new
+            # range, a token box's new sequence say, would measure every tick count's labels)
         labels = a.spec.get("ticktext") or a.categories
         widest = max(map(text_px, labels)) if labels else widest_tick_px(*a.range(), a.heat and a.whole)
-        if a.vertical:
-            return widest + 8
-        return widest + 6 if a.spec.get("tickangle") in (-90, 90) else FONT + 6
+        return widest + 8 if a.vertical else widest + 6
 
     def title_px(a: _Axis) -> float:
         return TITLE_LINE if _title_text(a.spec.get("title")) else 0.0

@@ -39,6 +39,7 @@ may sit inside ``<output>``. The exact JSON stays in the page's ``data-value``.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -139,8 +140,10 @@ def head(layer: int, h: int) -> str:
     return f"L{int(layer)}H{int(h)}"
 
 
+@functools.lru_cache(maxsize=1024)
 def path_label(key: str) -> str:
-    """A path of the logit expansion in words: ``"0.1>1.2"`` -> ``"L0H1 → L1H2"``.
+    """A path of the logit expansion in words: ``"0.1>1.2"`` -> ``"L0H1 → L1H2"``. Cached: a move
+    of path-expansion names its 27 paths three times, and the names never change.
 
     >>> path_label("direct"), path_label("bias"), path_label("none"), path_label("1.3"), path_label("0.1>1.2")
     ('direct', 'biases', 'no term removed', 'L1H3', 'L0H1 → L1H2')
