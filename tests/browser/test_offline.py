@@ -102,7 +102,9 @@ def test_a_second_visit_reads_no_runtime_file_from_the_network(playwright, serve
     context.close()
     asked = dict(devserver.Handler.requested)
     assert [p for p in asked if p.startswith(RUNTIME)] == [], f"runtime files asked of the network: {asked}"
-    assert set(asked) <= {ARTICLE, "/sw.js"}, asked  # the page revalidates; the browser checks for a new sw.js
+    # The page revalidates; the browser checks for a new sw.js; and a live move Python is slow to
+    # answer may fetch the build's answer of its setting (reduce.js's lateExact): a site file, not the runtime's.
+    assert {p for p in asked if not p.startswith("/answers/")} <= {ARTICLE, "/sw.js"}, asked
     assert errors == []
     assert wasm_deserialised(trace) >= 1, "pyodide.asm.wasm was compiled again, not taken from V8's code cache"
 
