@@ -55,8 +55,9 @@ DRAWING_SIZE = """fig => {
   return [b.width, b.height];
 }"""
 
-#: The colour most often found behind each box of a screenshot taken with the texts hidden.
-SAMPLE = """async ({png, boxes}) => {
+#: The colour most often found behind each box of each screenshot (taken with the texts hidden): one
+#: list of colours a shot, ``[{png, boxes}]`` in.
+SAMPLE = """async shots => Promise.all(shots.map(async ({png, boxes}) => {
   const img = new Image();
   img.src = 'data:image/png;base64,' + png;
   await img.decode();
@@ -78,7 +79,15 @@ SAMPLE = """async ({png, boxes}) => {
     for (const [k, n] of counts) if (n > most) { most = n; best = k; }
     return [(best >> 16) & 255, (best >> 8) & 255, best & 255];
   });
-}"""
+}))"""
+
+#: Every figure's texts (COLLECT) in one call, each read laid out as it is drawn on screen (a figure off
+#: screen is skipped by the browser, and may answer from an older layout: see live_walk.read_figures).
+COLLECT_ALL = f"""figs => figs.map(fig => {{ const skip = fig.style.contentVisibility; fig.style.contentVisibility = 'visible';
+  try {{ return ({COLLECT})(fig); }} finally {{ fig.style.contentVisibility = skip; }} }})"""
+#: Every figure of the page wired (demos.js: those near the screen at once, the rest one an idle moment),
+#: as each is by the time a reader scrolls to it.
+WIRED = "() => window.headspace.marks.pageSetUp != null"
 
 HIDE_TEXT = ".hs-hide-text [data-role='plot'] text { visibility: hidden !important; }"
 
@@ -154,33 +163,39 @@ def problems_of_contrast(texts: list[dict], backgrounds: list) -> list[str]:
     return out
 
 
-def figure_problems(page, fig) -> list[str]:
-    """Every readability problem of one figure (a Playwright locator), as it is drawn now."""
-    fig.scroll_into_view_if_needed()
-    info = fig.evaluate(COLLECT)
-    problems = problems_of_text(info["texts"], info["plot"])
-    if info["texts"]:
-        page.add_style_tag(content=HIDE_TEXT)
-        fig.evaluate("f => f.classList.add('hs-hide-text')")
-        png = fig.locator('[data-role="plot"]').screenshot(animations="disabled")
-        fig.evaluate("f => f.classList.remove('hs-hide-text')")
-        backgrounds = page.evaluate(SAMPLE, {"png": base64.b64encode(png).decode(), "boxes": [t["box"] for t in info["texts"]]})
-        problems += problems_of_contrast(info["texts"], backgrounds)
-    return problems
-
-
 def page_problems(page) -> dict[str, list[str]]:
-    """{figure id (or "page"): problems} for every figure on the page and the page's column."""
+    """{figure id (or "page"): problems} for every figure on the page and the page's column.
+
+    Every figure's texts are read in one call and every figure's texts hidden at once for the
+    screenshots (one a figure's plot, which only shows its own figure), then every background sampled
+    in one call: a figure's round trips to the browser once cost more than its screenshot (decision 0010).
+    """
     found = {}
     overflow = page.evaluate(OVERFLOW)
     if overflow:
         found["page"] = overflow
     figs = page.locator("figure.demo")
-    for i in range(figs.count()):
-        fig = figs.nth(i)
-        problems = figure_problems(page, fig)
-        if problems:
-            found[fig.get_attribute("id")] = problems
+    if figs.count():
+        page.wait_for_function(WIRED, timeout=90_000)  # browser_support.BOOT_MS: a loaded machine
+    infos = figs.evaluate_all(COLLECT_ALL)
+    if not infos:
+        return found
+    problems = [problems_of_text(info["texts"], info["plot"]) for info in infos]
+    drawn = [i for i, info in enumerate(infos) if info["texts"]]
+    if drawn:
+        page.add_style_tag(content=HIDE_TEXT)
+        figs.evaluate_all("figs => figs.forEach(f => f.classList.add('hs-hide-text'))")
+        try:
+            shots = [{"png": base64.b64encode(figs.nth(i).locator('[data-role="plot"]').screenshot(animations="disabled")).decode(),
+                      "boxes": [t["box"] for t in infos[i]["texts"]]} for i in drawn]
+        finally:
+            figs.evaluate_all("figs => figs.forEach(f => f.classList.remove('hs-hide-text'))")
+        for i, backgrounds in zip(drawn, page.evaluate(SAMPLE, shots)):
+            problems[i] += problems_of_contrast(infos[i]["texts"], backgrounds)
+    ids = figs.evaluate_all("figs => figs.map(f => f.getAttribute('id'))")
+    for fig_id, found_here in zip(ids, problems):
+        if found_here:
+            found[fig_id] = found_here
     return found
 
 
