@@ -344,3 +344,25 @@ def test_a_figure_off_screen_shows_the_drawing_for_its_width_before_it_is_set_up
         assert fig.evaluate(SHOWN_DRAWING) == before
     finally:
         context.close()
+
+
+# When the new article's content arrives (the "headspace:page" event, in the swap's own task, before
+# any frame): how many of its prose blocks are skipped, and how many of them there are.
+SKIPPED_ON_ARRIVAL = """() => document.addEventListener('headspace:page', () => {
+  const prose = [...document.querySelectorAll('.post > :is(p, ul, ol)')];
+  window.onArrival = {prose: prose.length, skipped: prose.filter(p => getComputedStyle(p).contentVisibility === 'auto').length};
+}, {once: true})"""
+SKIPPED_NOW = "() => [...document.querySelectorAll('.post > :is(p, ul, ol)')].filter(p => getComputedStyle(p).contentVisibility === 'auto').length"
+
+
+def test_the_next_articles_prose_waits_until_its_figures_are_live(page, site_url):
+    """Its first layout is the equations', headings' and figures' (navigate.js, prose-later.js's
+    skipProse); once its figures answer from Python the prose is laid out, none left skipped."""
+    open_a_live(page, site_url)
+    page.evaluate(SKIPPED_ON_ARRIVAL)
+    page.locator(LINK_TO_B).first.click()
+    page.wait_for_function(B_LIVE, timeout=BOOT_MS)
+    arrival = page.evaluate("() => window.onArrival")
+    assert arrival["prose"] > 20 and arrival["skipped"] == arrival["prose"], arrival
+    page.wait_for_function(f"() => ({SKIPPED_NOW})() === 0", timeout=BOOT_MS)
+    assert page.evaluate("() => [...document.head.querySelectorAll('style')].some(s => s.textContent.includes('content-visibility'))") is False
