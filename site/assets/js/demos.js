@@ -44,11 +44,15 @@ function dispatch(view, event) {
   for (const effect of effects) EFFECTS[effect.type](view, effect);
 }
 
+// Whether a build answer fetched for the control ``name`` is on the grid of the settings ``key`` (their
+// JSON): an answer file of another grid (a stale build) says another value.
+const answerFor = (answer, name, key) => same(answer.params[name], JSON.parse(key)[name]);
+
 const whenIdle = window.requestIdleCallback ? (f) => requestIdleCallback(f, { timeout: 200 }) : (f) => setTimeout(f, 50);
 const EFFECTS = {
   post: (view, { kind, params }) => python.call({ view, kind }, view.state.name, params, draw.drawingWidth(view)),
   fetch: (view, { url, name, key }) => answers.fetchBuildAnswer(url).then(
-    (answer) => dispatch(view, { type: "built", key, answer, width: draw.drawingWidth(view), grid: same(answer.params[name], JSON.parse(key)[name]) }),
+    (answer) => dispatch(view, { type: "built", key, answer, width: draw.drawingWidth(view), grid: answerFor(answer, name, key) }),
     () => dispatch(view, { type: "unbuilt", key })),
   draw: drawAnswer,
   readouts: (view) => updateReadouts(view.fig),
@@ -63,7 +67,7 @@ const EFFECTS = {
   near: standIn,
   // Python live and slow for this setting: the build's answer of it, drawn unless Python's came first.
   exact: (view, { url, name, key }) => answers.fetchBuildAnswer(url).then((answer) => {
-    if (same(answer.params[name], JSON.parse(key)[name])) {
+    if (answerFor(answer, name, key)) {
       dispatch(view, { type: "nearAnswer", key, shown: key, answer, exact: true, width: draw.drawingWidth(view) });
     }
   }, () => {}), // (Python answers anyway)
@@ -104,7 +108,7 @@ function standIn(view, { key }) {
   if (near.start) return found(null);
   const name = near.build.name;
   answers.fetchBuildAnswer(near.build.url).then( // (an answer of another grid than this page's: none)
-    (answer) => (same(answer.params[name], JSON.parse(near.shown)[name]) ? found(answer) : none()), none);
+    (answer) => (answerFor(answer, name, near.shown) ? found(answer) : none()), none);
 }
 
 // A drawing, with the outputs it comes with; Python's counted and timed (tests and bench).
@@ -132,9 +136,10 @@ function drawAnswer(view, { from, answer, json, result, timing }) {
 function move(view, again = false) {
   const params = readParams(view.fig), key = JSON.stringify(params), width = draw.drawingWidth(view);
   const live = view.state.python === "live";
-  dispatch(view, { type: "move", params, key, width, again,
-    kept: live ? answers.kept(answerKey(view.state.index, key, width)) : null,
-    build: live && saveData ? null : answers.buildAnswerURL(view, params) }); // (live: no extra bytes for a data saver)
+  const kept = live ? answers.kept(answerKey(view.state.index, key, width)) : null;
+  // the build's answer: before Python, or while Python computes it (not for a data saver: no extra bytes)
+  dispatch(view, { type: "move", params, key, width, again, kept,
+    build: kept || (live && saveData) ? null : answers.buildAnswerURL(view, params) });
 }
 
 let failure = null; // the runtime failed on this page: a figure wired later says so too
