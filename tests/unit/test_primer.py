@@ -249,6 +249,26 @@ def test_circuits_layer_0_head_has_a_blank_path_panel_and_says_why():
     assert f"path scale {map_scale(shown):.3g}" in " ".join(a["text"] for a in fig["layout"]["annotations"])
     assert fig["layout"]["annotations"][0]["text"].replace("\u00a0", "").replace("<br>", "") == ""
 
+def test_circuits_gates_the_path_controls_by_each_models_measured_roles():
+    """The heads whose path controls act are decided at import without weights (circuits.py):
+    the same heads as each shipped model's roles, found on its weights, give."""
+    from headspace_site.demos import circuits as demo
+    later = [h for h in demo.ALL_HEADS if any(_shipped.parse_head(h, m)[0] > 0 for m in _shipped.MODEL_NAMES)]
+    assert demo._LATER_HEADS == later
+    assert _shipped.INDUCTION in later and _shipped.PREV not in later
+
+
+def test_importing_circuits_loads_no_model():
+    """A page's boot imports its demos before any figure asks for a model: loading both models
+    there took most of the circuits module's import in Pyodide (docs/decisions/0011)."""
+    import subprocess
+    import sys
+    code = ("import headspace_site.runtime as r; r.import_demos(['headspace_site.demos.circuits']); "
+            "from headspace_site.figure import shipped; print(shipped._final.cache_info().currsize)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "0"
+
+
 # -- attention explorer --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", MODELS)

@@ -57,13 +57,24 @@ ALL_HEADS = (shipped.PREV, shipped.INDUCTION) + tuple(
     sorted(set(shipped.HEAD1_OPTIONS[1:]) | set(shipped.HEAD2_OPTIONS[1:])))
 def _after_layer_0(head: str) -> bool:
     """Whether ``head`` is after layer 0 in some shipped model (an earlier head can write to it).
-    A role's layer comes from the model files; importing the registry must not need them (a wheel
-    without models, as the benchmark's plain page loads), and then the roles answer by what they
-    are: an induction head reads what a previous-token head wrote."""
+    Asked when the module is imported, so it loads no weights where the head finder decides the
+    answer by design (``headspace.heads.find_pair`` takes the induction head from layer 1 on and the
+    previous-token head from below the last layer): in a 2-layer model those roles are in layers 1
+    and 0. Loading both models to ask took most of this module's import in the browser
+    (docs/decisions/0011). Without models (the benchmark's plain page) the roles answer by what
+    they are: an induction head reads what a previous-token head wrote.
+
+    >>> _after_layer_0(shipped.INDUCTION), _after_layer_0(shipped.PREV), _after_layer_0("L1H0")
+    (True, False, True)
+    """
+    if head == shipped.INDUCTION:
+        return True
     try:
+        if head == shipped.PREV:
+            return any(shipped.n_layers(m) > 2 and shipped.roles(m)[0][0] > 0 for m in shipped.MODEL_NAMES)
         return any(shipped.parse_head(head, m)[0] > 0 for m in shipped.MODEL_NAMES)
     except ValueError:
-        return head == shipped.INDUCTION
+        return False
 
 
 #: The heads an earlier head can write to, in some shipped model: the path panel's controls act only on these.

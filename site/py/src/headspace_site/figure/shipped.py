@@ -84,6 +84,15 @@ def model_words(name: str) -> str:
     return _MODEL_WORDS.get(name, name)
 
 
+def n_layers(name: str) -> int:
+    """The number of layers of model ``name``, from its config (no weights loaded).
+
+    >>> n_layers("attn-only-2l")
+    2
+    """
+    return _store.read_config(name)["n_layers"]
+
+
 def _where() -> str:
     return str(_store.models_dir())
 
