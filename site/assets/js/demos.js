@@ -133,13 +133,15 @@ function drawAnswer(view, { from, answer, json, result, timing }) {
 }
 
 // ---------- the reader's move, and the worker's messages ----------
+const CLICKED = new Set(["select", "checkbox"]); // a move is a click: the build's answer is asked with the call (reduce.js)
 function move(view, again = false) {
   const params = readParams(view.fig), key = JSON.stringify(params), width = draw.drawingWidth(view);
   const live = view.state.python === "live";
   const kept = live ? answers.kept(answerKey(view.state.index, key, width)) : null;
   // the build's answer: before Python, or while Python computes it (not for a data saver: no extra bytes)
-  dispatch(view, { type: "move", params, key, width, again, kept,
-    build: kept || (live && saveData) ? null : answers.buildAnswerURL(view, params) });
+  const build = kept || (live && saveData) ? null : answers.buildAnswerURL(view, params);
+  if (build && live) build.atOnce = CLICKED.has(view.controls[build.name].dataset.kind);
+  dispatch(view, { type: "move", params, key, width, again, kept, build });
 }
 
 let failure = null; // the runtime failed on this page: a figure wired later says so too
