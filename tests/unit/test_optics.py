@@ -50,3 +50,20 @@ def test_three_polariser_paradox():
 def test_transmission_rejects_wrong_shape():
     with pytest.raises(ValueError, match=r"matrices\[0\] must have shape \[2, 2\]; got \[3, 3\]"):
         optics.transmission([np.eye(3)])
+
+
+def test_the_polarisers_shipped_cloud_is_the_one_its_seed_draws():
+    """polarizer_light.json holds the cloud point_cloud(200, seed=4) draws, to the bit."""
+    from headspace_site.demos import polarizer
+    assert np.array_equal(polarizer._LIGHT, polarizer.draw_light())
+
+
+def test_the_first_articles_figure_answers_without_numpy_random():
+    """The polariser's boot imports its demo and draws it without numpy.random (a fresh process:
+    importing it took about a tenth of that page's imports in Pyodide, docs/decisions/0011)."""
+    import subprocess
+    import sys
+    code = ("import sys, headspace_site.runtime as r; r.import_demos(['headspace_site.demos.polarizer']); "
+            "r.answer('polarizer', '{\"theta\": 31}', 600); print('numpy.random' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,6 +1,15 @@
-"""A single polariser acting on unpolarised light (a cloud of random field vectors)."""
+"""A single polariser acting on unpolarised light (a cloud of random field vectors).
+
+The cloud is the same on every call, drawn once from a seed and shipped beside this module
+(``polarizer_light.json``, rewritten by ``write_light()``; a test draws it again and compares):
+drawing it when the module loaded imported ``numpy.random`` on the first article's boot in the
+browser, about a tenth of that page's imports (docs/decisions/0011).
+"""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 
@@ -8,7 +17,27 @@ from .. import optics
 from headspace_site.figure.style import COLORS, figure, line_through, point_cloud, scatter
 from headspace_site.figure.registry import Output, Param, register
 
-_LIGHT = point_cloud(200, seed=4)
+LIGHT_FILE = Path(__file__).with_name("polarizer_light.json")
+LIGHT_POINTS, LIGHT_SEED = 200, 4
+
+
+def draw_light() -> np.ndarray:
+    """The cloud of field vectors, [2, LIGHT_POINTS], drawn from its seed.
+
+    >>> draw_light().shape
+    (2, 200)
+    """
+    return point_cloud(LIGHT_POINTS, seed=LIGHT_SEED)
+
+
+def write_light(path: Path = LIGHT_FILE) -> Path:
+    """Draw the cloud and save it (floats written exactly: JSON keeps a float's shortest repr)."""
+    light = draw_light()
+    path.write_text(json.dumps({"points": LIGHT_POINTS, "seed": LIGHT_SEED, "light": light.tolist()}) + "\n")
+    return path
+
+
+_LIGHT = np.array(json.loads(LIGHT_FILE.read_text())["light"])
 
 
 @register(
