@@ -344,25 +344,18 @@ test("catching up: the build's answer of the very setting is fetched a frame aft
   assert.ok(!run(live(), move({ theta: 60 }, { build, kept: '{"svg":"<svg/>"}' })).types.includes("exact"));
 });
 
-test("catching up: a click's move (a drop-down, a tick box) asks for the build's answer with the call", () => {
+test("catching up: a click's move (a drop-down, a tick box) requests the build's answer with the call", () => {
   const build = { url: "/answers/x/model/1.json", name: "model", atOnce: true };
+  const lateExact = (params) => ({ type: "lateExact", key: key(params), build });
   let out = run(live(), move({ theta: 60 }, { build }));
   assert.deepEqual(out.effects.slice(1), [{ type: "post", kind: "controls", params: { theta: 60 } },
-    { type: "exact", url: build.url, name: "model", key: key({ theta: 60 }) }, { type: "late", key: key({ theta: 60 }), build: null }]);
-  // it comes first: drawn and said as the build's until Python's answer replaces it
-  out = run(out.state, near({ theta: 60 }, { theta: 60 }, { exact: true }));
-  assert.deepEqual(out.types, ["draw"]);
-  assert.deepEqual(out.state.catching, { key: key({ theta: 60 }), exact: true });
-  out = run(out.state, reply({ theta: 60 }, result()));
-  assert.deepEqual(out.types, ["keep", "draw"]);
-  assert.equal(out.state.catching, null);
-  // Python's came first: the build's, arriving after it, is not drawn and nothing is said
-  out = run(live(), move({ theta: 60 }, { build }), reply({ theta: 60 }, result()), near({ theta: 60 }, { theta: 60 }, { exact: true }));
-  assert.deepEqual(out.types.slice(-2), ["keep", "draw"]);
-  assert.equal(out.state.catching, null);
-  assert.equal(out.state.catchCount, 0);
-  // kept (asked ahead): drawn at once, nothing fetched; before Python, the build's fetch as ever
-  assert.ok(!run(live(), move({ theta: 60 }, { build, kept: '{"svg":"<svg/>"}' })).types.includes("exact"));
+    { type: "request", url: build.url }, { type: "late", key: key({ theta: 60 }), build }]);
+  // read a frame later only if Python has not drawn it, as a slider's is fetched then
+  assert.deepEqual(run(out.state, lateExact({ theta: 60 })).types, ["exact"]);
+  assert.deepEqual(run(out.state, reply({ theta: 60 }, result()), lateExact({ theta: 60 })).types.slice(-2), ["keep", "draw"]);
+  // a slider's move requests nothing ahead; nor a kept answer; before Python, the build's fetch as ever
+  assert.ok(!run(live(), move({ theta: 60 }, { build: { ...build, atOnce: false } })).types.includes("request"));
+  assert.ok(!run(live(), move({ theta: 60 }, { build, kept: '{"svg":"<svg/>"}' })).types.includes("request"));
   assert.deepEqual(run(initial({ index: 0, name: "x", startKey: key({ theta: 30 }), answered: true }), move({ theta: 60 }, { build })).types.slice(0, 2), ["readouts", "fetch"]);
 });
 

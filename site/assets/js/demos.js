@@ -65,6 +65,7 @@ const EFFECTS = {
     setTimeout(() => dispatch(view, { type: "late", key }), window.HEADSPACE_CATCH_UP_MS ?? CATCH_UP_MS);
   },
   near: standIn,
+  request: (view, { url }) => answers.requestBuildAnswer(url), // read, if wanted, by "exact"
   // Python live and slow for this setting: the build's answer of it, drawn unless Python's came first.
   exact: (view, { url, name, key }) => answers.fetchBuildAnswer(url).then((answer) => {
     if (answerFor(answer, name, key)) {
@@ -133,7 +134,7 @@ function drawAnswer(view, { from, answer, json, result, timing }) {
 }
 
 // ---------- the reader's move, and the worker's messages ----------
-const CLICKED = new Set(["select", "checkbox"]); // a move is a click: the build's answer is asked with the call (reduce.js)
+const CLICKED = new Set(["select", "checkbox"]); // a move is a click: the build's answer is requested with the call (reduce.js)
 function move(view, again = false) {
   const params = readParams(view.fig), key = JSON.stringify(params), width = draw.drawingWidth(view);
   const live = view.state.python === "live";

@@ -164,9 +164,22 @@ export function nearestAnswer(view, params, width, moved, onScreen = null) {
 // Fetched answers, kept by address (a promise each), so a drag back and forth asks once.
 const fetched = new Map();
 const movesFetching = new Set(); // the answers moves asked for, on their way (prefetches wait for them)
+const requested = new Map(); // address -> a response requested ahead of its reading (a click's move)
+
+/** Start fetching the build's answer at ``url`` without reading it: fetchBuildAnswer reads it if
+ * it is wanted, and until then the page spends no time on it (the body arrives off the thread). */
+export function requestBuildAnswer(url) {
+  if (fetched.has(url) || requested.has(url)) return;
+  const response = fetch(url, { priority: "high" });
+  response.catch(() => requested.delete(url)); // asked again next time
+  requested.set(url, response);
+}
+
 export function fetchBuildAnswer(url, priority = "high") {
   if (!fetched.has(url)) {
-    const answer = fetch(url, { priority }).then((r) => {
+    const response = requested.get(url) || fetch(url, { priority });
+    requested.delete(url);
+    const answer = response.then((r) => {
       if (!r.ok) throw new Error(`${url} answered ${r.status}`);
       return r.json();
     });

@@ -27,10 +27,12 @@ export const CATCH_UP_MS = 100;
  * it needs no patience, only none wasted: a move Python answers within a frame fetches and draws
  * nothing more, and a slow one (a model or a seed not computed yet) is drawn a fetch later. */
 export const EXACT_AFTER_MS = 16;
-// A move of a drop-down or a tick box (``build.atOnce``) asks for the build's answer with the call
-// instead: the reader clicked once, not dragging through values a fetch each, and such a move is
-// where Python is slow (another model, mode or checkpoint: 100-300 ms in the bench), so the wait of
-// a frame and a fetch put its first drawing past the targets (docs/decisions/0012).
+// A move of a drop-down or a tick box (``build.atOnce``) requests that answer with the call, and it
+// is read and drawn after the same frame's wait if Python has not drawn it: such a move is where
+// Python is slow (another model, mode or checkpoint: 100-300 ms in the bench), and the request's trip
+// then overlaps the frame's wait instead of following it. Only a click: a drag would request every
+// value it passes; and only the request: reading it costs the page time Python's answer, when it
+// comes within the frame, does not need (docs/decisions/0012).
 
 /** The key of Python's answer for figure ``index`` at the settings ``paramsKey`` (their JSON), ``width`` px wide. */
 export const answerKey = (index, paramsKey, width) => `${index}@${width}:${paramsKey}`;
@@ -158,10 +160,10 @@ const EVENTS = {
       s.missed = true; // a call: the values ahead are asked for again, nearest this one first
       if (s.life === "refused") advance(s, "ask");
       if (!s.inFlight) send(s, fx);
-      // if Python has not drawn it a frame later (a click: at once), the build's answer of this very
-      // setting is fetched (if it made one); CATCH_UP_MS later, the nearest answer the page has stands in
-      if (build?.atOnce) fx.push({ type: "exact", url: build.url, name: build.name, key });
-      fx.push({ type: "late", key, build: build?.atOnce ? null : build });
+      // if Python has not drawn it a frame later, the build's answer of this very setting is fetched
+      // (if it made one; a click's was requested now); CATCH_UP_MS later, the nearest answer stands in
+      if (build?.atOnce) fx.push({ type: "request", url: build.url });
+      fx.push({ type: "late", key, build });
       return;
     }
     // Before Python is live: the build's drawing for this setting, if it made one. The setting
