@@ -22,7 +22,7 @@ function runtimeFiles() {
   const index = join(STATIC, built.pyodide_dir);
   const files = Object.values(lock.packages).map((p) => [join(index, p.xz.file_name), join(index, p.file_name), p]);
   files.push([join(dirname(lockPath), lock.stdlib.xz.file_name), join(dirname(lockPath), lock.stdlib.file_name), lock.stdlib]);
-  files.push([join(index, built.wasm_file), join(index, "pyodide.asm.wasm"), null]);
+  if (built.wasm_file.endsWith(".xz")) files.push([join(index, built.wasm_file), join(index, "pyodide.asm.wasm"), null]);
   return files;
 }
 

@@ -127,9 +127,15 @@ function prefetch(indexURL, lockFileURL, wheelsAfter) {
   const lock = lockfile(lockFileURL);
   lock.then((l) => Object.keys(l.packages).forEach((name) => downloads.pending.add(name)), () => {});
   const started = Promise.all([lock, wheelsAfter]).then(([l]) => l);
-  const wheels = Object.fromEntries(WHEELS.map((name) => [name, started.then(({ packages }) => {
-    return fetchChecked(packages[name], indexURL, name);
-  })]));
+  // One after another, in the order they are installed: on a slow link numpy arrives first and is
+  // installed and imported while the two small wheels still arrive (boot), instead of all three
+  // arriving together at the end.
+  let previous = started;
+  const wheels = Object.fromEntries(WHEELS.map((name) => {
+    const wheel = previous.then(() => started).then(({ packages }) => fetchChecked(packages[name], indexURL, name));
+    previous = wheel.catch(() => {});
+    return [name, wheel];
+  }));
   Object.values(wheels).forEach((wheel) => wheel.catch(() => {})); // reported when installed
   const stdlib = lock.then(async ({ stdlib }) => {
     try {
@@ -184,11 +190,8 @@ function compileEarly(indexURL) {
     // the address), V8 finds the module it compiled on an earlier visit beside the HTTP cache's entry.
     drain(counted(r.clone(), "wasm"));
     return r;
-  }) : fetch(new URL(wasmFile, indexURL)).then((r) => {
-    // The xz-compressed copy (xz.js), counted as sent and decoded as it arrives, compiled as it is decoded.
-    if (!r.ok) return r;
-    return new Response(xzDecoded(counted(r, "wasm").body), { headers: { "Content-Type": "application/wasm" } });
-  });
+  }) : decodedWasm(url, new URL(wasmFile, indexURL));
+  if (wasmFile !== "pyodide.asm.wasm") keepDecoded(url, response); // its copy taken before the compile's
   const module = response.then((r) => WebAssembly.compileStreaming(r.clone())).catch(() => null);
   return {
     compiled: module.then(() => {}),
@@ -211,6 +214,37 @@ function compileEarly(indexURL) {
       return { restore() { self.fetch = nativeFetch; WebAssembly.instantiateStreaming = nativeInstantiate; } };
     },
   };
+}
+
+// The interpreter's wasm from its xz-compressed copy (xz.js): counted as sent, decoded as it
+// arrives, compiled as it is decoded. A Response made from decoded bytes has no address, so V8
+// would compile it again on every visit (it keeps a compiled module beside the HTTP cache's or
+// Cache Storage's entry it came from): the decoded wasm is kept in Cache Storage under its own
+// address (keepDecoded), and a later visit compiles that entry, finding V8's compiled module.
+const DECODED = "headspace-runtime-decoded"; // not the service worker's cache: that one goes with each build
+async function decodedWasm(url, xzURL) {
+  try {
+    const kept = await (await caches.open(DECODED)).match(url);
+    if (kept) { // nothing sent: the progress line counts the bytes that arrive
+      downloads.pending.delete("wasm");
+      return kept;
+    }
+  } catch (err) { /* no Cache Storage here (an opaque origin): decode it */ }
+  const r = await fetch(xzURL);
+  if (!r.ok) return r;
+  return new Response(xzDecoded(counted(r, "wasm").body), { headers: { "Content-Type": "application/wasm" } });
+}
+
+// The decoded wasm written to Cache Storage under its address as it is decoded, the only entry of
+// its cache (another Pyodide's goes). A damaged copy fails to decode, and the put with it.
+function keepDecoded(url, response) {
+  response.then(async (r) => {
+    if (!r.ok || r.url) return; // failed, or the kept entry itself
+    const copy = r.clone();
+    const cache = await caches.open(DECODED);
+    for (const old of await cache.keys()) if (old.url !== url) await cache.delete(old);
+    await cache.put(url, copy);
+  }).catch(() => {});
 }
 
 // The runtime's bytes as they arrive, for the page's progress line ("x of y MB") and its stall
@@ -342,7 +376,16 @@ async function boot({ indexURL, lockFileURL }) {
     handOver.restore();
   }
   progress(3); // the interpreter runs
-  for (const name of WHEELS) await install(pyodide, name, wheels[name]);
+  for (const name of WHEELS) {
+    await install(pyodide, name, wheels[name]);
+    // numpy imported as soon as it is in, while the other wheels may still arrive; if it fails, the
+    // runtime's import below fails with it and says why.
+    if (name === "numpy") {
+      const early = pyodide.toPy({});
+      pyodide.runPython(`${FILES_ADDED}\ntry:\n    import numpy\nexcept Exception:\n    pass\n`, { globals: early });
+      early.destroy();
+    }
+  }
   const scope = pyodide.toPy({}); // its own globals: nothing is left in __main__
   pyodide.runPython(FILES_ADDED, { globals: scope });
   const failed = pyodide.runPython(IMPORT_RUNTIME, { globals: scope }); // its exception in one line, said by Python

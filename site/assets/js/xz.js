@@ -3,9 +3,11 @@
 // WebAssembly build of xz-embedded from npm, bundled into the worker: nothing is fetched to run it).
 // Shared by the worker and the Node test that decodes the built files (tests/js/xz.test.mjs).
 
-import xzDecompress from "xz-decompress"; // a CommonJS module: its exports are the default import
+import * as xzDecompress from "xz-decompress";
 
-const { XzReadableStream } = xzDecompress;
+// A CommonJS module that marks itself as compiled from ES modules: the bundler (esbuild) gives its
+// exports as the namespace, Node as its default.
+const { XzReadableStream } = xzDecompress.XzReadableStream ? xzDecompress : xzDecompress.default;
 
 // xz-embedded's return codes (xz.h), for a readable error.
 const CODES = { 2: "unsupported check", 3: "out of memory", 4: "dictionary over the decoder's limit",
