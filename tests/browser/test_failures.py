@@ -26,7 +26,7 @@ def wait_error(page):
 def test_corrupt_wasm_is_reported(page, site_url):
     page.expect_errors = True  # the broken wasm logs to the console by design
     page.add_init_script(DEDICATED)
-    page.context.route("**/pyodide.asm.wasm", lambda route: route.fulfill(
+    page.context.route("**/pyodide.asm.wasm*", lambda route: route.fulfill(
         status=200, body=b"not wasm at all", headers={"Content-Type": "application/wasm"}))
     page.add_init_script("window.HEADSPACE_BOOT_LIMIT_MS = 8000")  # Pyodide may hang on bad wasm
     page.goto(f"{site_url}/posts/polariser/")
@@ -39,7 +39,7 @@ def test_corrupt_wasm_is_reported(page, site_url):
 def test_tampered_wheel_fails_its_integrity_check(page, site_url):
     page.expect_errors = True
     page.add_init_script(DEDICATED)
-    page.context.route("**/headspace-*.whl", lambda route: route.fulfill(status=200, body=b"PK\x03\x04 tampered"))
+    page.context.route("**/headspace-*.whl*", lambda route: route.fulfill(status=200, body=b"PK\x03\x04 tampered"))
     page.goto(f"{site_url}/posts/polariser/")
     message = wait_error(page).text_content()
     assert "Python could not start: the headspace package failed to load" in message, message
@@ -52,11 +52,52 @@ def test_tampered_standard_library_fails_its_check(page, site_url):
     sha256 in the site lockfile."""
     page.expect_errors = True
     page.add_init_script(DEDICATED)
-    page.context.route("**/python_stdlib.zip", lambda route: route.fulfill(status=200, body=b"PK\x03\x04 tampered"))
+    page.context.route("**/python_stdlib.zip*", lambda route: route.fulfill(status=200, body=b"PK\x03\x04 tampered"))
     page.goto(f"{site_url}/posts/polariser/")
     message = wait_error(page).text_content()
     assert "Python could not start" in message, message
     assert "standard library" in message and "sha256" in message, message
+
+
+def damaged(route):
+    """The file as the server sends it, with one byte in its middle flipped."""
+    body = bytearray(route.fetch().body())
+    body[len(body) // 2] ^= 0xFF
+    route.fulfill(status=200, body=bytes(body), headers={"Content-Type": "application/x-xz"})
+
+
+@pytest.mark.routes_downloads
+def test_a_damaged_xz_wheel_fails_its_check(page, site_url):
+    """The worker fetches numpy's wheel xz-compressed (scripts/sitebuild/xz.py): a damaged copy is
+    reported as a failed sha256 check, as an uncompressed one was."""
+    page.expect_errors = True
+    page.add_init_script(DEDICATED)
+    page.context.route("**/numpy-*.whl.xz", damaged)
+    page.goto(f"{site_url}/posts/polariser/")
+    message = wait_error(page).text_content()
+    assert "Python could not start: the numpy package failed to load" in message, message
+    assert "sha256" in message, message
+
+
+def wasm_compressed() -> bool:
+    """Whether this build sends the interpreter's wasm xz-compressed (vendor.py's COMPRESS_WASM)."""
+    import json
+    from pathlib import Path
+    contract = Path(__file__).resolve().parents[2] / "site" / "data" / "contract.json"
+    return json.loads(contract.read_text()).get("wasm_file", "").endswith(".xz")
+
+
+@pytest.mark.routes_downloads
+@pytest.mark.skipif(not wasm_compressed(), reason="this build sends the wasm as it is (vendor.py COMPRESS_WASM)")
+def test_a_damaged_xz_wasm_is_reported(page, site_url):
+    """The interpreter's wasm, xz-compressed, is not in the lockfile: its decoder's error stops the boot."""
+    page.expect_errors = True
+    page.add_init_script(DEDICATED)
+    page.add_init_script("window.HEADSPACE_BOOT_LIMIT_MS = 20000")
+    page.context.route("**/pyodide.asm.wasm.xz", damaged)
+    page.goto(f"{site_url}/posts/polariser/")
+    message = wait_error(page).text_content()
+    assert "Python could not start" in message or "did not start" in message, message
 
 
 def test_python_error_keeps_the_last_figure(page, site_url):

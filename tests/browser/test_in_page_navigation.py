@@ -46,7 +46,7 @@ def test_the_next_article_keeps_the_worker_and_answers_from_python(page, site_ur
     assert page.evaluate(plotly_style)
     worker = page.workers[0] if kind == "dedicated" else None
     downloads = []
-    page.on("request", lambda r: downloads.append(r.url) if r.url.endswith((".wasm", ".whl", "python_stdlib.zip")) else None)
+    page.on("request", lambda r: downloads.append(r.url) if r.url.endswith((".wasm", ".whl", "python_stdlib.zip", ".xz")) else None)
     page.locator(LINK_TO_B).first.click()
     page.wait_for_function(B_LIVE, timeout=BOOT_MS)
     assert page.evaluate("() => window.headspace.navigations") == 1, "the link was followed by a full navigation"

@@ -64,7 +64,7 @@ def test_a_download_that_stalls_ends_in_a_message(page, site_url):
     """No byte of the interpreter for the stall limit (shortened here): a visible error, not a hang."""
     page.expect_errors = True
     page.add_init_script("window.HEADSPACE_WORKER = 'dedicated'; window.HEADSPACE_STALL_MS = 3000")
-    page.context.route("**/pyodide.asm.wasm", lambda route: None)  # never answered
+    page.context.route("**/pyodide.asm.wasm*", lambda route: None)  # never answered
     page.goto(f"{site_url}/posts/polariser/")
     page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'error'", timeout=BOOT_MS)
     message = page.locator('figure.demo [data-role="error"]')

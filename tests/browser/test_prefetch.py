@@ -29,7 +29,7 @@ def wait_for(page, predicate, seconds=20.0):
 
 @pytest.mark.routes_downloads
 def test_a_control_reached_for_before_python_has_its_nearest_answers_fetched(page, site_url):
-    page.context.route("**/pyodide.asm.wasm", lambda route: None)  # Python never arrives
+    page.context.route("**/pyodide.asm.wasm*", lambda route: None)  # Python never arrives
     asked = answers_asked(page)
     page.goto(f"{site_url}/posts/polariser/")
     fig = page.locator("figure.demo")

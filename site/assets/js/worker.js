@@ -12,6 +12,8 @@
 // starts then, and the page's "boot" joins it.
 
 import { FILES_ADDED, WHEELS, installWheel } from "./wheel.js";
+import { xzChecked, xzDecoded } from "./xz.js";
+import { wasmFile } from "@params";
 import { checked, error } from "./figure/protocol.js";
 
 // The interpreter's wasm memory, for the stats message (benchmarks watch it stay flat), captured
@@ -108,14 +110,13 @@ function sri(hex) {
   return "sha256-" + btoa(String.fromCharCode(...hex.match(/../g).map((h) => parseInt(h, 16))));
 }
 
-// Download the standard library and the wheels while Pyodide itself boots; loadPyodide then finds
-// the standard library in the HTTP cache (served immutable). Each is checked against its sha256 in
-// the site lockfile (the browser's subresource integrity check): the standard library's (the
-// lockfile's "stdlib" entry, beside it) by the promise this returns, which fails if it does not
-// match; each wheel's by its promise in `wheels` (name -> promise of its bytes), which the boot
-// installs. The wheels, needed only once the interpreter runs, start when `wheelsAfter` settles
-// (the interpreter's wasm is in): until then they would take bandwidth from the download the boot
-// waits for.
+// Download the standard library and the wheels while Pyodide itself boots. Each is checked against
+// its sha256 in the site lockfile (fetchChecked): the standard library's (the lockfile's "stdlib"
+// entry, beside it) by the promise of its bytes this returns, which fails if it does not match, and
+// which loadPyodide's own fetch of it is handed; each wheel's by its promise in `wheels` (name ->
+// promise of its bytes), which the boot installs. The wheels, needed only once the interpreter runs,
+// start when `wheelsAfter` settles (the interpreter's wasm is in): until then they would take
+// bandwidth from the download the boot waits for.
 const lockfiles = new Map(); // URL -> promise of the site lockfile's JSON
 function lockfile(url) {
   if (!lockfiles.has(url)) lockfiles.set(url, fetchOk(url).then((r) => r.json()));
@@ -126,20 +127,36 @@ function prefetch(indexURL, lockFileURL, wheelsAfter) {
   const lock = lockfile(lockFileURL);
   lock.then((l) => Object.keys(l.packages).forEach((name) => downloads.pending.add(name)), () => {});
   const started = Promise.all([lock, wheelsAfter]).then(([l]) => l);
-  const wheels = Object.fromEntries(WHEELS.map((name) => [name, started.then(({ packages }) => {
-    const pkg = packages[name];
-    return fetchOk(new URL(pkg.file_name, indexURL), { integrity: sri(pkg.sha256) })
-      .then((r) => counted(r, name).arrayBuffer()).then((buffer) => new Uint8Array(buffer));
-  })]));
+  // One after another, in the order they are installed: on a slow link numpy arrives first and is
+  // installed and imported while the two small wheels still arrive (boot), instead of all three
+  // arriving together at the end.
+  let previous = started;
+  const wheels = Object.fromEntries(WHEELS.map((name) => {
+    const wheel = previous.then(() => started).then(({ packages }) => fetchChecked(packages[name], indexURL, name));
+    previous = wheel.catch(() => {});
+    return [name, wheel];
+  }));
   Object.values(wheels).forEach((wheel) => wheel.catch(() => {})); // reported when installed
-  const stdlibChecked = lock.then(async ({ stdlib }) => {
+  const stdlib = lock.then(async ({ stdlib }) => {
     try {
-      await fetchOk(new URL(stdlib.file_name, lockFileURL), { integrity: sri(stdlib.sha256) }).then((r) => counted(r, "stdlib").arrayBuffer());
+      return await fetchChecked(stdlib, lockFileURL, "stdlib");
     } catch (err) {
       throw new Error(`the standard library could not be downloaded or did not match the sha256 in pyodide-lock.json (${err.message})`);
     }
   });
-  return { stdlibChecked, wheels };
+  return { stdlib, wheels };
+}
+
+// A lockfile entry's file, checked against its sha256: the xz-compressed copy where the entry names
+// one (decoded while it arrives, xz.js), else the file itself (the browser's integrity check).
+// Its bytes as sent count towards the progress line.
+async function fetchChecked(entry, base, label) {
+  if (entry.xz) {
+    const response = await fetchOk(new URL(entry.xz.file_name, base));
+    return xzChecked(counted(response, label), { xzSha256: entry.xz.sha256, sha256: entry.sha256 });
+  }
+  const response = await fetchOk(new URL(entry.file_name, base), { integrity: sri(entry.sha256) });
+  return new Uint8Array(await counted(response, label).arrayBuffer());
 }
 
 // Write a checked wheel into the interpreter's site-packages and link its shared libraries, as
@@ -168,20 +185,25 @@ async function install(pyodide, name, wheel) {
 // the module is compiled (or failed): the download is over by then.
 function compileEarly(indexURL) {
   const url = new URL("pyodide.asm.wasm", indexURL).href;
-  const response = fetch(url);
-  // Counted on a clone of its own: compiled from a response the fetch itself made (its clone keeps
-  // the address), V8 finds the module it compiled on an earlier visit beside the HTTP cache's entry.
-  response.then((r) => drain(counted(r.clone(), "wasm")), () => {});
+  const response = wasmFile === "pyodide.asm.wasm" ? fetch(url).then((r) => {
+    // Counted on a clone of its own: compiled from a response the fetch itself made (its clone keeps
+    // the address), V8 finds the module it compiled on an earlier visit beside the HTTP cache's entry.
+    drain(counted(r.clone(), "wasm"));
+    return r;
+  }) : decodedWasm(url, new URL(wasmFile, indexURL));
+  if (wasmFile !== "pyodide.asm.wasm") keepDecoded(url, response); // its copy taken before the compile's
   const module = response.then((r) => WebAssembly.compileStreaming(r.clone())).catch(() => null);
   return {
     compiled: module.then(() => {}),
-    handOver() {
+    // `more`: other addresses the loader fetches, each answered once with the promise of a Response.
+    handOver(more = {}) {
       const [nativeFetch, nativeInstantiate] = [self.fetch, WebAssembly.instantiateStreaming];
-      let fetched = false;
+      const answers = new Map([[url, () => response], ...Object.entries(more)]);
       self.fetch = (input, init) => {
-        if (fetched || String(input) !== url) return nativeFetch(input, init);
-        fetched = true;
-        return response;
+        const answer = answers.get(String(input));
+        if (!answer) return nativeFetch(input, init);
+        answers.delete(String(input));
+        return answer();
       };
       WebAssembly.instantiateStreaming = async (source, imports) => {
         const compiled = await module;
@@ -192,6 +214,37 @@ function compileEarly(indexURL) {
       return { restore() { self.fetch = nativeFetch; WebAssembly.instantiateStreaming = nativeInstantiate; } };
     },
   };
+}
+
+// The interpreter's wasm from its xz-compressed copy (xz.js): counted as sent, decoded as it
+// arrives, compiled as it is decoded. A Response made from decoded bytes has no address, so V8
+// would compile it again on every visit (it keeps a compiled module beside the HTTP cache's or
+// Cache Storage's entry it came from): the decoded wasm is kept in Cache Storage under its own
+// address (keepDecoded), and a later visit compiles that entry, finding V8's compiled module.
+const DECODED = "headspace-runtime-decoded"; // not the service worker's cache: that one goes with each build
+async function decodedWasm(url, xzURL) {
+  try {
+    const kept = await (await caches.open(DECODED)).match(url);
+    if (kept) { // nothing sent: the progress line counts the bytes that arrive
+      downloads.pending.delete("wasm");
+      return kept;
+    }
+  } catch (err) { /* no Cache Storage here (an opaque origin): decode it */ }
+  const r = await fetch(xzURL);
+  if (!r.ok) return r;
+  return new Response(xzDecoded(counted(r, "wasm").body), { headers: { "Content-Type": "application/wasm" } });
+}
+
+// The decoded wasm written to Cache Storage under its address as it is decoded, the only entry of
+// its cache (another Pyodide's goes). A damaged copy fails to decode, and the put with it.
+function keepDecoded(url, response) {
+  response.then(async (r) => {
+    if (!r.ok || r.url) return; // failed, or the kept entry itself
+    const copy = r.clone();
+    const cache = await caches.open(DECODED);
+    for (const old of await cache.keys()) if (old.url !== url) await cache.delete(old);
+    await cache.put(url, copy);
+  }).catch(() => {});
 }
 
 // The runtime's bytes as they arrive, for the page's progress line ("x of y MB") and its stall
@@ -291,7 +344,8 @@ async function boot({ indexURL, lockFileURL }) {
   Object.assign(downloads, { bytes: 0, pending: new Set(["wasm", "stdlib"]) }); // a boot after a failed one counts again
   progress(1);
   const wasm = compileEarly(indexURL);
-  const { stdlibChecked, wheels } = prefetch(indexURL, lockFileURL, wasm.compiled);
+  const { stdlib, wheels } = prefetch(indexURL, lockFileURL, wasm.compiled);
+  const stdlibChecked = stdlib.then(() => {});
   stdlibChecked.then(() => progress(2), () => {}); // awaited below
   // Pyodide's JavaScript half (a worker's scripts are not compiled off the thread) is loaded by loadPyodide only after pyodide.mjs has run. Imported now, it is
   // downloaded and compiled while the wasm still arrives; loadPyodide then finds it loaded (it
@@ -301,14 +355,16 @@ async function boot({ indexURL, lockFileURL }) {
   scriptBytes(new URL("pyodide.mjs", indexURL));
   await runtimeScript;
   WebAssembly.Memory = CapturingMemory;
-  const handOver = wasm.handOver();
+  const stdLibURL = new URL("python_stdlib.zip", lockFileURL).href; // beside it, compiled to bytecode
+  // The loader's fetch of the standard library gets the checked (and decoded) bytes.
+  const handOver = wasm.handOver({ [stdLibURL]: () => stdlib.then((bytes) => new Response(bytes)) });
   let pyodide;
   try {
     // A standard library that fails its check stops the boot at once, with the reason.
     [pyodide] = await Promise.all([loadPyodide({
       indexURL,
       lockFileURL, // the site's own: numpy and headspace, with their sha256
-      stdLibURL: new URL("python_stdlib.zip", lockFileURL).href, // beside it, compiled to bytecode
+      stdLibURL,
       stdout: () => {},
       stderr: (line) => console.warn("[python]", line),
     }), stdlibChecked]);
@@ -320,7 +376,16 @@ async function boot({ indexURL, lockFileURL }) {
     handOver.restore();
   }
   progress(3); // the interpreter runs
-  for (const name of WHEELS) await install(pyodide, name, wheels[name]);
+  for (const name of WHEELS) {
+    await install(pyodide, name, wheels[name]);
+    // numpy imported as soon as it is in, while the other wheels may still arrive; if it fails, the
+    // runtime's import below fails with it and says why.
+    if (name === "numpy") {
+      const early = pyodide.toPy({});
+      pyodide.runPython(`${FILES_ADDED}\ntry:\n    import numpy\nexcept Exception:\n    pass\n`, { globals: early });
+      early.destroy();
+    }
+  }
   const scope = pyodide.toPy({}); // its own globals: nothing is left in __main__
   pyodide.runPython(FILES_ADDED, { globals: scope });
   const failed = pyodide.runPython(IMPORT_RUNTIME, { globals: scope }); // its exception in one line, said by Python
