@@ -34,6 +34,9 @@ one visit the site reads offline, its figures going live.
 // Written by Hugo from layouts/home.sw.js; do not edit.
 const VERSION = {{ $version | jsonify }};
 const CACHE = `headspace-${VERSION}`;
+// The worker's own cache of the runtime's files decoded (worker.js): it keeps and prunes it itself,
+// so a new build's service worker neither deletes it nor copies it into its own.
+const DECODED = "headspace-runtime-decoded";
 const ROOT = new URL({{ $root | jsonify }}, self.location).pathname;
 const PYODIDE = new URL({{ $contract.pyodide_dir | relURL | jsonify }}, self.location).href;
 const LOCKFILE = new URL({{ $contract.lockfile | relURL | jsonify }}, self.location).href;
@@ -62,7 +65,7 @@ self.addEventListener("install", (event) => {
 self.addEventListener("activate", (event) => {
   event.waitUntil((async () => {
     for (const name of await caches.keys()) {
-      if (name.startsWith("headspace-") && name !== CACHE) await caches.delete(name);
+      if (name.startsWith("headspace-") && name !== CACHE && name !== DECODED) await caches.delete(name);
     }
     if (self.registration.navigationPreload) await self.registration.navigationPreload.enable();
     await self.clients.claim();
@@ -74,7 +77,7 @@ async function carryOver() {
   const cache = await caches.open(CACHE);
   const pyodide = new URL(PYODIDE).pathname;
   for (const name of await caches.keys()) {
-    if (!name.startsWith("headspace-") || name === CACHE) continue;
+    if (!name.startsWith("headspace-") || name === CACHE || name === DECODED) continue;
     const old = await caches.open(name);
     for (const request of await old.keys()) {
       const path = new URL(request.url).pathname;

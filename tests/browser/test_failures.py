@@ -116,13 +116,15 @@ def test_python_error_keeps_the_last_figure(page, site_url):
 
 
 def test_a_shared_worker_that_never_answers_is_reported(page, site_url):
-    """The same limit guards the SharedWorker: a boot that does not finish in time is an error."""
+    """The same limit guards the SharedWorker: a boot that does not finish in time is an error.
+    (A millisecond: since numpy is installed and imported while the small wheels still arrive, what
+    is left after the last byte can take less than the 0.3 s this test once allowed.)"""
     page.expect_errors = True
-    page.add_init_script("window.HEADSPACE_BOOT_LIMIT_MS = 300")
+    page.add_init_script("window.HEADSPACE_BOOT_LIMIT_MS = 1")
     page.goto(f"{site_url}/posts/polariser/")
     message = wait_error(page)
     assert page.evaluate("() => window.headspace.marks.workerKind") == "shared"
-    assert "Python did not start within 0.3 s" in message.text_content()
+    assert "Python did not start within 0.001 s" in message.text_content()
 
 
 def test_missing_plotly_is_reported(page, site_url):

@@ -23,7 +23,8 @@ LIVE = "() => [...document.querySelectorAll('figure.demo')].every(f => f.dataset
 # What the page and its worker load before Python runs: in the service worker's cache once it says
 # "kept". (Checked with evaluate: wait_for_function takes a returned promise as truthy at once.)
 KEPT = """async () => {
-    const names = await caches.keys();
+    // one build's cache; beside it the worker's own, of the runtime's archives decoded
+    const names = (await caches.keys()).filter((name) => name !== 'headspace-runtime-decoded');
     if (names.length !== 1) return false;
     const cache = await caches.open(names[0]);
     const paths = (await cache.keys()).map(r => new URL(r.url).pathname);
@@ -107,6 +108,33 @@ def test_a_second_visit_reads_no_runtime_file_from_the_network(playwright, serve
     assert {p for p in asked if not p.startswith("/answers/")} <= {ARTICLE, "/sw.js"}, asked
     assert errors == []
     assert wasm_deserialised(trace) >= 1, "pyodide.asm.wasm was compiled again, not taken from V8's code cache"
+
+
+KEPT_DECODED = """async () => (await (await caches.open('headspace-runtime-decoded')).keys())
+    .map((r) => new URL(r.url).pathname)"""
+
+
+def test_a_second_visit_decodes_no_archive_again(playwright, server, tmp_path):
+    """The runtime's archives travel xz-compressed (decision 0011) and the worker keeps each one
+    decoded: a returning visit asks for no .xz file at all (not even of the service worker), so it
+    neither downloads nor decodes them again, and its Python is live."""
+    url = f"http://127.0.0.1:{server.server_port}{ARTICLE}"
+    asked = {"first": [], "second": []}
+    for when in asked:
+        context = playwright.chromium.launch_persistent_context(
+            tmp_path, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, reduced_motion="reduce",
+            viewport={"width": 1100, "height": 900})
+        context.on("request", lambda r, when=when: asked[when].append(r.url))
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(url)
+        page.wait_for_function(LIVE, timeout=BOOT_MS)
+        page.wait_for_function("() => document.documentElement.dataset.offlineCopy === 'kept'", timeout=30_000)
+        kept = page.evaluate(KEPT_DECODED)
+        context.close()
+    xz = {when: [u for u in urls if u.endswith(".xz")] for when, urls in asked.items()}
+    assert any(u.endswith(".whl.xz") for u in xz["first"]), xz  # the first visit fetches them compressed
+    assert xz["second"] == [], xz
+    assert sum(k.endswith(".whl") for k in kept) == 3 and any(k.endswith("/python_stdlib.zip") for k in kept), kept
 
 
 def test_the_article_reads_offline_after_one_visit(playwright, server, tmp_path):

@@ -12,7 +12,7 @@
 // starts then, and the page's "boot" joins it.
 
 import { FILES_ADDED, WHEELS, installWheel } from "./wheel.js";
-import { xzChecked, xzDecoded } from "./xz.js";
+import { sha256Hex, xzChecked, xzDecoded } from "./xz.js";
 import { wasmFile } from "@params";
 import { checked, error } from "./figure/protocol.js";
 
@@ -125,7 +125,11 @@ function lockfile(url) {
 
 function prefetch(indexURL, lockFileURL, wheelsAfter) {
   const lock = lockfile(lockFileURL);
-  lock.then((l) => Object.keys(l.packages).forEach((name) => downloads.pending.add(name)), () => {});
+  lock.then((l) => {
+    Object.keys(l.packages).forEach((name) => downloads.pending.add(name));
+    forgetOtherDecoded(new Set([new URL("pyodide.asm.wasm", indexURL).href, new URL(l.stdlib.file_name, lockFileURL).href,
+      ...Object.values(l.packages).map((pkg) => new URL(pkg.file_name, indexURL).href)]));
+  }, () => {});
   const started = Promise.all([lock, wheelsAfter]).then(([l]) => l);
   // One after another, in the order they are installed: on a slow link numpy arrives first and is
   // installed and imported while the two small wheels still arrive (boot), instead of all three
@@ -149,11 +153,19 @@ function prefetch(indexURL, lockFileURL, wheelsAfter) {
 
 // A lockfile entry's file, checked against its sha256: the xz-compressed copy where the entry names
 // one (decoded while it arrives, xz.js), else the file itself (the browser's integrity check).
-// Its bytes as sent count towards the progress line.
+// Its bytes as sent count towards the progress line. A decoded copy is kept (keptArchive).
 async function fetchChecked(entry, base, label) {
   if (entry.xz) {
+    const url = new URL(entry.file_name, base).href;
+    const kept = await keptArchive(url, entry.sha256);
+    if (kept) {
+      downloads.pending.delete(label); // nothing sent
+      return kept;
+    }
     const response = await fetchOk(new URL(entry.xz.file_name, base));
-    return xzChecked(counted(response, label), { xzSha256: entry.xz.sha256, sha256: entry.sha256 });
+    const bytes = await xzChecked(counted(response, label), { xzSha256: entry.xz.sha256, sha256: entry.sha256 });
+    caches.open(DECODED).then((cache) => cache.put(url, new Response(bytes))).catch(() => {});
+    return bytes;
   }
   const response = await fetchOk(new URL(entry.file_name, base), { integrity: sri(entry.sha256) });
   return new Uint8Array(await counted(response, label).arrayBuffer());
@@ -221,7 +233,31 @@ function compileEarly(indexURL) {
 // would compile it again on every visit (it keeps a compiled module beside the HTTP cache's or
 // Cache Storage's entry it came from): the decoded wasm is kept in Cache Storage under its own
 // address (keepDecoded), and a later visit compiles that entry, finding V8's compiled module.
-const DECODED = "headspace-runtime-decoded"; // not the service worker's cache: that one goes with each build
+const DECODED = "headspace-runtime-decoded"; // not the service worker's cache (which goes with each build; its sw.js leaves this one alone)
+
+// An archive decoded on an earlier visit, kept under its own address (never fetched itself) so that
+// a returning reader neither downloads nor decodes it again (decoding the four took 0.4 to 1 s of
+// the worker's boot on every visit, decision 0011), if its bytes still match the lockfile's sha256;
+// else undefined, and it is fetched and decoded again.
+async function keptArchive(url, sha256) {
+  try {
+    const cache = await caches.open(DECODED);
+    const kept = await cache.match(url);
+    if (!kept) return undefined;
+    const bytes = new Uint8Array(await kept.arrayBuffer());
+    if (await sha256Hex(bytes) === sha256) return bytes;
+    await cache.delete(url);
+  } catch (err) { /* no Cache Storage here (an opaque origin): fetch and decode it */ }
+  return undefined;
+}
+
+// Another build's decoded files go once this build's lockfile is known (``keep``: the addresses of
+// this runtime's decoded files).
+function forgetOtherDecoded(keep) {
+  caches.open(DECODED).then(async (cache) => {
+    for (const old of await cache.keys()) if (!keep.has(old.url)) await cache.delete(old);
+  }).catch(() => {});
+}
 async function decodedWasm(url, xzURL) {
   try {
     const kept = await (await caches.open(DECODED)).match(url);
@@ -235,15 +271,13 @@ async function decodedWasm(url, xzURL) {
   return new Response(xzDecoded(counted(r, "wasm").body), { headers: { "Content-Type": "application/wasm" } });
 }
 
-// The decoded wasm written to Cache Storage under its address as it is decoded, the only entry of
-// its cache (another Pyodide's goes). A damaged copy fails to decode, and the put with it.
+// The decoded wasm written to Cache Storage under its address as it is decoded. A damaged copy
+// fails to decode, and the put with it.
 function keepDecoded(url, response) {
   response.then(async (r) => {
     if (!r.ok || r.url) return; // failed, or the kept entry itself
     const copy = r.clone();
-    const cache = await caches.open(DECODED);
-    for (const old of await cache.keys()) if (old.url !== url) await cache.delete(old);
-    await cache.put(url, copy);
+    await (await caches.open(DECODED)).put(url, copy);
   }).catch(() => {});
 }
 

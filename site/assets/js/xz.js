@@ -41,6 +41,8 @@ function errorsReadable() {
 }
 
 const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+/** The sha256 of ``bytes`` in hex, as the site lockfile writes it. */
+export const sha256Hex = async (bytes) => hex(await crypto.subtle.digest("SHA-256", bytes));
 
 async function collect(stream) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
@@ -55,11 +57,11 @@ export async function xzChecked(response, { xzSha256, sha256 }) {
   const decoding = collect(xzDecoded(forDecoder));
   decoding.catch(() => {}); // a file that does not match its sha256 says so first
   const compressed = await collect(forHash);
-  if (hex(await crypto.subtle.digest("SHA-256", compressed)) !== xzSha256) {
+  if (await sha256Hex(compressed) !== xzSha256) {
     throw new Error(`${response.url || "the file"} did not match its sha256 in pyodide-lock.json`);
   }
   const decoded = await decoding;
-  if (sha256 && hex(await crypto.subtle.digest("SHA-256", decoded)) !== sha256) {
+  if (sha256 && await sha256Hex(decoded) !== sha256) {
     throw new Error(`${response.url || "the file"} decoded to bytes that do not match their sha256 in pyodide-lock.json`);
   }
   return decoded;
