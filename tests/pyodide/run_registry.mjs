@@ -44,6 +44,8 @@ const runtime = pyodide.pyimport("headspace_site.runtime");
 runtime.import_demos(pyodide.toPy(["headspace_site.demos.polarizer"]));
 answer("polarizer", { theta: 31 }, 600);
 const firstFigureModules = pyodide.runPython("import sys; sorted(sys.modules)").toJs();
+// numpy.random as a seeded demo imports it (the first figure no longer does): what comes with it.
+const randomModules = pyodide.runPython("import sys, numpy.random; sorted(sys.modules)").toJs();
 function answer(name, params, ...rest) {
   const out = runtime.answer(name, JSON.stringify(params), ...rest);
   const [status, json] = out.toJs();
@@ -87,6 +89,7 @@ try {
   info.traceback = String(err.message);
 }
 info.firstFigureModules = firstFigureModules;
+info.randomModules = randomModules;
 info.errors = errors;
 // numpy.random's names its browser copy imports on first use (vendor.py), still there when asked for.
 info.legacyRandom = JSON.parse(pyodide.runPython(

@@ -15,6 +15,7 @@ def test_collect_pass_finds_every_shortcode_without_prerendered_data(tmp_path):
     site = tmp_path / "site"
     shutil.copytree(ROOT / "site", site, ignore=shutil.ignore_patterns("public", "resources", "demos.json", "answers"))
     (tmp_path / "py").symlink_to(ROOT / "py")  # the models mount: ../py/src/headspace/models
+    (tmp_path / "node_modules").symlink_to(ROOT / "node_modules")  # the worker's bundled xz decoder
     assert not (site / "data" / "demos.json").exists()
     read = prerender.collect(site)
     uses = read["demo-uses.json"]
