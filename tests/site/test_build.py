@@ -207,7 +207,7 @@ def test_runtime_is_self_hosted(built):
         # what the worker fetches: the xz-compressed copy (sitebuild/xz.py; tests/js/xz.test.mjs decodes it)
         packed = (built / contract["pyodide_dir"] / pkg["xz"]["file_name"]).resolve()
         assert hashlib.sha256(packed.read_bytes()).hexdigest() == pkg["xz"]["sha256"]
-    assert (built / contract["pyodide_dir"] / contract["wasm_file"]).is_file()
+    assert (built / contract["pyodide_dir"] / "pyodide.asm.wasm").is_file()
     for path, page in pages(built):
         where = path.relative_to(built)
         for tag, url in page.fetched:  # protocol-relative //host/... is off-site too

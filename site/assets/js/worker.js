@@ -12,8 +12,7 @@
 // starts then, and the page's "boot" joins it.
 
 import { FILES_ADDED, WHEELS, installWheel } from "./wheel.js";
-import { sha256Hex, xzChecked, xzDecoded } from "./xz.js";
-import { wasmFile } from "@params";
+import { sha256Hex, xzChecked } from "./xz.js";
 import { checked, error } from "./figure/protocol.js";
 
 // The interpreter's wasm memory, for the stats message (benchmarks watch it stay flat), captured
@@ -197,13 +196,14 @@ async function install(pyodide, name, wheel) {
 // the module is compiled (or failed): the download is over by then.
 function compileEarly(indexURL) {
   const url = new URL("pyodide.asm.wasm", indexURL).href;
-  const response = wasmFile === "pyodide.asm.wasm" ? fetch(url).then((r) => {
+  const response = fetch(url).then((r) => {
     // Counted on a clone of its own: compiled from a response the fetch itself made (its clone keeps
     // the address), V8 finds the module it compiled on an earlier visit beside the HTTP cache's entry.
+    // (Not sent xz-compressed as the archives are: a module compiled from decoded bytes is compiled
+    // again on every visit; decision 0011.)
     drain(counted(r.clone(), "wasm"));
     return r;
-  }) : decodedWasm(url, new URL(wasmFile, indexURL));
-  if (wasmFile !== "pyodide.asm.wasm") keepDecoded(url, response); // its copy taken before the compile's
+  });
   const module = response.then((r) => WebAssembly.compileStreaming(r.clone())).catch(() => null);
   return {
     compiled: module.then(() => {}),
@@ -228,11 +228,7 @@ function compileEarly(indexURL) {
   };
 }
 
-// The interpreter's wasm from its xz-compressed copy (xz.js): counted as sent, decoded as it
-// arrives, compiled as it is decoded. A Response made from decoded bytes has no address, so V8
-// would compile it again on every visit (it keeps a compiled module beside the HTTP cache's or
-// Cache Storage's entry it came from): the decoded wasm is kept in Cache Storage under its own
-// address (keepDecoded), and a later visit compiles that entry, finding V8's compiled module.
+// The archives decoded (xz.js), kept in Cache Storage for a returning reader.
 const DECODED = "headspace-runtime-decoded"; // not the service worker's cache (which goes with each build; its sw.js leaves this one alone)
 
 // An archive decoded on an earlier visit, kept under its own address (never fetched itself) so that
@@ -258,29 +254,6 @@ function forgetOtherDecoded(keep) {
     for (const old of await cache.keys()) if (!keep.has(old.url)) await cache.delete(old);
   }).catch(() => {});
 }
-async function decodedWasm(url, xzURL) {
-  try {
-    const kept = await (await caches.open(DECODED)).match(url);
-    if (kept) { // nothing sent: the progress line counts the bytes that arrive
-      downloads.pending.delete("wasm");
-      return kept;
-    }
-  } catch (err) { /* no Cache Storage here (an opaque origin): decode it */ }
-  const r = await fetch(xzURL);
-  if (!r.ok) return r;
-  return new Response(xzDecoded(counted(r, "wasm").body), { headers: { "Content-Type": "application/wasm" } });
-}
-
-// The decoded wasm written to Cache Storage under its address as it is decoded. A damaged copy
-// fails to decode, and the put with it.
-function keepDecoded(url, response) {
-  response.then(async (r) => {
-    if (!r.ok || r.url) return; // failed, or the kept entry itself
-    const copy = r.clone();
-    await (await caches.open(DECODED)).put(url, copy);
-  }).catch(() => {});
-}
-
 // The runtime's bytes as they arrive, for the page's progress line ("x of y MB") and its stall
 // watch (a slow link is not a failure; no byte for a long time is): the wasm, the standard library
 // and the wheels are read through a counter; Pyodide's two scripts count once imported. `pending`
