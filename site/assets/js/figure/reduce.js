@@ -29,7 +29,7 @@ export const CATCH_UP_MS = 100;
 export const EXACT_AFTER_MS = 16;
 // A move of a drop-down or a tick box (``build.atOnce``) requests that answer with the call, and it
 // is read and drawn after the same frame's wait if Python has not drawn it: such a move is where
-// Python is slow (another model, mode or checkpoint: 100-300 ms in the bench), and the request's trip
+// Python is slow (another model, mode or checkpoint to load and compute), and the request's trip
 // then overlaps the frame's wait instead of following it. Only a click: a drag would request every
 // value it passes; and only the request: reading it costs the page time Python's answer, when it
 // comes within the frame, does not need (docs/decisions/0012).

@@ -3,7 +3,7 @@
 The cloud is the same on every call, drawn once from a seed and shipped beside this module
 (``polarizer_light.json``, rewritten by ``write_light()``; a test draws it again and compares):
 drawing it when the module loaded imported ``numpy.random`` on the first article's boot in the
-browser, about a tenth of that page's imports (docs/decisions/0011).
+browser, which nothing else there needs (docs/decisions/0011 has the timings).
 """
 
 from __future__ import annotations
