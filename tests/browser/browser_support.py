@@ -13,6 +13,8 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from headspace_site.demos import REGISTRY, format_outputs
 from headspace_site.figure.registry import Outputs
 
@@ -153,11 +155,27 @@ def worker_caught_up(page, timeout=BOOT_MS):
     """Every message the page sent Python's worker before now has been answered, and the page has
     handled each answer and drawn a frame after them. The worker answers its messages in order, so
     the reply to a stats message sent now comes after the reply to any call or refusal in flight.
-    Python must be live (``stats`` starts the boot otherwise)."""
+    Python must be live (``stats`` starts the boot otherwise). If it does not come, the error says
+    which step stalled (the worker's reply or the frame after it) and what the page held then."""
     flag = page.evaluate("""() => { const k = "caughtUp" + Math.random();
-        window.headspace.stats().then(() => requestAnimationFrame(() => setTimeout(() => { window[k] = true; })));
+        window[k] = "sent";
+        window.headspace.stats().then(() => { window[k] = "answered";
+            requestAnimationFrame(() => setTimeout(() => { window[k] = true; })); });
         return k; }""")
-    page.wait_for_function("k => window[k] === true", arg=flag, timeout=timeout)
+    try:
+        page.wait_for_function("k => window[k] === true", arg=flag, timeout=timeout)
+    except PlaywrightTimeout:
+        raise AssertionError(f"the worker did not catch up within {timeout / 1000:.0f} s: "
+                             f"{json.dumps(page.evaluate(CAUGHT_UP_STATE, flag))}") from None
+
+
+# What a stalled wait for the worker reports: how far the stats message got ("sent": no reply;
+# "answered": no frame since), the worker, and each figure's life and call in flight.
+CAUGHT_UP_STATE = """k => ({step: window[k], workers: window.headspace.workers(),
+    pythonReady: window.headspace.marks.pythonReady ?? null, visibility: document.visibilityState,
+    figures: [...document.querySelectorAll("figure.demo")].map((f) => {
+        const s = window.headspace.state(f);
+        return [f.id, f.dataset.status, s ? {life: s.life, inFlight: Boolean(s.inFlight), queued: Boolean(s.queued)} : null]; })})"""
 
 
 def in_view(page, selector: str, visible: bool = True, timeout=10_000):

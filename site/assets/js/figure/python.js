@@ -51,6 +51,7 @@ export function close() {
   worker = null;
   for (const call of pending.values()) if (call.answered) call.answered(null); // no figure data will come
   pending.clear();
+  for (const resolveStats of statsWaiters.splice(0)) resolveStats({ heapBytes: null }); // nor stats
   for (const join of joins.splice(0)) join.reject(new Error("The Python worker was closed."));
 }
 
@@ -116,7 +117,10 @@ export function boot() {
         }
         clearTimeout(watchdog);
         const why = `The Python worker crashed: ${event.message || "it could not be loaded"}.`;
-        if (marks.pythonReady) handlers.lost(why); // after boot: nothing will answer any more
+        if (marks.pythonReady) { // after boot: nothing will answer any more
+          for (const resolveStats of statsWaiters.splice(0)) resolveStats({ heapBytes: null });
+          handlers.lost(why);
+        }
         // a worker whose script could not be fetched offline is no crash: it starts when the connection returns
         else reject(!heard && navigator.onLine === false ? stalled(OFFLINE) : new Error(why));
       };
