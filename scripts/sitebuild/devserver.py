@@ -119,6 +119,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A browser that drops a download it no longer needs (a test's page closed, a fetch
+        cancelled) is no server error: only other exceptions print their traceback."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def serve(port: int = 0, directory: Path = PUBLIC, compress: bool = False,
           handler_base: type[Handler] = Handler, **attrs) -> http.server.ThreadingHTTPServer:
     """Start serving in a background thread; returns the server (``server.server_port``).
@@ -129,8 +137,7 @@ def serve(port: int = 0, directory: Path = PUBLIC, compress: bool = False,
         raise SystemExit(f"{directory} has no index.html; run scripts/build first")
     handler = type("SiteHandler", (handler_base,),  # per server
                    {"rules": header_rules(public=directory), "compress": compress, **attrs})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port),
-                                             functools.partial(handler, directory=str(directory)))
+    server = _Server(("127.0.0.1", port), functools.partial(handler, directory=str(directory)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
