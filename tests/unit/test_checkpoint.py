@@ -287,6 +287,13 @@ def test_a_missing_shard_is_named_not_a_traceback(tmp_path, capsys):
     assert "headspace scores: every shard" in capsys.readouterr().err
 
 
+def test_cli_heads_on_a_checkpoint_says_scores_reads_it(tmp_path, capsys):
+    path, _ = folder(tmp_path, "gpt2")
+    assert main(["heads", str(path)]) == 2
+    assert "headspace heads: model must be a shipped model name, a model directory or an .npz for heads" \
+        in capsys.readouterr().err
+
+
 def test_cli_bad_file_is_a_message_not_a_traceback(tmp_path, capsys):
     bad = tmp_path / "x.safetensors"
     bad.write_bytes(b"this is plain text, not weights")
