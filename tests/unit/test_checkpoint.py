@@ -274,6 +274,26 @@ def test_cli_scores_a_folder_and_a_lone_file(tmp_path, capsys, arch):
     assert capsys.readouterr().out.splitlines()[0].startswith("lone.safetensors: K-composition, 1 of ")
 
 
+def test_a_missing_shard_is_named_not_a_traceback(tmp_path, capsys):
+    path, config = folder(tmp_path, "gpt2")
+    names = list(load_file(str(path / "model.safetensors")))
+    (path / "model.safetensors").unlink()
+    (path / "model.safetensors.index.json").write_text(json.dumps(
+        {"weight_map": {k: f"model-0000{1 + i % 2}-of-00002.safetensors" for i, k in enumerate(names)}}))
+    with pytest.raises(ValueError, match=r"every shard model.safetensors.index.json names must be in .*; "
+                                         r"missing 2 of 2: model-00001-of-00002.safetensors, model-00002"):
+        ckp.open_checkpoint(path)
+    assert main(["scores", str(path)]) == 2
+    assert "headspace scores: every shard" in capsys.readouterr().err
+
+
+def test_cli_heads_on_a_checkpoint_says_scores_reads_it(tmp_path, capsys):
+    path, _ = folder(tmp_path, "gpt2")
+    assert main(["heads", str(path)]) == 2
+    assert "headspace heads: model must be a shipped model name, a model directory or an .npz for heads" \
+        in capsys.readouterr().err
+
+
 def test_cli_bad_file_is_a_message_not_a_traceback(tmp_path, capsys):
     bad = tmp_path / "x.safetensors"
     bad.write_bytes(b"this is plain text, not weights")

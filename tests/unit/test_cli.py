@@ -51,6 +51,15 @@ def test_npz_with_config_beside_it_equals_the_directory(tmp_path, capsys):
     ("wrong-shape", ["scores", "{d}/w.npz"], r"blocks.0.attn.W_O must have shape \[4, 16, 64\]; got \[4, 16, 63\]"),
     (None, ["scores", "attn-only-2l", "--mode", "X"], r"--mode must be a comma list of Q, K, V; got 'X'"),
     (None, ["heads", "attn-only-2l", "--batch", "0"], r"--batch must be at least 1; got 0"),
+    (None, ["scores", "{d}/gone.npz"], r"weights file .*gone.npz does not exist"),
+    (None, ["scores", "attn-only-2l", "--out", "{d}/no/s.csv"],
+     r"--out must be a file in an existing directory; got '.*/no/s.csv' \(no directory '.*/no'\)"),
+    (None, ["heads", "attn-only-2l", "--seed", "-1"], r"--seed must be 0 or more; got -1"),
+    (None, ["bench", "--mode", "X"], r"--mode must be one of task, largest, mechanism, Q, K, V; got 'X'"),
+    (None, ["bench", "--mode", "largest", "--group", "induction"], r"--group must be all with --mode largest"),
+    (None, ["bench", "--held-out", "--splits", "0"], r"--splits must be at least 1; got 0"),
+    (None, ["bench", "--held-out-statistic", "x"], r"--held-out-statistic must be one of spearman, .*; got 'x'"),
+    (None, ["bench", "--csv", "{d}/no/t.csv"], r"--csv must be a file in an existing directory; got '.*/no/t.csv'"),
 ])
 def test_clear_errors(tmp_path, capsys, make, args, message):
     stored = store.read_model("attn-only-2l")
@@ -64,7 +73,8 @@ def test_clear_errors(tmp_path, capsys, make, args, message):
         if make != "no-config":
             (tmp_path / "config.json").write_text(json.dumps(stored.config))
     assert main([a.format(d=tmp_path) for a in args]) == 2
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert out == ""                                  # found before any work is printed
     assert err.startswith(f"headspace {args[0]}: ")
     assert __import__("re").search(message, err), err
 
@@ -82,3 +92,14 @@ def test_python_dash_m_runs_it(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("attn-only-2l: K-composition, 2 of 16 pairs")
+
+
+def test_a_reader_that_stops_reading_is_no_traceback(tmp_path):
+    """``python -m headspace bench | head -1``: the pipe closes under the writer; it stops quietly."""
+    proc = subprocess.Popen([sys.executable, "-m", "headspace", "bench"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=tmp_path)
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait()
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err

@@ -487,8 +487,8 @@ def test_all_pairs_bad_input():
 
 @pytest.mark.parametrize("bad, message", [
     ({"shape_left": (3, 4), "shape_right": (5, 2)}, r"shape_right must start with 4"),
-    ({"shape_left": (3, 0), "shape_right": (0, 2)}, r"shape_left\[1\] must be between 1 and None; got 0"),
-    ({"shape_left": (3, 3), "shape_right": (3, 3), "samples": 1}, r"samples must be between 2"),
+    ({"shape_left": (3, 0), "shape_right": (0, 2)}, r"shape_left\[1\] must be at least 1; got 0$"),
+    ({"shape_left": (3, 3), "shape_right": (3, 3), "samples": 1}, r"samples must be at least 2; got 1$"),
 ])
 def test_random_baseline_bad_input(bad, message):
     with pytest.raises(ValueError, match=message):

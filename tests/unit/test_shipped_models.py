@@ -15,6 +15,7 @@ well below the measured values, which docs/models.md lists.
 import hashlib
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +79,12 @@ def test_manifest_hashes_and_sizes_match_the_files():
             assert len(data) == meta["bytes"], f"{name}/{filename}"
             total += len(data)
     assert total < 6_000_000, f"shipped models take {total} bytes; the budget is 6 MB"
+    # the size the README and docs/models.md state (it was 5.0 MB long after the files shrank)
+    root = Path(__file__).resolve().parents[2]
+    for doc, pattern in (("README.md", r"\(([0-9.]+) MB with 18 checkpoints each\)"),
+                         ("docs/models.md", r"training curve\. ([0-9.]+) MB in all\.")):
+        stated = re.search(pattern, (root / doc).read_text())
+        assert stated and stated.group(1) == f"{total / 1e6:.1f}", (doc, total)
 
 
 def test_config_has_transformerlens_fields(final):

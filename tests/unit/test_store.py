@@ -73,5 +73,10 @@ def test_read_state_npz(tmp_path):
         store.read_state_npz(tmp_path / "w.npz", tmp_path / "c.json")
     (tmp_path / "c.json").write_text(json.dumps(a.config))
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
-    with pytest.raises(ValueError, match=r"junk.npz is not a readable .npz file"):
+    with pytest.raises(ValueError, match=r"junk.npz is not a readable .npz file: an .npz is a zip archive "
+                                         r"\(np.savez\), starting with b'PK'; it starts with b'not a zi'"):
         store.read_state_npz(tmp_path / "junk.npz", tmp_path / "c.json")
+    with open(tmp_path / "one.npz", "wb") as f:
+        np.save(f, np.zeros(3))                       # a lone .npy under an .npz name
+    with pytest.raises(ValueError, match=r"one.npz is not a readable .npz file: .* it starts with b'\\x93NUMPY"):
+        store.read_state_npz(tmp_path / "one.npz", tmp_path / "c.json")

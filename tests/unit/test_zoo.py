@@ -517,3 +517,13 @@ def test_reptext_models_grow_induction_heads_and_three_use_them():
     assert [n[-2:] for n in formed] == ["s0", "s2", "s4"], formed
     below = [n[-2:] for n in names if mechanisms.read(ZOO, n)["writer_attention_at_keys"] < mechanisms.ATTENTION]
     assert below == ["s0", "s2", "s3"], below
+
+
+def test_the_docs_zoo_table_states_the_recorded_paths_of_reptexts_circuitless_seeds():
+    """docs/models.md's table gives the K paths of the two reptext seeds without a circuit: the recorded ones
+    (20 batches), not those of the 4-batch measure they replaced (0.057 and 0.069)."""
+    import re
+    row = next(line for line in (ZOO.parent / "docs" / "models.md").read_text().splitlines()
+               if line.startswith("| reptext-none-attn-2l "))
+    stated = re.search(r"none formed 2 \(s1, s3: .*K path ([0-9.]+) and ([0-9.]+) nats\)", row).groups()
+    assert list(stated) == [f"{mechanisms.read(ZOO, f'reptext-none-attn-2l-s{i}')['effect']:.3f}" for i in (1, 3)]

@@ -315,6 +315,11 @@ def open_checkpoint(path, config=None) -> Checkpoint:
         if not isinstance(weight_map, dict) or not weight_map:
             raise ValueError(f"{path} must have a non-empty weight_map (tensor name -> shard file)")
         shards = sorted(set(weight_map.values()))
+        # a download that stopped part way leaves an index naming shards that are not there
+        missing = [s for s in shards if not (path.parent / s).is_file()]
+        if missing:
+            raise ValueError(f"every shard {path.name} names must be in {path.parent}; missing {len(missing)} "
+                             f"of {len(shards)}: {', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''}")
         files = {s: SafetensorsFile(FileSource(path.parent / s), name=s) for s in shards}
     else:
         files = {path.name: SafetensorsFile(FileSource(path), name=path.name)}

@@ -153,6 +153,8 @@ def _parser() -> argparse.ArgumentParser:
 def _read(model: str, config: Path | None, step: int | None) -> store.Stored:
     path = Path(model)
     if path.suffix == ".npz":
+        if not path.is_file():
+            raise ValueError(f"weights file {model} does not exist")
         if step is not None:
             raise ValueError(f"--step applies to a model directory's checkpoints; got an .npz file {model}")
         if config is None:
@@ -190,6 +192,13 @@ def _weights(args, embeddings: bool):
     return stored.name, weights.from_state_dict(stored.state, stored.config)
 
 
+def _writable(name: str, path: Path | None) -> None:
+    """An output file must be creatable: checked before the work, not after it."""
+    if path is not None and not path.parent.is_dir():
+        raise ValueError(f"--{name} must be a file in an existing directory; got {str(path)!r} "
+                         f"(no directory {str(path.parent)!r})")
+
+
 def _choices(name: str, text: str, allowed) -> list[str]:
     picked = [x.strip() for x in text.split(",") if x.strip()]
     bad = [x for x in picked if x not in allowed]
@@ -205,6 +214,7 @@ def _scores(args) -> int:
     metrics = _choices("metric", args.metric, METRICS + SIZE_SCORES)
     if args.top < 0:
         raise ValueError(f"--top must be 0 or more; got {args.top}")
+    _writable("out", args.out)
     name, w = _weights(args, embeddings=any(m in ("token", "whitened") for m in metrics))
     show = sys.stderr.isatty() if args.progress is None else args.progress
     scores = {}
@@ -285,8 +295,20 @@ def _bench(args) -> int:
     if args.ground_truth not in (*benchmark.GT_NAMES, *scorecard.REPORT_GROUND_TRUTHS):
         raise ValueError(f"--ground-truth must be one of {', '.join(dict.fromkeys((*benchmark.GT_NAMES, *scorecard.REPORT_GROUND_TRUTHS)))}; "
                          f"got {args.ground_truth!r}")
+    # every argument checked before anything prints: a bad one is not found after a page of output
+    if args.mode not in scorecard.SCORECARD_MODES:
+        raise ValueError(f"--mode must be one of {', '.join(scorecard.SCORECARD_MODES)}; got {args.mode!r}")
+    if args.held_out_statistic not in scorecard.STATISTICS:
+        raise ValueError(f"--held-out-statistic must be one of {', '.join(scorecard.STATISTICS)}; "
+                         f"got {args.held_out_statistic!r}")
+    if args.splits is not None and args.splits < 1:
+        raise ValueError(f"--splits must be at least 1; got {args.splits}")
+    _writable("csv", args.csv)
     if args.ground_truth not in benchmark.GT_NAMES or args.mode in ("largest", "mechanism") or args.held_out:
-        # statistics the benchmark table does not hold: the scorecard alone
+        # statistics the benchmark table does not hold: the scorecard alone, which is over the whole zoo
+        if args.group != "all":
+            raise ValueError(f"--group must be all with --mode largest or mechanism, --held-out or --ground-truth "
+                             f"excess-circuit (the scorecard covers the whole zoo); got {args.group!r}")
         return _scorecard_section(args)
     if args.score or args.resamples is not None:
         scores = dict(SCORES)
@@ -519,6 +541,12 @@ def _agreement(table: dict, group: str, mode: str) -> int:
 def _heads_command(args) -> int:
     if args.batch < 1:
         raise ValueError(f"--batch must be at least 1; got {args.batch}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be 0 or more; got {args.seed}")
+    if _is_checkpoint(Path(args.model)):
+        raise ValueError(f"model must be a shipped model name, a model directory or an .npz for heads (it runs "
+                         f"headspace.model's forward pass); got a safetensors checkpoint {args.model!r} "
+                         f"(scores reads those)")
     stored = _read(args.model, args.config, args.step)
     try:
         model = Model.from_stored(stored)

@@ -44,8 +44,16 @@ def repeated_tokens(d_vocab: int, n_ctx: int, batch: int = 16, seed: int = 0) ->
     d_vocab = int(as_number("d_vocab", d_vocab, lo=1))
     n_ctx = int(as_number("n_ctx", n_ctx, lo=4))
     batch = int(as_number("batch", batch, lo=1))
-    half = np.random.default_rng(seed).integers(0, d_vocab, (batch, n_ctx // 2))
+    half = _rng(seed).integers(0, d_vocab, (batch, n_ctx // 2))
     return np.concatenate([half, half], axis=1)
+
+
+def _rng(seed) -> np.random.Generator:
+    """numpy's generator of ``seed``: its own refusal ("expected non-negative integer") names no argument."""
+    try:
+        return np.random.default_rng(seed)
+    except (TypeError, ValueError):
+        raise ValueError(f"seed must be a non-negative integer or a sequence of them; got {seed!r}") from None
 
 
 def repeated_span(d_vocab: int, prefix: int, span: int, seed: int = 0) -> np.ndarray:
@@ -61,7 +69,7 @@ def repeated_span(d_vocab: int, prefix: int, span: int, seed: int = 0) -> np.nda
     d_vocab = int(as_number("d_vocab", d_vocab, lo=1))
     prefix = int(as_number("prefix", prefix, lo=0))
     span = int(as_number("span", span, lo=1))
-    rng = np.random.default_rng(seed)
+    rng = _rng(seed)
     head, body = rng.integers(0, d_vocab, prefix), rng.integers(0, d_vocab, span)
     return np.concatenate([head, body, body])
 

@@ -338,6 +338,10 @@ def _read_file(directory: Path, filename: str, entry: dict | None) -> bytes:
 
 def _read_npz(path: Path, data: bytes, prefix: str = "") -> tuple[dict[str, np.ndarray], list[str]]:
     """The arrays whose key starts with ``prefix`` (the prefix removed), and all keys in the file."""
+    # np.load takes a lone .npy as one array and anything else for a pickle, whose error misleads
+    if not data.startswith(b"PK"):
+        raise ValueError(f"{path} is not a readable .npz file: an .npz is a zip archive (np.savez), starting "
+                         f"with b'PK'; it starts with {data[:8]!r}")
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             return {k[len(prefix):]: npz[k] for k in npz.files if k.startswith(prefix)}, list(npz.files)

@@ -81,6 +81,10 @@ def as_number(name: str, value, lo: float | None = None, hi: float | None = None
     Traceback (most recent call last):
     ...
     ValueError: theta must be a number; got str '45'
+    >>> as_number("batch", 0, lo=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: batch must be at least 1; got 0
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number; got {type(value).__name__} {value!r}")
@@ -88,5 +92,8 @@ def as_number(name: str, value, lo: float | None = None, hi: float | None = None
     if not math.isfinite(x):
         raise ValueError(f"{name} must be finite; got {x}")
     if lo is not None and x < lo or hi is not None and x > hi:
-        raise ValueError(f"{name} must be between {lo} and {hi}; got {x}")
+        # the bound that exists, and the value as given (batch=0 reads "got 0", not "got 0.0")
+        want = (f"at least {lo}" if hi is None else f"at most {hi}" if lo is None else f"between {lo} and {hi}")
+        got = int(value) if isinstance(value, numbers.Integral) else x
+        raise ValueError(f"{name} must be {want}; got {got}")
     return x
