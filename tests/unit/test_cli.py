@@ -60,6 +60,8 @@ def test_npz_with_config_beside_it_equals_the_directory(tmp_path, capsys):
     (None, ["bench", "--held-out", "--splits", "0"], r"--splits must be at least 1; got 0"),
     (None, ["bench", "--held-out-statistic", "x"], r"--held-out-statistic must be one of spearman, .*; got 'x'"),
     (None, ["bench", "--csv", "{d}/no/t.csv"], r"--csv must be a file in an existing directory; got '.*/no/t.csv'"),
+    (None, ["bench", "--splits", "5"], r"--splits applies to --held-out .*; got --splits 5 without it"),
+    (None, ["bench", "--agreement", "--mode", "largest"], r"--agreement reads the benchmark table .*; got --mode largest"),
 ])
 def test_clear_errors(tmp_path, capsys, make, args, message):
     stored = store.read_model("attn-only-2l")

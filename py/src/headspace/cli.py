@@ -303,9 +303,15 @@ def _bench(args) -> int:
                          f"got {args.held_out_statistic!r}")
     if args.splits is not None and args.splits < 1:
         raise ValueError(f"--splits must be at least 1; got {args.splits}")
+    if args.splits is not None and not args.held_out:
+        raise ValueError(f"--splits applies to --held-out (the splits of the zoo it draws); got --splits {args.splits} without it")
     _writable("csv", args.csv)
     if args.ground_truth not in benchmark.GT_NAMES or args.mode in ("largest", "mechanism") or args.held_out:
         # statistics the benchmark table does not hold: the scorecard alone, which is over the whole zoo
+        if args.agreement:
+            raise ValueError("--agreement reads the benchmark table (--mode Q, K, V or task, a ground truth of "
+                             f"{', '.join(benchmark.GT_NAMES)}, without --held-out); got --mode {args.mode}, "
+                             f"--ground-truth {args.ground_truth}{', --held-out' if args.held_out else ''}")
         if args.group != "all":
             raise ValueError(f"--group must be all with --mode largest or mechanism, --held-out or --ground-truth "
                              f"excess-circuit (the scorecard covers the whole zoo); got {args.group!r}")
@@ -493,7 +499,8 @@ def _print_card(title: str, card: dict, gt: str, mode: str) -> None:
     over = (f", adjusted over the {family['n_comparisons']} of all {len(family['cards'])} scorecards of the report"
             if family else "")
     print(f"Holm: {len(comps)} comparisons (each score against norm_product and product_norm on Spearman, AUROC, "
-          f"top-1 and precision@k, and each partial Spearman against 0){over}; {len(held)} hold at 5% after correction:")
+          f"top-1 and precision@k, and each partial Spearman against 0){over}; {len(held)} hold at 5% after correction"
+          + (":" if held else "."))
     for c in held:
         print(f"  {c[0]} - {c[1]} on {_STAT_HEAD[c[2]]}: {c[3]:+.2f} [{_f(c[4])}, {_f(c[5])}], Holm p {c[7]:.3g}")
 
