@@ -289,7 +289,11 @@ def check_scatter(tr, g, xa: Axis, ya: Axis, name: str) -> None:
             else:
                 run.append((k, x, y))
         runs = [r for r in runs + [run] if len(r) > 1]
-        tips = [(x, y) for r in runs for i, (k, x, y) in enumerate(r) if arrow and i and arrow_size(k)]
+        # A head on each step of nonzero length: a step from a point to itself has no direction to
+        # point in, and the drawing shows none (three-polarizers' field after the last, when the
+        # middle one is out: a reader unticks it, or an article places it so).
+        tips = [(x, y) for r in runs for i, (k, x, y) in enumerate(r)
+                if arrow and i and arrow_size(k) and (x, y) != r[i - 1][1:]]
         heads = g.findall(SVG + "polygon")
         assert len(heads) == len(tips), f"{name}: {len(tips)} arrowheads drawn as {len(heads)}"
         for head, (x, y) in zip(heads, tips):  # the head's tip is the point; the line stops short of it
@@ -704,6 +708,16 @@ def test_the_drawing_shows_the_figure_laid_out_for_its_width(key, width):
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_shapes_no_demo_draws_yet(shape, kind):
     check_drawing(SHAPES[shape], kind)
+
+
+@pytest.mark.parametrize("kind", ["narrow", "wide"])
+def test_an_arrow_of_zero_length_draws_no_head(kind):
+    """Three polarisers with the middle one out, crossed: no field after the last, an arrow from the
+    origin to itself, drawn without a head."""
+    fig = REGISTRY["three-polarizers"].run({"middle": False})["figure"]
+    zero = [tr for tr in fig["data"] if tr.get("name") == "field after 3"]
+    assert zero and zero[0]["x"] == [0.0, 0.0] and zero[0]["y"] == [0.0, 0.0]
+    check_drawing(fig, kind)
 
 
 def test_heatmap_cells_take_their_colour_from_the_scale():
