@@ -220,7 +220,7 @@ BAD_TOKENS = [
     (np.int64(3), r"shape \[seq\] or \[batch, seq\]; got \[\]"),
     (np.zeros((1, 2, 3), dtype=int), r"got \[1, 2, 3\]"),
     (np.zeros(0, dtype=int), "must not be empty"),
-    ([], "got dtype float64"),
+    ([], r"tokens must not be empty; got shape \[0\]"),
     ("abc", "got a string"),
     ([[1, 2], [3]], r"\[seq\] or \[batch, seq\] array of integers"),
     ([1, None], "got dtype object"),

@@ -283,12 +283,12 @@ class Model:
             toks = np.asarray(tokens)
         except ValueError as exc:  # ragged nested lists
             raise ValueError(f"tokens must be a [seq] or [batch, seq] array of integers; got {exc}") from None
+        if toks.size == 0:  # before the dtype: numpy reads [] as float64
+            raise ValueError(f"tokens must not be empty; got shape {list(toks.shape)}")
         if toks.dtype.kind not in "iu":
             raise ValueError(f"tokens must be integer token ids; got dtype {toks.dtype}")
         if toks.ndim not in (1, 2):
             raise ValueError(f"tokens must have shape [seq] or [batch, seq]; got {list(toks.shape)}")
-        if toks.size == 0:
-            raise ValueError(f"tokens must not be empty; got shape {list(toks.shape)}")
         n_ctx, d_vocab = self.config["n_ctx"], self.config["d_vocab"]
         if toks.shape[-1] > n_ctx:
             raise ValueError(f"tokens must have at most n_ctx={n_ctx} positions; got seq={toks.shape[-1]}")
