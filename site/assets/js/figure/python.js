@@ -45,13 +45,16 @@ function openWorker(url, kind) {
   };
 }
 
+// The worker is gone: a stats message waiting for it is answered with no heap.
+const noMoreStats = () => { for (const resolveStats of statsWaiters.splice(0)) resolveStats({ heapBytes: null }); };
+
 /** Close the worker: nothing is sent to it any more. */
 export function close() {
   if (worker) worker.close();
   worker = null;
   for (const call of pending.values()) if (call.answered) call.answered(null); // no figure data will come
   pending.clear();
-  for (const resolveStats of statsWaiters.splice(0)) resolveStats({ heapBytes: null }); // nor stats
+  noMoreStats();
   for (const join of joins.splice(0)) join.reject(new Error("The Python worker was closed."));
 }
 
@@ -118,7 +121,7 @@ export function boot() {
         clearTimeout(watchdog);
         const why = `The Python worker crashed: ${event.message || "it could not be loaded"}.`;
         if (marks.pythonReady) { // after boot: nothing will answer any more
-          for (const resolveStats of statsWaiters.splice(0)) resolveStats({ heapBytes: null });
+          noMoreStats();
           handlers.lost(why);
         }
         // a worker whose script could not be fetched offline is no crash: it starts when the connection returns
